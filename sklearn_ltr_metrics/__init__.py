@@ -1,0 +1,14 @@
+"""Group-aware learning-to-rank metrics, scorers and evaluation for scikit-learn."""
+
+from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
+from ._metrics import metric_names
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CONVENTIONS",
+    "RankingEvaluation",
+    "evaluate",
+    "evaluate_run",
+    "metric_names",
+]

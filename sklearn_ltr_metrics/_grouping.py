@@ -1,0 +1,119 @@
+"""Query ids to sort order, offsets and sizes.
+
+This is the only place where rows are grouped by query. Everything downstream works on rows
+sorted by (query, descending score) and the ``offsets`` of each query's segment, so that metric
+kernels are segment reductions over one flat array.
+
+The sort avoids a two-key ``np.lexsort``: it sorts scores once (the float sort is the real cost)
+and then applies a stable radix pass over the small-integer query codes, which numpy runs in
+linear time for 16-bit keys.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["factorize_qid", "group_sizes", "rank_order"]
+
+
+def factorize_qid(qid, name="qid"):
+    """Map query ids to dense integer codes ordered like the sorted unique ids.
+
+    Parameters
+    ----------
+    qid : numpy.ndarray or pandas.Series/Index/Categorical
+        One query id per row, any hashable type of one kind.
+    name : str
+        Parameter name for error messages.
+
+    Returns
+    -------
+    codes : numpy.ndarray of intp
+        ``uniques[codes]`` gives back the ids.
+    uniques : numpy.ndarray
+        The sorted unique query ids.
+    """
+    values = qid
+    is_int = isinstance(values, np.ndarray) and values.dtype.kind in "iu"
+    if is_int and values.size and np.all(values[1:] >= values[:-1]):
+        # Already grouped and sorted: codes are a running count of changes.
+        change = np.empty(values.size, dtype=bool)
+        change[0] = False
+        np.not_equal(values[1:], values[:-1], out=change[1:])
+        codes = np.cumsum(change, dtype=np.intp)
+        uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
+        return codes, uniques
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        kind = pd.api.types.infer_dtype(values, skipna=True)
+        if kind.startswith("mixed"):
+            kinds = sorted({type(v).__name__ for v in values[:1000]})
+            raise TypeError(
+                f"{name} mixes value types ({', '.join(kinds)}); query ids must all be of one "
+                f"kind. Convert them first, e.g. qid.astype(str)."
+            )
+    try:
+        codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
+    except TypeError as exc:
+        raise TypeError(
+            f"{name} values cannot be sorted ({exc}); query ids must all be of one kind. "
+            "Convert them first, e.g. qid.astype(str)."
+        ) from None
+    if codes.size and codes.min() < 0:
+        first = int(np.flatnonzero(codes < 0)[0])
+        raise ValueError(
+            f"{name} has missing values (first at row {first}); every row needs a query id."
+        )
+    if isinstance(uniques, (pd.Index, pd.Categorical)) or hasattr(uniques, "to_numpy"):
+        uniques = np.asarray(uniques.to_numpy() if hasattr(uniques, "to_numpy") else uniques)
+    return codes.astype(np.intp, copy=False), uniques
+
+
+def group_sizes(codes, n_groups):
+    """Number of rows of each query code."""
+    return np.bincount(codes, minlength=n_groups)
+
+
+def _stable_sort_by_codes(order, codes_in_order, n_groups):
+    """Stable-sort ``order`` by the codes of its rows using 16-bit radix passes."""
+    if n_groups <= 1:
+        return order
+    if n_groups <= 1 << 16:
+        return order[np.argsort(codes_in_order.astype(np.uint16), kind="stable")]
+    low = (codes_in_order & 0xFFFF).astype(np.uint16)
+    step = np.argsort(low, kind="stable")
+    order = order[step]
+    codes_in_order = codes_in_order[step]
+    high = codes_in_order >> 16
+    if n_groups <= 1 << 32:
+        high = high.astype(np.uint16)
+    return order[np.argsort(high, kind="stable")]
+
+
+def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
+    """Row order sorted by query code, then descending score.
+
+    Parameters
+    ----------
+    codes : ndarray of intp
+        Query code of each row.
+    n_groups : int
+        Number of distinct codes.
+    y_score : ndarray of float64
+        Scores; higher ranks first.
+    stable : bool, default=False
+        Keep input row order among tied scores (otherwise the order inside a tied block is
+        arbitrary, which the ``"average"`` tie policy does not depend on).
+    tiebreak : ndarray, optional
+        Secondary key sorted ascending inside tied blocks (then input order).
+
+    Returns
+    -------
+    ndarray of intp
+        Row indices in ranked order.
+    """
+    neg = np.negative(y_score)
+    if tiebreak is not None:
+        return np.lexsort((tiebreak, neg, codes))
+    order = np.argsort(neg, kind="stable" if stable else "quicksort")
+    return _stable_sort_by_codes(order, codes[order], n_groups)
