@@ -31,15 +31,12 @@ def segment_cumsum(values, starts):
     input stays exact. Float input is corrected at every segment start, so the rounding error
     is relative to each segment's own total, not to the running total of all rows.
     """
-    if values.dtype.kind in "iub":
-        total = np.cumsum(values, dtype=np.int64)
-        before = np.concatenate(([0], total[starts[1:] - 1]))
-        return total - np.repeat(before, np.diff(np.append(starts, values.size)))
-    adjusted = np.array(values, dtype=np.float64, copy=True)
+    integer = values.dtype.kind in "iub"
+    adjusted = np.array(values, dtype=np.int64 if integer else np.float64, copy=True)
     if starts.size > 1:
         totals = np.add.reduceat(adjusted, starts)
         adjusted[starts[1:]] -= totals[:-1]
-    return np.cumsum(adjusted)
+    return np.cumsum(adjusted, out=adjusted)
 
 
 def _log_comb(n, k):
@@ -188,16 +185,22 @@ class RankedLists:
 
     @cached_property
     def cum_ap(self):
+        rank = self.position + 1.0
+        if not self.average_ties:
+            # A relevant row adds precision at its rank: (hits up to and including it) / rank.
+            return self.prefix(np.where(self.relevant, self.cum_hits / rank, 0.0))
         r_b, h_b, n_b, s_b = self._block_relevant
-        j = self.position - s_b + 1  # 1-based position inside the block
-        with np.errstate(invalid="ignore", divide="ignore"):
-            inside = np.where(n_b > 1, (j - 1) * (r_b - 1) / np.maximum(n_b - 1, 1), 0.0)
-        term = (r_b / n_b) * (h_b + 1 + inside) / (self.position + 1.0)
-        return self.prefix(term)
+        numerator = (h_b + 1).astype(np.float64)
+        tied = n_b > 1
+        j = self.position[tied] - s_b[tied]  # 0-based position inside the block
+        numerator[tied] += j * (r_b[tied] - 1) / (n_b[tied] - 1)
+        return self.prefix((r_b / n_b) * numerator / rank)
 
     @cached_property
     def _first_relevant_law(self):
         """P(first relevant row of the query sits at this row) for rows of its first block."""
+        if not self.average_ties:
+            return (self.relevant & (self.cum_hits == 1)).astype(np.float64)
         r_b, h_b, n_b, s_b = self._block_relevant
         first = (h_b == 0) & (r_b > 0)
         j = (self.position - s_b + 1).astype(np.float64)
