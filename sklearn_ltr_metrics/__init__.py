@@ -1,13 +1,29 @@
 """Group-aware learning-to-rank metrics, scorers and evaluation for scikit-learn."""
 
+from ._datasets import BM25_FEATURE, make_ranking_data
 from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
+from ._io import (
+    DataFormatError,
+    read_letor,
+    read_query_stats,
+    read_table,
+    read_trec_qrels,
+    read_trec_run,
+    write_letor,
+    write_query_stats,
+    write_table,
+    write_trec_qrels,
+    write_trec_run,
+)
 from ._metrics import metric_names
 from ._rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BM25_FEATURE",
     "CONVENTIONS",
+    "DataFormatError",
     "FeatureRanker",
     "LambdaMARTRanker",
     "OracleRanker",
@@ -15,5 +31,16 @@ __all__ = [
     "RankingEvaluation",
     "evaluate",
     "evaluate_run",
+    "make_ranking_data",
     "metric_names",
+    "read_letor",
+    "read_query_stats",
+    "read_table",
+    "read_trec_qrels",
+    "read_trec_run",
+    "write_letor",
+    "write_query_stats",
+    "write_table",
+    "write_trec_qrels",
+    "write_trec_run",
 ]
