@@ -364,7 +364,7 @@ def _evaluate_arrays(
         if metric.name == "err" and labels.size and labels.max() > err_max_grade:
             raise ValueError(
                 f"err needs labels <= err_max_grade={err_max_grade!r}, but y_true has "
-                f"{labels.max()!r}; pass err_max_grade=<your top grade>."
+                f"{labels.max().item()!r}; pass err_max_grade=<your top grade>."
             )
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.asarray(

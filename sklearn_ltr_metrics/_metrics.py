@@ -444,7 +444,8 @@ def _cg(ctx, pq, pk, kk, k_eff, options):
 
 
 def _ndcg(ctx, pq, pk, kk, k_eff, options):
-    return _divide(ctx.at(ctx.cum_dcg, pq, kk), ctx.ideal_dcg(pq, pk))
+    # DCG and ideal DCG are summed in different orders; clip the last-bit rounding above 1.
+    return np.minimum(_divide(ctx.at(ctx.cum_dcg, pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
 
 
 def _err(ctx, pq, pk, kk, k_eff, options):

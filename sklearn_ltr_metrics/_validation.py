@@ -26,7 +26,12 @@ __all__ = [
 
 
 def _short(value, limit=60):
-    """Return ``repr(value)`` cut to ``limit`` characters for error messages."""
+    """Return ``repr(value)`` cut to ``limit`` characters for error messages.
+
+    numpy scalars are shown as the Python values they hold (``'a'``, not ``np.str_('a')``).
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -113,7 +118,7 @@ def check_scores(y_score, qid_values=None, name="y_score"):
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
         where = (
-            f" (first in query {qid_values[first]!r}, row {first})"
+            f" (first in query {_short(qid_values[first])}, row {first})"
             if qid_values is not None
             else f" (first at row {first})"
         )
@@ -130,14 +135,14 @@ def check_labels(y_true, name="y_true", *, allow_negative=False):
     if np.isnan(arr).any() or np.isinf(arr).any():
         first = int(np.flatnonzero(~np.isfinite(arr))[0])
         raise ValueError(
-            f"{name} has NaN or infinite labels (first at row {first}: {arr[first]!r}); "
+            f"{name} has NaN or infinite labels (first at row {first}: {arr[first].item()!r}); "
             "labels must be finite relevance grades such as 0..4."
         )
     if not allow_negative and (arr < 0).any():
         first = int(np.flatnonzero(arr < 0)[0])
         raise ValueError(
-            f"{name} has negative labels (first at row {first}: {arr[first]!r}); relevance grades "
-            "must be >= 0. Map judged-non-relevant grades such as -1 to 0 first."
+            f"{name} has negative labels (first at row {first}: {arr[first].item()!r}); "
+            "relevance grades must be >= 0. Map judged-non-relevant grades such as -1 to 0 first."
         )
     return arr
 

@@ -1,0 +1,156 @@
+"""Input handling of evaluate / evaluate_run: accepted forms, clear errors, no mutation."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_ltr_metrics import evaluate, evaluate_run
+
+SPECS = ["ndcg@3", "precision@2", "map", "recall@adaptive"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"y_true": [1, 0], "y_score": [1, 2, 3], "qid": [1, 1]}, ValueError, "y_score has 3"),
+        ({"y_true": [], "y_score": [], "qid": []}, ValueError, "empty"),
+        (
+            {"y_true": [1, 0], "y_score": [np.nan, 1], "qid": ["a", "a"]},
+            ValueError,
+            "first in query 'a'",
+        ),
+        (
+            {"y_true": [1, 0], "y_score": [np.inf, 1], "qid": ["a", "a"]},
+            ValueError,
+            "NaN or infinite",
+        ),
+        ({"y_true": [-1, 0], "y_score": [1, 2], "qid": [1, 1]}, ValueError, "negative labels"),
+        ({"y_true": [np.nan, 0], "y_score": [1, 2], "qid": [1, 1]}, ValueError, "y_true has NaN"),
+        (
+            {"y_true": np.ones((2, 2)), "y_score": [1, 2], "qid": [1, 1]},
+            ValueError,
+            r"y_true must be 1-D.*\(2, 2\)",
+        ),
+        (
+            {"y_true": [1, 0], "y_score": [1, 2], "qid": np.array([1, "a"], dtype=object)},
+            TypeError,
+            "mixes value types",
+        ),
+        (
+            {"y_true": [1, 0], "y_score": [1, 2], "qid": [1, None]},
+            ValueError,
+            "qid has missing values",
+        ),
+        (
+            {"y_true": ["a", "b"], "y_score": [1, 2], "qid": [1, 1]},
+            TypeError,
+            "y_true must hold numbers",
+        ),
+        ({"y_true": 1, "y_score": [1], "qid": [1]}, TypeError, "y_true must be a 1-D array-like"),
+        ({"metrics": ["ndgc@10"]}, ValueError, "Did you mean 'ndcg'"),
+        ({"metrics": ["ndcg@0"]}, ValueError, "k=0 in metric 'ndcg@0' must be >= 1"),
+        ({"metrics": ["ndcg@x"]}, ValueError, "k='x' in metric 'ndcg@x'"),
+        ({"metrics": ["ndcg@"]}, ValueError, "no cut-off"),
+        ({"metrics": ["ndcg"], "k": 0}, ValueError, "k=0 must be >= 1"),
+        ({"metrics": ["ndcg"], "k": 2.5}, TypeError, "k=2.5 is not a valid cut-off"),
+        ({"metrics": ["ndcg"], "k": []}, ValueError, "empty"),
+        ({"metrics": ["r_precision@5"]}, ValueError, "takes no '@k'"),
+        ({"metrics": [5]}, TypeError, "metrics entries must be strings"),
+        ({"metrics": []}, TypeError, "non-empty list"),
+        ({"ties": "trec_eval"}, ValueError, "pass doc_id"),
+        ({"conventions": "trec_eval"}, ValueError, "pass doc_id"),
+        ({"ties": "random"}, ValueError, "ties='random' is not valid"),
+        ({"gain": "exp"}, ValueError, "gain='exp' is not valid"),
+        ({"gain": {0: 0}}, ValueError, "gain mapping has no entry"),
+        ({"conventions": "trec"}, ValueError, "not a preset"),
+        ({"empty_query": "drop"}, ValueError, "empty_query='drop'"),
+        ({"min_relevance": 0}, ValueError, "min_relevance=0"),
+        ({"metrics": ["judged@5"]}, ValueError, "evaluate_run"),
+        ({"metrics": ["err@5"], "y_true": [5, 0]}, ValueError, "err_max_grade"),
+        ({"query_stats": {"a": 1}}, TypeError, "query_stats must be a pandas DataFrame"),
+        ({"query_stats": pd.DataFrame({"x": [1]})}, ValueError, "needs an 'n_pos' column"),
+        ({"doc_id": ["a"]}, ValueError, "doc_id has 1"),
+    ],
+)
+def test_bad_input_gives_a_clear_error(kwargs, error, match):
+    arguments = {"y_true": [1, 0], "y_score": [0.5, 0.2], "qid": [7, 7], "metrics": SPECS}
+    arguments.update(kwargs)
+    with pytest.raises(error, match=match):
+        evaluate(arguments.pop("y_true"), arguments.pop("y_score"), **arguments)
+
+
+def test_single_document_and_empty_queries_work():
+    ev = evaluate([1, 0, 0, 0], [0.3, 0.9, 0.1, 0.2], qid=["solo", "b", "b", "b"], metrics=SPECS)
+    assert ev.per_query.loc["solo", "ndcg@3"] == 1.0
+    assert ev.per_query.loc["solo", "n_docs"] == 1
+    assert np.isnan(ev.per_query.loc["b", "map"])
+    assert ev.per_query.loc["b", "precision@2"] == 0.0
+
+
+def test_inputs_are_not_modified_and_pandas_inputs_work():
+    rng = np.random.default_rng(0)
+    y = pd.Series(rng.integers(0, 3, 60).astype(float), index=np.arange(60)[::-1])
+    score = pd.Series(rng.integers(0, 5, 60).astype(float))
+    qid = pd.Series(rng.choice(["x", "y", "z"], 60), dtype="category")
+    copies = (y.copy(), score.copy(), qid.copy())
+    ev = evaluate(y, score, qid=qid, metrics=SPECS)
+    pd.testing.assert_series_equal(y, copies[0])
+    pd.testing.assert_series_equal(score, copies[1])
+    pd.testing.assert_series_equal(qid, copies[2])
+    plain = evaluate(y.to_numpy(), score.to_numpy(), qid=qid.astype(str).to_numpy(), metrics=SPECS)
+    np.testing.assert_allclose(
+        ev.per_query.to_numpy(dtype=float), plain.per_query.to_numpy(dtype=float)
+    )
+    assert list(ev.per_query.index) == ["x", "y", "z"]
+    arrays = [rng.random(30), rng.random(30), np.repeat([3, 1, 2], 10)]
+    before = [a.copy() for a in arrays]
+    evaluate(*arrays[:2], qid=arrays[2], ties="pessimistic")
+    for a, b in zip(arrays, before, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_queries_come_out_sorted_and_unsorted_rows_work():
+    qid = np.array([30, 10, 20, 10, 30, 20])
+    ev = evaluate([1, 0, 1, 1, 0, 0], [1, 2, 3, 4, 5, 6], qid=qid, metrics=["mrr"])
+    assert list(ev.per_query.index) == [10, 20, 30]
+    np.testing.assert_allclose(ev.per_query["mrr"], [1.0, 0.5, 0.5])
+
+
+def test_many_queries_take_the_two_pass_grouping_path():
+    """More than 2**16 queries: grouping needs two 16-bit radix passes."""
+    n_queries = 70_000
+    rng = np.random.default_rng(1)
+    qid = rng.permutation(np.repeat(np.arange(n_queries), 2))
+    y = (qid % 2).astype(float)
+    score = rng.random(qid.size)
+    ev = evaluate(y, score, qid=qid, metrics=["precision@1", "hit_rate@2"])
+    assert ev.per_query["precision@1"].mean() == pytest.approx(0.5)
+    np.testing.assert_array_equal(
+        ev.per_query["hit_rate@2"].to_numpy(), (np.arange(n_queries) % 2).astype(float)
+    )
+
+
+def test_evaluate_run_bad_tables():
+    run = pd.DataFrame({"qid": ["1"], "doc_id": ["a"], "score": [1.0]})
+    qrels = pd.DataFrame({"qid": ["1"], "doc_id": ["a"], "label": [1]})
+    with pytest.raises(TypeError, match="run must be a pandas DataFrame"):
+        evaluate_run({"qid": 1}, qrels)
+    with pytest.raises(ValueError, match=r"qrels lacks column\(s\) \['label'\]"):
+        evaluate_run(run, qrels.rename(columns={"label": "rel"}))
+    with pytest.raises(ValueError, match="twice"):
+        evaluate_run(pd.concat([run, run]), qrels)
+    with pytest.raises(ValueError, match="share no query"):
+        evaluate_run(run, qrels.assign(qid="2"))
+    with pytest.raises(ValueError, match="missing_queries='all'"):
+        evaluate_run(run, qrels, missing_queries="all")
+
+
+def test_evaluate_run_unjudged_remove_and_int_qids():
+    run = pd.DataFrame({"qid": [1, 1, 1], "doc_id": ["u", "a", "b"], "score": [3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["1", "1"], "doc_id": ["a", "b"], "label": [1, 0]})
+    kept = evaluate_run(run, qrels, metrics=["precision@1", "judged@3"])
+    removed = evaluate_run(run, qrels, metrics=["precision@1", "judged@3"], unjudged="remove")
+    assert kept.per_query.loc["1", "precision@1"] == 0.0  # the unjudged doc ranks first
+    assert kept.per_query.loc["1", "judged@3"] == pytest.approx(2 / 3)
+    assert removed.per_query.loc["1", "precision@1"] == 1.0
+    assert removed.per_query.loc["1", "judged@3"] == 1.0
