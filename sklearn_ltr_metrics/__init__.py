@@ -16,7 +16,13 @@ from ._io import (
     write_trec_run,
 )
 from ._metrics import metric_names
+from ._model_selection import (
+    RankingGridSearchCV,
+    RankingRandomizedSearchCV,
+    cross_validate_ranking,
+)
 from ._rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
+from ._scorer import RankingScorer, make_ranking_scorer
 
 __version__ = "0.1.0"
 
@@ -29,9 +35,14 @@ __all__ = [
     "OracleRanker",
     "RandomRanker",
     "RankingEvaluation",
+    "RankingGridSearchCV",
+    "RankingRandomizedSearchCV",
+    "RankingScorer",
+    "cross_validate_ranking",
     "evaluate",
     "evaluate_run",
     "make_ranking_data",
+    "make_ranking_scorer",
     "metric_names",
     "read_letor",
     "read_query_stats",
