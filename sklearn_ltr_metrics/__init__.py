@@ -1,5 +1,12 @@
 """Group-aware learning-to-rank metrics, scorers and evaluation for scikit-learn."""
 
+from ._aggregate import (
+    DifficultyCorrelation,
+    Summary,
+    coefficient_of_variation,
+    difficulty_correlation,
+    summarize,
+)
 from ._datasets import BM25_FEATURE, make_ranking_data
 from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
 from ._io import (
@@ -23,6 +30,16 @@ from ._model_selection import (
 )
 from ._rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
 from ._scorer import RankingScorer, make_ranking_scorer
+from ._stats import (
+    PairedTestResult,
+    adjust_pvalues,
+    bootstrap_ci,
+    cohens_d,
+    compare_systems,
+    effect_size_label,
+    paired_test,
+    paired_test_names,
+)
 
 __version__ = "0.1.0"
 
@@ -30,25 +47,38 @@ __all__ = [
     "BM25_FEATURE",
     "CONVENTIONS",
     "DataFormatError",
+    "DifficultyCorrelation",
     "FeatureRanker",
     "LambdaMARTRanker",
     "OracleRanker",
+    "PairedTestResult",
     "RandomRanker",
     "RankingEvaluation",
     "RankingGridSearchCV",
     "RankingRandomizedSearchCV",
     "RankingScorer",
+    "Summary",
+    "adjust_pvalues",
+    "bootstrap_ci",
+    "coefficient_of_variation",
+    "cohens_d",
+    "compare_systems",
     "cross_validate_ranking",
+    "difficulty_correlation",
+    "effect_size_label",
     "evaluate",
     "evaluate_run",
     "make_ranking_data",
     "make_ranking_scorer",
     "metric_names",
+    "paired_test",
+    "paired_test_names",
     "read_letor",
     "read_query_stats",
     "read_table",
     "read_trec_qrels",
     "read_trec_run",
+    "summarize",
     "write_letor",
     "write_query_stats",
     "write_table",

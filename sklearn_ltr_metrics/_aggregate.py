@@ -1,0 +1,402 @@
+"""Summary of one system's per-query table: means, strata, dispersion, difficulty, warning signs.
+
+Everything is computed once into tidy DataFrames (:class:`Summary`); reports only render them.
+The methodology's warning signs are returned as data (``Summary.warnings``), not emitted as
+Python warnings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ._stats import (
+    _ci,
+    _column,
+    _float_values,
+    _keyed_table,
+    _metric_columns,
+    _seed_sequence,
+    _warn,
+)
+from ._validation import check_positive_int, check_probability
+
+__all__ = [
+    "DifficultyCorrelation",
+    "Summary",
+    "coefficient_of_variation",
+    "difficulty_correlation",
+    "summarize",
+]
+
+#: Warning sign "high_cv": coefficient of variation above this value.
+CV_THRESHOLD = 0.5
+#: Warning sign "difficulty_bias": Spearman rho < 0 with a p-value below this level.
+DIFFICULTY_ALPHA = 0.05
+#: Warning sign "stratum_gap": largest minus smallest stratum mean above this (absolute) value.
+STRATUM_GAP_THRESHOLD = 0.2
+#: Strata need at least this many queries to take part in the "stratum_gap" sign.
+MIN_STRATUM_QUERIES = 2
+#: Floor of the geometric mean, as gMAP: exp(mean(log(max(x, 1e-5)))).
+GEOMETRIC_FLOOR = 1e-5
+
+_OVERALL_COLUMNS = [
+    "metric", "n_queries", "n_skipped", "macro", "weighted", "geometric", "ci_low", "ci_high",
+    "weighted_ci_low", "weighted_ci_high", "std", "cv",
+]  # fmt: skip
+_STRATA_COLUMNS = ["metric", "stratum", "n_queries", "mean", "ci_low", "ci_high"]
+_DIFFICULTY_COLUMNS = ["metric", "spearman_rho", "pvalue", "n"]
+_WARNING_COLUMNS = ["metric", "kind", "message", "value"]
+
+
+@dataclass(frozen=True)
+class DifficultyCorrelation:
+    """Spearman correlation of a metric with query difficulty ``n_neg / n_pos``.
+
+    ``n`` queries took part (metric defined and ``n_pos > 0``); ``spearman_rho`` and
+    ``pvalue`` are NaN when fewer than 3 did or either side is constant.
+    """
+
+    metric: str
+    spearman_rho: float
+    pvalue: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Result of :func:`summarize`: tidy tables, computed once.
+
+    Attributes
+    ----------
+    overall : pandas.DataFrame
+        One row per metric: ``metric, n_queries, n_skipped, macro, weighted, geometric,
+        ci_low, ci_high`` (macro mean's interval), ``weighted_ci_low, weighted_ci_high``,
+        ``std`` (``ddof=1``) and ``cv``.
+    strata : pandas.DataFrame
+        One row per (metric, stratum): ``metric, stratum, n_queries, mean, ci_low, ci_high``.
+    difficulty : pandas.DataFrame
+        One row per metric: ``metric, spearman_rho, pvalue, n``.
+    warnings : pandas.DataFrame
+        The methodology's warning signs: ``metric, kind, message, value`` with ``kind`` in
+        ``"high_cv"``, ``"difficulty_bias"``, ``"stratum_gap"``. Empty when there are none.
+    strata_bins : dict
+        Stratum label -> inclusive ``(low, high)`` bounds on ``n_pos`` (``high`` may be inf).
+    confidence_level : float
+    n_resamples : int
+    """
+
+    overall: pd.DataFrame
+    strata: pd.DataFrame
+    difficulty: pd.DataFrame
+    warnings: pd.DataFrame
+    strata_bins: dict
+    confidence_level: float
+    n_resamples: int
+
+
+def _cv(x):
+    """std(ddof=1) / |mean| of finite ``x``; NaN for fewer than 2 values or a zero mean."""
+    if x.shape[0] < 2:
+        return float("nan")
+    mean = x.mean()
+    return float(x.std(ddof=1) / abs(mean)) if mean != 0 else float("nan")
+
+
+def coefficient_of_variation(values):
+    """Coefficient of variation across queries: ``std(x, ddof=1) / |mean(x)|``.
+
+    NaN values (undefined queries) are dropped. The result is NaN when fewer than 2 values are
+    left or the mean is 0. The methodology reads a value above 0.5 as a warning sign: the
+    average hides very different per-query behaviour.
+
+    Examples
+    --------
+    >>> round(coefficient_of_variation([0.2, 0.4, 0.6, float("nan")]), 3)
+    0.5
+    """
+    x = _float_values(values, "values")
+    return _cv(x[~np.isnan(x)])
+
+
+def _difficulty(x, n_pos, n_neg):
+    """(rho, pvalue, n) of Spearman(x, n_neg / n_pos) over defined x and n_pos > 0."""
+    keep = ~np.isnan(x) & (n_pos > 0)
+    n = int(keep.sum())
+    x, diff = x[keep], n_neg[keep] / n_pos[keep]
+    if n < 3 or np.ptp(x) == 0 or np.ptp(diff) == 0:
+        return float("nan"), float("nan"), n
+    res = stats.spearmanr(x, diff)
+    return float(res.statistic), float(res.pvalue), n
+
+
+def _counts(table, name):
+    """``n_pos`` and ``n_neg`` (``n_docs - n_pos`` when absent) as float arrays, checked."""
+    if "n_pos" not in table.columns:
+        raise ValueError(
+            f"{name} needs an 'n_pos' column (relevant documents per query), as in the "
+            f"per-query table of evaluate; got columns {list(table.columns)!r}."
+        )
+    out = {}
+    for col in ("n_pos", "n_neg"):
+        if col in table.columns:
+            out[col] = _float_values(table[col], f"{name}[{col!r}]")
+        elif "n_docs" in table.columns:
+            out[col] = _float_values(table["n_docs"], f"{name}['n_docs']") - out["n_pos"]
+        else:
+            raise ValueError(f"{name} needs an 'n_neg' or an 'n_docs' column for difficulty.")
+        if np.isnan(out[col]).any() or (out[col] < 0).any():
+            raise ValueError(f"{name}[{col!r}] must hold non-negative counts without NaN.")
+    return out["n_pos"], out["n_neg"]
+
+
+def difficulty_correlation(per_query, metric):
+    """Spearman correlation of a metric with difficulty ``n_neg / n_pos`` across queries.
+
+    Parameters
+    ----------
+    per_query : DataFrame
+        Per-query table with ``n_pos`` and ``n_neg`` (or ``n_docs``) columns.
+    metric : str
+        Metric column.
+
+    Returns
+    -------
+    DifficultyCorrelation
+        ``spearman_rho`` and ``pvalue`` as ``scipy.stats.spearmanr`` gives them over queries
+        with a defined value and ``n_pos > 0``, and their number ``n``; NaN (no warning) when
+        fewer than 3 queries remain or either side is constant. A significantly negative rho
+        is a warning sign: the metric favours easy queries.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
+    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
+    >>> difficulty_correlation(table, "map").spearman_rho
+    -0.8
+    """
+    df = _keyed_table(per_query, "per_query")
+    if not isinstance(metric, str):
+        raise TypeError(f"metric must be a column name (str), got {metric!r}.")
+    _metric_columns(df, [metric], "per_query")
+    n_pos, n_neg = _counts(df, "per_query")
+    rho, pvalue, n = _difficulty(_column(df, metric), n_pos, n_neg)
+    return DifficultyCorrelation(metric=metric, spearman_rho=rho, pvalue=pvalue, n=n)
+
+
+def _check_strata(strata):
+    """Stratum label -> inclusive (low, high) bounds on n_pos."""
+    if strata is None:
+        return {}
+    if isinstance(strata, Mapping):
+        bins = {}
+        for label, bounds in strata.items():
+            try:
+                lo, hi = bounds
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"strata[{label!r}] must be a (low, high) pair of n_pos bounds, got {bounds!r}."
+                ) from None
+            hi = np.inf if hi is None else hi
+            if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (lo, hi)):
+                raise TypeError(f"strata[{label!r}] bounds must be numbers, got {bounds!r}.")
+            if not 0 <= lo <= hi:
+                raise ValueError(f"strata[{label!r}] needs 0 <= low <= high, got {bounds!r}.")
+            bins[str(label)] = (lo, float(hi) if hi == np.inf else hi)
+        ordered = sorted(bins.items(), key=lambda item: item[1][0])
+        for (la, (_, ha)), (lb, (lob, _)) in itertools.pairwise(ordered):
+            if lob <= ha:
+                raise ValueError(f"strata {la!r} and {lb!r} overlap; each query has one stratum.")
+        if not bins:
+            raise ValueError("strata is empty; pass None for no strata.")
+        return bins
+    try:
+        edges = list(strata)
+    except TypeError:
+        raise TypeError(
+            f"strata must be a sequence of n_pos upper bounds such as (10, 50), a dict "
+            f"label -> (low, high), or None; got {strata!r}."
+        ) from None
+    if not edges or not all(
+        isinstance(e, numbers.Integral) and not isinstance(e, bool) for e in edges
+    ):
+        raise TypeError(f"strata must hold integer n_pos upper bounds, got {strata!r}.")
+    if edges[0] < 1 or any(b <= a for a, b in itertools.pairwise(edges)):
+        raise ValueError(f"strata bounds must be increasing integers >= 1, got {strata!r}.")
+    lows = [1] + [int(e) + 1 for e in edges]
+    highs = [int(e) for e in edges] + [np.inf]
+    if len(lows) == 3:
+        labels = ["low", "medium", "high"]
+    elif len(lows) == 2:
+        labels = ["low", "high"]
+    else:
+        labels = [f"{lo}-{hi}" for lo, hi in zip(lows[:-1], highs[:-1], strict=True)] + [
+            f"{lows[-1]}+"
+        ]
+    return dict(zip(labels, zip(lows, highs, strict=True), strict=True))
+
+
+def summarize(
+    per_query,
+    *,
+    metrics=None,
+    strata=(10, 50),
+    n_resamples=1000,
+    confidence_level=0.95,
+    random_state=None,
+):
+    """Summarise one system's per-query table: means, intervals, strata, difficulty, warnings.
+
+    Parameters
+    ----------
+    per_query : DataFrame
+        The ``per_query`` table of ``evaluate`` (indexed by ``qid``) or of
+        ``cross_validate_ranking`` (``fold`` and ``qid`` columns), with ``n_pos`` and
+        ``n_neg`` (or ``n_docs``) columns. NaN in a metric column marks an undefined query:
+        left out of every statistic and counted in ``n_skipped``.
+    metrics : str or list of str, optional
+        Metric columns. Default: every numeric column except ``n_docs, n_pos, n_neg, fold, qid``.
+    strata : sequence of int, dict or None, default=(10, 50)
+        Strata on ``n_pos``. A sequence gives inclusive upper bounds: ``(10, 50)`` means
+        ``low`` = 1-10, ``medium`` = 11-50, ``high`` = 51+ (one bound: ``low``/``high``; three
+        or more: labels such as ``"1-5"``, ``"21+"``). A dict maps a label to inclusive
+        ``(low, high)`` bounds (``high`` may be None for open-ended). Queries with
+        ``n_pos == 0`` belong to no stratum (with a sequence). None: no strata.
+    n_resamples : int, default=1000
+        Bootstrap resamples (of queries) for every interval.
+    confidence_level : float, default=0.95
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed; each metric and stratum gets its own stream (``SeedSequence.spawn``).
+
+    Returns
+    -------
+    Summary
+        ``overall``: macro mean, weighted mean (by ``n_pos``), geometric mean
+        (``exp(mean(log(max(x, 1e-5))))``, as gMAP), percentile bootstrap intervals of the
+        macro and weighted means, ``std`` (``ddof=1``) and ``cv = std / |macro|``.
+        ``strata``: per stratum, the number of defined queries, the macro mean and its interval
+        (NaN interval with fewer than 2 queries, no warning). ``difficulty``: Spearman rho with
+        ``n_neg / n_pos`` (see :func:`difficulty_correlation`). ``warnings``: the warning signs
+        ``high_cv`` (cv > 0.5), ``difficulty_bias`` (rho < 0 and p < 0.05) and ``stratum_gap``
+        (largest minus smallest mean among strata with >= 2 queries above 0.2).
+
+    Warns
+    -----
+    RuntimeWarning
+        Once, naming the metrics with fewer than 2 defined queries (their intervals, std and
+        cv are NaN).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame(
+    ...     {"n_pos": [1, 2, 5, 20, 30, 60], "n_neg": [50, 40, 30, 20, 10, 5],
+    ...      "map": [0.1, 0.2, 0.3, 0.5, 0.6, 0.9]},
+    ...     index=pd.Index([1, 2, 3, 4, 5, 6], name="qid"))
+    >>> summary = summarize(table, n_resamples=200, random_state=0)
+    >>> summary.overall[["metric", "n_queries", "macro", "weighted", "cv"]].round(3)
+      metric  n_queries  macro  weighted     cv
+    0    map          6  0.433     0.712  0.679
+    >>> summary.strata[["stratum", "n_queries", "mean"]].round(3)
+      stratum  n_queries  mean
+    0     low          3  0.20
+    1  medium          2  0.55
+    2    high          1  0.90
+    >>> summary.warnings["kind"].tolist()
+    ['high_cv', 'difficulty_bias', 'stratum_gap']
+    """
+    df = _keyed_table(per_query, "per_query")
+    metrics = _metric_columns(df, metrics, "per_query")
+    bins = _check_strata(strata)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    seeds = _seed_sequence(random_state)
+    n_pos, n_neg = _counts(df, "per_query")
+
+    overall, strata_rows, difficulty, signs, too_few = [], [], [], [], []
+    for metric, seed in zip(metrics, seeds.spawn(len(metrics)), strict=True):
+        rngs = [np.random.default_rng(s) for s in seed.spawn(2 + len(bins))]
+        x_all = _column(df, metric)
+        defined = ~np.isnan(x_all)
+        x, w = x_all[defined], n_pos[defined]
+        n = int(x.shape[0])
+        if n < 2:
+            too_few.append(metric)
+        macro = float(x.mean()) if n else float("nan")
+        weighted = float(np.dot(w, x) / w.sum()) if w.sum() > 0 else float("nan")
+        geometric = float(np.exp(np.log(np.maximum(x, GEOMETRIC_FLOOR)).mean())) if n else np.nan
+        std = float(x.std(ddof=1)) if n >= 2 else float("nan")
+        cv = _cv(x)
+        ci = _ci(x, None, n_resamples, confidence_level, "percentile", rngs[0])
+        wci = _ci(x, w, n_resamples, confidence_level, "percentile", rngs[1])
+        overall.append(
+            (metric, n, int((~defined).sum()), macro, weighted, geometric, *ci, *wci, std, cv)
+        )
+
+        means = {}
+        for (label, (lo, hi)), rng in zip(bins.items(), rngs[2:], strict=True):
+            xs = x[(w >= lo) & (w <= hi)]
+            mean = float(xs.mean()) if xs.size else float("nan")
+            low, high = _ci(xs, None, n_resamples, confidence_level, "percentile", rng)
+            strata_rows.append((metric, label, int(xs.size), mean, low, high))
+            if xs.size >= MIN_STRATUM_QUERIES:
+                means[label] = mean
+
+        rho, pvalue, n_diff = _difficulty(x_all, n_pos, n_neg)
+        difficulty.append((metric, rho, pvalue, n_diff))
+
+        if cv > CV_THRESHOLD:
+            signs.append(
+                (
+                    metric,
+                    "high_cv",
+                    f"{metric}: coefficient of variation {cv:.2f} > {CV_THRESHOLD}; the mean "
+                    "hides very different per-query behaviour.",
+                    cv,
+                )
+            )
+        if rho < 0 and pvalue < DIFFICULTY_ALPHA:
+            signs.append(
+                (
+                    metric,
+                    "difficulty_bias",
+                    f"{metric}: Spearman rho {rho:.2f} with difficulty n_neg/n_pos "
+                    f"(p={pvalue:.3g}); the metric drops on hard queries.",
+                    rho,
+                )
+            )
+        if len(means) >= 2:
+            hi_label, lo_label = max(means, key=means.get), min(means, key=means.get)
+            gap = means[hi_label] - means[lo_label]
+            if gap > STRATUM_GAP_THRESHOLD:
+                signs.append(
+                    (
+                        metric,
+                        "stratum_gap",
+                        f"{metric}: stratum {hi_label!r} mean {means[hi_label]:.2f} vs "
+                        f"{lo_label!r} {means[lo_label]:.2f} (gap {gap:.2f} > "
+                        f"{STRATUM_GAP_THRESHOLD}).",
+                        gap,
+                    )
+                )
+    if too_few:
+        _warn(
+            f"Fewer than 2 defined queries for {', '.join(map(repr, too_few))}: intervals, std "
+            "and cv are NaN."
+        )
+    return Summary(
+        overall=pd.DataFrame(overall, columns=_OVERALL_COLUMNS),
+        strata=pd.DataFrame(strata_rows, columns=_STRATA_COLUMNS),
+        difficulty=pd.DataFrame(difficulty, columns=_DIFFICULTY_COLUMNS),
+        warnings=pd.DataFrame(signs, columns=_WARNING_COLUMNS).astype({"value": np.float64}),
+        strata_bins=bins,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+    )

@@ -1,0 +1,1000 @@
+"""Statistics on per-query tables: bootstrap intervals, paired tests, effect sizes, corrections.
+
+Every function here works on *per-query* values (one number per query, as in the per-query
+table of :func:`evaluate` or of :func:`cross_validate_ranking`), so resampling and pairing are
+always over queries, never over rows. The summary of one system (means, strata, difficulty) lives
+in ``_aggregate.py`` and builds on the kernels of this module.
+
+Conventions shared by every function:
+
+- NaN marks a query for which a metric is undefined (for example no relevant document); it is
+  dropped before any statistic (for paired inputs the whole pair is dropped) and counted.
+- Randomness comes only from ``random_state``: ``None``, a non-negative int or a
+  :class:`numpy.random.Generator`. Runs with the same int are identical. Functions that need
+  several independent streams derive them with :class:`numpy.random.SeedSequence` ``.spawn``.
+- Paired differences with ``|a - b| <= TIE_TOLERANCE`` (1e-12) are float rounding: ties.
+- Fewer than 2 usable values make an interval or a test undefined: the result is NaN and a
+  ``RuntimeWarning`` says why. Nothing else here emits warnings.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from ._validation import (
+    check_1d,
+    check_choice,
+    check_positive_int,
+    check_probability,
+    unknown_name_error,
+)
+
+__all__ = [
+    "PairedTestResult",
+    "adjust_pvalues",
+    "bootstrap_ci",
+    "cohens_d",
+    "compare_systems",
+    "effect_size_label",
+    "paired_test",
+    "paired_test_names",
+]
+
+#: Columns of a per-query table that are never metrics.
+RESERVED_COLUMNS = ("n_docs", "n_pos", "n_neg", "fold", "qid")
+
+#: Number of queries up to which the permutation test enumerates all 2**n sign flips.
+EXACT_PERMUTATION_MAX_N = 16
+
+#: Per-query differences ``|a - b|`` up to this are float rounding (e.g. 1e-16 from expected
+#: values over ties): they count as ties, and every test sees an exact zero.
+TIE_TOLERANCE = 1e-12
+
+#: Upper bounds of the small / medium labels of :func:`effect_size_label` (the methodology's).
+EFFECT_SIZE_BOUNDS = (0.2, 0.5)
+
+# Entries (resamples x queries) drawn at once: about 2 MB of indices per chunk, small enough to
+# stay in cache (faster than larger chunks) and to bound memory for any number of queries.
+_CHUNK_ENTRIES = 1 << 18
+
+_ALTERNATIVES = ("two-sided", "greater", "less")
+_CI_METHODS = ("percentile", "bca")
+_MISMATCH = ("error", "intersect")
+
+COMPARISON_COLUMNS = (
+    "metric",
+    "system",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "diff",
+    "pvalue",
+    "pvalue_corrected",
+    "effect_size",
+    "magnitude",
+    "wins",
+    "ties",
+    "losses",
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared input handling
+# --------------------------------------------------------------------------------------------
+
+
+def _check_random_state(random_state, name="random_state"):
+    """Return a :class:`numpy.random.Generator` from ``None``, an int >= 0 or a Generator."""
+    if random_state is None or isinstance(random_state, np.random.Generator):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {random_state!r}.")
+        return np.random.default_rng(int(random_state))
+    raise TypeError(
+        f"{name} must be None, a non-negative int or a numpy.random.Generator, "
+        f"got {random_state!r}; e.g. random_state=0 for reproducible results."
+    )
+
+
+def _seed_sequence(random_state, name="random_state"):
+    """Return a SeedSequence to ``spawn`` independent, reproducible child streams from."""
+    rng = _check_random_state(random_state, name)
+    if isinstance(random_state, np.random.Generator):
+        # Draw the entropy from the user's generator: reproducible for a seeded generator.
+        return np.random.SeedSequence(int(rng.integers(2**63)))
+    if random_state is None:
+        return np.random.SeedSequence()
+    return np.random.SeedSequence(int(random_state))
+
+
+def _float_values(values, name, *, allow_empty=True):
+    """1-D float64 array of ``values``; pandas missing values (``pd.NA``) become NaN."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        try:
+            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold numbers, got dtype {values.dtype}: {exc}") from None
+    arr = check_1d(values, name, dtype=np.float64, allow_empty=allow_empty)
+    if np.isinf(arr).any():
+        raise ValueError(
+            f"{name} has {int(np.isinf(arr).sum())} infinite value(s); per-query values must be "
+            "finite numbers or NaN (NaN marks a query where the metric is undefined)."
+        )
+    return arr
+
+
+def _warn(message):
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------------------------
+# Bootstrap
+# --------------------------------------------------------------------------------------------
+
+
+def _bootstrap_means(x, w, n_resamples, rng):
+    """Means (weighted when ``w`` is given) of ``n_resamples`` query resamples of ``x``.
+
+    Vectorised: each chunk draws a (resamples, n) index matrix and averages its rows. A
+    resample whose weights sum to 0 has an undefined weighted mean (NaN).
+    """
+    n = x.shape[0]
+    out = np.empty(n_resamples)
+    chunk = max(1, _CHUNK_ENTRIES // n)
+    wx = None if w is None else w * x
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        if w is None:
+            out[start:stop] = x[idx].mean(axis=1)
+        else:
+            den = w[idx].sum(axis=1)
+            num = wx[idx].sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[start:stop] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+def _weighted_mean(x, w):
+    if w is None:
+        return float(np.mean(x))
+    total = w.sum()
+    return float(np.dot(w, x) / total) if total > 0 else float("nan")
+
+
+def _bca_levels(x, w, dist, alpha):
+    """BCa quantile levels (Efron & Tibshirani 14.3), as ``scipy.stats.bootstrap`` computes them."""
+    theta = _weighted_mean(x, w)
+    z0 = special.ndtri(((dist < theta).sum() + (dist <= theta).sum()) / (2.0 * dist.size))
+    # Jackknife estimates of the (weighted) mean without each query, in closed form.
+    n = x.shape[0]
+    if w is None:
+        jack = (x.sum() - x) / (n - 1)
+    else:
+        rest = w.sum() - w
+        with np.errstate(invalid="ignore", divide="ignore"):
+            jack = (np.dot(w, x) - w * x) / rest
+    u = jack.mean() - jack
+    den = np.sum(u**2)
+    accel = np.sum(u**3) / (6.0 * den**1.5) if den > 0 else 0.0
+    z = special.ndtri(np.array([alpha / 2, 1 - alpha / 2]))
+    levels = special.ndtr(z0 + (z0 + z) / (1 - accel * (z0 + z)))
+    return levels
+
+
+def _ci(x, w, n_resamples, confidence_level, method, rng):
+    """Interval of the (weighted) mean of finite ``x``; trusts its inputs, never warns.
+
+    Returns (nan, nan) for fewer than 2 values and (c, c) for constant values.
+    """
+    if x.shape[0] < 2:
+        return (float("nan"), float("nan"))
+    if np.ptp(x) == 0:
+        return (float(x[0]), float(x[0]))
+    dist = _bootstrap_means(x, w, n_resamples, rng)
+    dist = dist[~np.isnan(dist)]
+    if dist.size == 0:
+        return (float("nan"), float("nan"))
+    alpha = 1.0 - confidence_level
+    if method == "bca":
+        levels = _bca_levels(x, w, dist, alpha)
+        if not np.all(np.isfinite(levels)):
+            return (float("nan"), float("nan"))
+    else:
+        levels = np.array([alpha / 2, 1 - alpha / 2])
+    low, high = np.quantile(dist, levels)
+    return (float(low), float(high))
+
+
+def bootstrap_ci(
+    values,
+    *,
+    weights=None,
+    n_resamples=1000,
+    confidence_level=0.95,
+    method="percentile",
+    random_state=None,
+):
+    """Bootstrap confidence interval of the (weighted) mean of per-query values.
+
+    Queries are resampled with replacement (one value per query, never rows), the mean of each
+    resample is computed with matrix operations in memory-bounded chunks, and the interval is
+    read from the quantiles of those means.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_queries,)
+        One value per query, e.g. a metric column of a per-query table. NaN marks an undefined
+        query and is dropped (with its weight) before resampling. Infinite values are an error.
+    weights : array-like of shape (n_queries,), optional
+        Non-negative weight per query (e.g. ``n_pos`` for the weighted mean). A resample whose
+        weights sum to 0 has no mean and is left out of the quantiles.
+    n_resamples : int, default=1000
+        Number of bootstrap resamples (>= 1).
+    confidence_level : float, default=0.95
+        Coverage of the interval, in (0, 1).
+    method : {"percentile", "bca"}, default="percentile"
+        ``"percentile"`` reads the alpha/2 and 1 - alpha/2 quantiles of the resampled means
+        (the methodology's method, as ``scipy.stats.bootstrap(method="percentile")``);
+        ``"bca"`` applies the bias-corrected and accelerated levels (Efron & Tibshirani),
+        with the jackknife acceleration computed in closed form.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the resampling; the same int gives the same interval.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        The interval. ``(c, c)`` when every value equals ``c``. ``(nan, nan)`` with a
+        ``RuntimeWarning`` when fewer than 2 values are left after dropping NaN, and when the
+        bootstrap distribution is degenerate (BCa levels not finite; every resample of zero
+        total weight).
+
+    See Also
+    --------
+    scipy.stats.bootstrap : the general (slower) reference this function agrees with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values = np.linspace(0.0, 1.0, 101)
+    >>> low, high = bootstrap_ci(values, random_state=0)
+    >>> bool(low < 0.5 < high), round(high - low, 1)
+    (True, 0.1)
+    >>> bootstrap_ci([0.25, 0.25, np.nan])  # constant values: a zero-width interval
+    (0.25, 0.25)
+    """
+    x = _float_values(values, "values")
+    method = check_choice(method, "method", _CI_METHODS)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    rng = _check_random_state(random_state)
+    w = None
+    if weights is not None:
+        w = _float_values(weights, "weights")
+        if w.shape != x.shape:
+            raise ValueError(
+                f"weights must have one entry per value, but values has {x.shape[0]} and "
+                f"weights has {w.shape[0]} entries."
+            )
+        if np.isnan(w).any() or (w < 0).any():
+            raise ValueError(
+                "weights must be finite and non-negative (e.g. n_pos per query); found "
+                f"{int(np.isnan(w).sum())} NaN and {int((w < 0).sum())} negative weight(s)."
+            )
+    keep = ~np.isnan(x)
+    x = x[keep]
+    if w is not None:
+        w = w[keep]
+        if x.size and w.sum() == 0:
+            raise ValueError(
+                "weights sum to 0 over the queries with a value; the weighted mean is undefined. "
+                "Use weights=None for the macro mean."
+            )
+    if x.shape[0] < 2:
+        _warn(
+            f"bootstrap_ci needs at least 2 non-NaN values, got {x.shape[0]}; returning (nan, nan)."
+        )
+        return (float("nan"), float("nan"))
+    low, high = _ci(x, w, n_resamples, confidence_level, method, rng)
+    if np.isnan(low):
+        _warn(
+            "The bootstrap distribution is degenerate (BCa levels are not finite, or every "
+            "resample has zero total weight); returning (nan, nan). Try method='percentile'."
+        )
+    return (low, high)
+
+
+# --------------------------------------------------------------------------------------------
+# Paired tests
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """Result of :func:`paired_test`.
+
+    Attributes
+    ----------
+    test : str
+        The test used.
+    statistic : float
+        Mean difference ``a - b`` (permutation), number of wins of ``a`` (sign),
+        scipy's ``W`` (wilcoxon) or ``t`` (t).
+    pvalue : float
+        The p-value for ``alternative``.
+    n : int
+        Number of pairs used (pairs with a NaN on either side are dropped).
+    alternative : str
+        ``"two-sided"``, ``"greater"`` (``a`` tends to be larger) or ``"less"``.
+    mean_difference : float
+        Mean of ``a - b`` over the pairs used.
+    wins, ties, losses : int
+        Pairs where ``a > b``, ``a == b`` and ``a < b``.
+    """
+
+    test: str
+    statistic: float
+    pvalue: float
+    n: int
+    alternative: str
+    mean_difference: float
+    wins: int
+    ties: int
+    losses: int
+
+
+def _permutation_null(d, n_resamples, rng):
+    """Null distribution of the mean difference under random sign flips; exact when small.
+
+    Returns ``(null, exact)``. All 2**n flips are enumerated when ``n <= 16`` or when
+    ``n_resamples >= 2**n`` (as scipy does); otherwise ``n_resamples`` random flips.
+    """
+    n = d.shape[0]
+    exact = n <= EXACT_PERMUTATION_MAX_N or (n < 63 and n_resamples >= 2**n)
+    total = 2**n if exact else n_resamples
+    null = np.empty(total)
+    chunk = max(1, _CHUNK_ENTRIES // n)
+    powers = np.arange(n, dtype=np.int64)
+    total_d = d.sum()
+    for start in range(0, total, chunk):
+        stop = min(start + chunk, total)
+        if exact:
+            rows = np.arange(start, stop, dtype=np.int64)
+            bits = ((rows[:, None] >> powers) & 1).astype(np.float64)
+        else:
+            packed = rng.integers(0, 256, size=(stop - start, (n + 7) // 8), dtype=np.uint8)
+            bits = np.unpackbits(packed, axis=1, count=n).astype(np.float64)
+        # A sign s = 2 * bit - 1, so sum(s * d) = 2 * (bits @ d) - sum(d).
+        null[start:stop] = (2.0 * (bits @ d) - total_d) / n
+    return null, exact
+
+
+def _permutation_kernel(a, b, d, alternative, n_resamples, rng):
+    observed = float(d.mean())
+    null, exact = _permutation_null(d, n_resamples, rng)
+    # p-values exactly as scipy.stats.permutation_test computes them (tolerance and +1).
+    adjustment = 0 if exact else 1
+    gamma = abs(np.finfo(np.float64).eps * 100 * observed)
+    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (null.size + adjustment)
+    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (null.size + adjustment)
+    pvalue = {"less": less, "greater": greater, "two-sided": 2 * min(less, greater)}[alternative]
+    return observed, float(min(max(pvalue, 0.0), 1.0))
+
+
+def _sign_kernel(a, b, d, alternative, n_resamples, rng):
+    wins, losses = int((d > 0).sum()), int((d < 0).sum())
+    result = stats.binomtest(wins, wins + losses, 0.5, alternative=alternative)
+    return float(wins), float(result.pvalue)
+
+
+def _wilcoxon_kernel(a, b, d, alternative, n_resamples, rng):
+    result = stats.wilcoxon(a, b, alternative=alternative)
+    return float(result.statistic), float(result.pvalue)
+
+
+def _t_kernel(a, b, d, alternative, n_resamples, rng):
+    mean = d.mean()
+    if np.max(np.abs(d - mean)) <= 10 * np.finfo(np.float64).eps * abs(mean):
+        # Constant non-zero differences (up to rounding): zero variance, so t is +-inf (scipy
+        # warns about precision loss and returns NaN or a rounding artefact).
+        statistic = float(np.copysign(np.inf, d[0]))
+        agrees = {"two-sided": True, "greater": d[0] > 0, "less": d[0] < 0}[alternative]
+        return statistic, 0.0 if agrees else 1.0
+    result = stats.ttest_rel(a, b, alternative=alternative)
+    return float(result.statistic), float(result.pvalue)
+
+
+_PAIRED_TESTS = {
+    "permutation": _permutation_kernel,
+    "sign": _sign_kernel,
+    "wilcoxon": _wilcoxon_kernel,
+    "t": _t_kernel,
+}
+
+
+def paired_test_names():
+    """Names accepted by ``paired_test(test=...)`` and ``compare_systems(test=...)``."""
+    return sorted(_PAIRED_TESTS)
+
+
+def _check_test(test):
+    if not isinstance(test, str) or test not in _PAIRED_TESTS:
+        raise unknown_name_error("paired test", test, _PAIRED_TESTS, param="test")
+    return test
+
+
+def _paired(a, b, test, alternative, n_resamples, rng):
+    """Run one test on aligned float arrays (NaN pairs still present); never warns."""
+    keep = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[keep], b[keep]
+    d = a - b
+    tiny = np.abs(d) <= TIE_TOLERANCE
+    if tiny.any():
+        d = np.where(tiny, 0.0, d)
+        b = np.where(tiny, a, b)
+    n = int(d.shape[0])
+    wins, ties, losses = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+    mean_diff = float(d.mean()) if n else float("nan")
+    if n < 2:
+        statistic, pvalue = float("nan"), float("nan")
+    elif ties == n:
+        # Identical values on every query: no evidence of a difference.
+        statistic, pvalue = 0.0, 1.0
+    else:
+        statistic, pvalue = _PAIRED_TESTS[test](a, b, d, alternative, n_resamples, rng)
+    return PairedTestResult(
+        test=test,
+        statistic=statistic,
+        pvalue=pvalue,
+        n=n,
+        alternative=alternative,
+        mean_difference=mean_diff,
+        wins=wins,
+        ties=ties,
+        losses=losses,
+    )
+
+
+def _align_pair(a, b, names=("a", "b")):
+    """Float arrays of ``a`` and ``b``, aligned on the index when both are Series."""
+    na, nb = names
+    if isinstance(a, pd.Series) and isinstance(b, pd.Series) and not a.index.equals(b.index):
+        if a.index.has_duplicates or b.index.has_duplicates:
+            raise ValueError(
+                f"{na} and {nb} are Series with different, duplicated indexes; they cannot be "
+                "aligned on queries. Pass arrays in the same query order instead."
+            )
+        only_a = a.index.difference(b.index)
+        only_b = b.index.difference(a.index)
+        if len(only_a) or len(only_b):
+            raise ValueError(
+                f"{na} and {nb} must hold the same queries: {len(only_a)} index label(s) of "
+                f"{na} are not in {nb} and {len(only_b)} of {nb} are not in {na}. Keep the "
+                f"common queries, e.g. {na}, {nb} = {na}.align({nb}, join='inner')."
+            )
+        b = b.reindex(a.index)
+    xa = _float_values(a, na)
+    xb = _float_values(b, nb)
+    if xa.shape != xb.shape:
+        raise ValueError(
+            f"{na} and {nb} must have one value per query each, but {na} has {xa.shape[0]} and "
+            f"{nb} has {xb.shape[0]} values."
+        )
+    return xa, xb
+
+
+def paired_test(
+    a, b, *, test="permutation", alternative="two-sided", n_resamples=10000, random_state=None
+):
+    """Paired significance test of two systems' per-query values on the same queries.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (n_queries,)
+        Per-query values of two systems, in the same query order. When both are pandas Series
+        they are aligned on their index, which must hold the same labels. Pairs with NaN on
+        either side are dropped.
+    test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
+        - ``"permutation"``: randomisation test flipping the sign of each per-query difference
+          ``a - b``; statistic = mean difference. Exact (all ``2**n`` flips) when ``n <= 16``
+          or ``n_resamples >= 2**n``, else Monte-Carlo with ``n_resamples`` flips and the
+          ``(count + 1) / (n_resamples + 1)`` p-value. The p-value is computed as
+          ``scipy.stats.permutation_test(..., permutation_type="samples")`` does on the mean
+          difference, and is identical to it whenever scipy enumerates too
+          (``n_resamples >= 2**n``).
+        - ``"sign"``: ``scipy.stats.binomtest`` of wins against losses (ties dropped);
+          statistic = number of wins of ``a``.
+        - ``"wilcoxon"``: ``scipy.stats.wilcoxon(a, b)`` (zero differences dropped).
+        - ``"t"``: ``scipy.stats.ttest_rel(a, b)``.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        ``"greater"``: ``a`` tends to be larger than ``b``.
+    n_resamples : int, default=10000
+        Random sign flips of the Monte-Carlo permutation test (ignored by other tests).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the Monte-Carlo permutation test.
+
+    Returns
+    -------
+    PairedTestResult
+        ``statistic``, ``pvalue``, ``test``, ``n`` (pairs used), ``alternative``,
+        ``mean_difference`` and ``wins``/``ties``/``losses`` (``|a - b| <= 1e-12`` is a tie).
+
+    Notes
+    -----
+    Differences with ``|a - b| <= 1e-12`` (``TIE_TOLERANCE``) are float rounding, not a
+    difference: they are ties for every test (Wilcoxon and the sign test drop them).
+    Edge cases, identical for every test: when all differences are 0 the result is
+    ``statistic=0.0, pvalue=1.0`` (no warning: identical systems are a valid outcome); with
+    fewer than 2 pairs the statistic and p-value are NaN and a ``RuntimeWarning`` is emitted.
+    For ``"t"``, constant non-zero differences have zero variance: ``statistic=+-inf`` and
+    ``pvalue=0.0`` (1.0 for the one-sided alternative pointing the other way).
+
+    Examples
+    --------
+    >>> a = [0.9, 0.8, 0.7, 0.9, 0.6, 0.8]
+    >>> b = [0.7, 0.8, 0.5, 0.6, 0.6, 0.5]
+    >>> result = paired_test(a, b)  # 6 queries: exact enumeration of 64 sign flips
+    >>> round(result.statistic, 3), round(result.pvalue, 4), result.n
+    (0.167, 0.125, 6)
+    >>> round(paired_test(a, b, test="sign").pvalue, 4)
+    0.125
+    """
+    test = _check_test(test)
+    alternative = check_choice(alternative, "alternative", _ALTERNATIVES)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    rng = _check_random_state(random_state)
+    xa, xb = _align_pair(a, b)
+    result = _paired(xa, xb, test, alternative, n_resamples, rng)
+    if result.n < 2:
+        _warn(
+            f"paired_test needs at least 2 pairs without NaN, got {result.n}; "
+            "statistic and pvalue are NaN."
+        )
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Effect sizes and multiple testing
+# --------------------------------------------------------------------------------------------
+
+
+def _cohens_d(a, b, paired):
+    """Cohen's d of finite arrays; NaN when a sample has fewer than 2 values. Never warns."""
+    if paired:
+        d = a - b
+        if d.shape[0] < 2:
+            return float("nan")
+        num, den = d.mean(), d.std(ddof=1)
+    else:
+        na, nb = a.shape[0], b.shape[0]
+        if na < 2 or nb < 2:
+            return float("nan")
+        num = a.mean() - b.mean()
+        pooled = ((na - 1) * a.var(ddof=1) + (nb - 1) * b.var(ddof=1)) / (na + nb - 2)
+        den = np.sqrt(pooled)
+    if den <= 10 * np.finfo(np.float64).eps * abs(num):
+        # Zero spread (up to rounding, e.g. differences 0.2 computed as 0.7 - 0.5 and 0.8 - 0.6).
+        return 0.0 if num == 0 else float(np.copysign(np.inf, num))
+    return float(num / den)
+
+
+def cohens_d(a, b, *, paired=False):
+    """Cohen's d of ``a`` against ``b``: pooled (the methodology's) or paired d_z.
+
+    Parameters
+    ----------
+    a, b : array-like
+        Per-query values of two systems.
+    paired : bool, default=False
+        ``False``: ``d = (mean(a) - mean(b)) / s_pooled`` with
+        ``s_pooled = sqrt(((n_a - 1) var(a) + (n_b - 1) var(b)) / (n_a + n_b - 2))``
+        (``var`` with ``ddof=1``), which for equal sizes (two systems on the same queries) is
+        the methodology's ``sqrt((var(a) + var(b)) / 2)``. NaN are dropped from each sample.
+        ``True``: ``d_z = mean(a - b) / std(a - b, ddof=1)``; ``a`` and ``b`` are aligned
+        (Series on their index) and pairs with a NaN are dropped.
+
+    Returns
+    -------
+    float
+        The effect size, positive when ``a`` is larger. A zero denominator (up to rounding:
+        below ``10 * eps * |numerator|``) gives 0.0 when the numerator is 0, else ``+inf`` or
+        ``-inf``. NaN with a ``RuntimeWarning`` when a sample
+        (or the differences) has fewer than 2 values.
+
+    See Also
+    --------
+    effect_size_label : small / medium / large.
+
+    Examples
+    --------
+    >>> a = [0.9, 0.8, 0.7, 0.9, 0.6, 0.8]
+    >>> b = [0.7, 0.8, 0.5, 0.6, 0.6, 0.5]
+    >>> round(cohens_d(a, b), 3), round(cohens_d(a, b, paired=True), 3)
+    (1.426, 1.22)
+    """
+    if not isinstance(paired, (bool, np.bool_)):
+        raise TypeError(f"paired must be True or False, got {paired!r}.")
+    if paired:
+        xa, xb = _align_pair(a, b)
+        keep = ~(np.isnan(xa) | np.isnan(xb))
+        xa, xb = xa[keep], xb[keep]
+        enough = xa.shape[0] >= 2
+    else:
+        xa = _float_values(a, "a")
+        xb = _float_values(b, "b")
+        xa, xb = xa[~np.isnan(xa)], xb[~np.isnan(xb)]
+        enough = min(xa.shape[0], xb.shape[0]) >= 2
+    if not enough:
+        _warn("cohens_d needs at least 2 non-NaN values per sample; returning nan.")
+        return float("nan")
+    return _cohens_d(xa, xb, bool(paired))
+
+
+def effect_size_label(d):
+    """Magnitude label of an effect size, with the methodology's bounds 0.2 and 0.5.
+
+    ``|d| < 0.2``: ``"small"``; ``0.2 <= |d| < 0.5``: ``"medium"``; ``|d| >= 0.5``:
+    ``"large"``; NaN: ``""`` (no comparison, e.g. the baseline's own row).
+
+    Examples
+    --------
+    >>> [effect_size_label(d) for d in (0.1, -0.2, 0.49, -1.3, float("nan"))]
+    ['small', 'medium', 'medium', 'large', '']
+    """
+    if isinstance(d, bool) or not isinstance(d, numbers.Real):
+        raise TypeError(f"d must be a real number, got {d!r}.")
+    size = abs(float(d))
+    if np.isnan(size):
+        return ""
+    small, medium = EFFECT_SIZE_BOUNDS
+    if size < small:
+        return "small"
+    return "medium" if size < medium else "large"
+
+
+def _holm(p):
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def _bh(p):
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum.accumulate(scaled[::-1])[::-1]
+    out = np.empty(m)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+_CORRECTIONS = {"holm": _holm, "bh": _bh, "fdr_bh": _bh, "none": np.copy}
+
+
+def adjust_pvalues(pvalues, *, method="holm"):
+    """Adjust p-values for multiple comparisons.
+
+    Parameters
+    ----------
+    pvalues : array-like of shape (m,)
+        Raw p-values in [0, 1]. NaN entries (comparisons that could not be made) stay NaN and
+        do not count in ``m``.
+    method : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+        ``"holm"``: Holm's step-down family-wise correction,
+        ``p_(i) -> max_{j <= i} min(1, (m - j + 1) p_(j))``.
+        ``"bh"`` (alias ``"fdr_bh"``): Benjamini-Hochberg false discovery rate,
+        ``p_(i) -> min_{j >= i} min(1, m p_(j) / j)``. ``"none"``: unchanged.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        Adjusted p-values in the input order.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.5]).tolist()
+    [0.04, 0.09, 0.09, 0.5]
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.5], method="bh").round(4).tolist()
+    [0.04, 0.0533, 0.0533, 0.5]
+    """
+    if not isinstance(method, str) or method not in _CORRECTIONS:
+        raise unknown_name_error("correction", method, _CORRECTIONS, param="method")
+    p = _float_values(pvalues, "pvalues")
+    finite = ~np.isnan(p)
+    if ((p[finite] < 0) | (p[finite] > 1)).any():
+        raise ValueError(
+            f"pvalues must lie in [0, 1] (or be NaN), got values from {p[finite].min()!r} "
+            f"to {p[finite].max()!r}."
+        )
+    out = np.full(p.shape, np.nan)
+    out[finite] = _CORRECTIONS[method](p[finite])
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Per-query tables and the comparison of systems
+# --------------------------------------------------------------------------------------------
+
+
+def _keyed_table(table, name):
+    """Return a copy of a per-query table indexed by its query key, (fold, qid) or qid.
+
+    Accepts the table of ``evaluate`` (indexed by qid) and of ``cross_validate_ranking`` (a
+    ``fold`` column, ``qid`` as a column). Duplicate keys are an error.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a pandas DataFrame of per-query values (the per_query table of "
+            f"evaluate or cross_validate_ranking), got {type(table).__name__}."
+        )
+    if "qid" in table.columns:
+        df = table.copy()
+    elif isinstance(table.index, pd.MultiIndex):
+        df = table.reset_index()
+        if "qid" not in df.columns:
+            raise ValueError(
+                f"{name} has a MultiIndex {list(table.index.names)!r} without a 'qid' level; "
+                "index it by qid (or by fold and qid)."
+            )
+    else:
+        # evaluate's table: the index holds the query ids, whatever its name.
+        df = table.reset_index(names="qid")
+    keys = ["fold", "qid"] if "fold" in df.columns else ["qid"]
+    df = df.set_index(keys)
+    if df.index.has_duplicates:
+        dup = df.index[df.index.duplicated()][0]
+        hint = "" if "fold" in keys else " If it comes from cross-validation, keep its fold column."
+        raise ValueError(
+            f"{name} has {int(df.index.duplicated().sum())} duplicated query key(s) "
+            f"{tuple(keys)} (first {dup!r}); a per-query table has one row per query.{hint}"
+        )
+    return df
+
+
+def _metric_columns(table, metrics, name):
+    """Metric columns to use: ``metrics`` (checked) or every numeric non-reserved column."""
+    if metrics is None:
+        cols = [
+            c
+            for c in table.columns
+            if c not in RESERVED_COLUMNS and pd.api.types.is_numeric_dtype(table[c])
+        ]
+        if not cols:
+            raise ValueError(
+                f"{name} has no metric column (numeric columns other than "
+                f"{', '.join(RESERVED_COLUMNS)}); got columns {list(table.columns)!r}."
+            )
+        return cols
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    try:
+        metrics = list(metrics)
+    except TypeError:
+        raise TypeError(
+            f"metrics must be a column name or a list of them, got {metrics!r}."
+        ) from None
+    if not metrics:
+        raise ValueError("metrics is empty; pass None for every metric column or some names.")
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"metrics has duplicated names: {metrics!r}.")
+    for m in metrics:
+        if m not in table.columns:
+            available = [c for c in table.columns if c not in RESERVED_COLUMNS]
+            raise ValueError(f"metric {m!r} is not a column of {name}; available: {available!r}.")
+        if not pd.api.types.is_numeric_dtype(table[m]):
+            raise TypeError(f"column {m!r} of {name} must be numeric, got dtype {table[m].dtype}.")
+    return metrics
+
+
+def _column(table, metric, name="per_query"):
+    """Float values of a metric column (``pd.NA`` becomes NaN), checked finite-or-NaN."""
+    return _float_values(table[metric], f"{name}[{metric!r}]")
+
+
+def _common_keys(tables, baseline, on_mismatch):
+    """Query keys shared by all systems (baseline order); raise on a mismatch unless asked."""
+    base = tables[baseline].index
+    problems = []
+    common = base
+    for system, df in tables.items():
+        if system == baseline:
+            continue
+        if df.index.nlevels != base.nlevels:
+            raise ValueError(
+                f"Systems {baseline!r} and {system!r} have different query keys: one table has a "
+                "fold column (cross-validation) and the other does not; compare like with like."
+            )
+        if df.index.equals(base):
+            continue
+        extra = len(df.index.difference(base))
+        missing = len(base.difference(df.index))
+        if extra or missing:
+            problems.append(
+                f"{system!r} has {extra} quer{'y' if extra == 1 else 'ies'} not in {baseline!r} "
+                f"and lacks {missing} of its {len(base)}"
+            )
+        common = common[common.isin(df.index)]
+    if problems and on_mismatch == "error":
+        raise ValueError(
+            "Systems were evaluated on different query sets: "
+            + "; ".join(problems)
+            + ". Evaluate them on the same queries, or pass on_mismatch='intersect' to compare "
+            "on the queries they share."
+        )
+    if len(common) == 0:
+        raise ValueError(
+            "The systems share no query key; check that qid (and fold) use the same ids."
+        )
+    return common
+
+
+def compare_systems(
+    per_query,
+    *,
+    baseline,
+    metrics=None,
+    test="permutation",
+    correction="holm",
+    n_resamples=10000,
+    n_bootstrap=1000,
+    confidence_level=0.95,
+    on_mismatch="error",
+    random_state=None,
+):
+    """Compare several systems with a baseline on the same queries, in one tidy table.
+
+    Parameters
+    ----------
+    per_query : mapping of str to DataFrame
+        System name -> its per-query table: the ``per_query`` of ``evaluate`` (indexed by
+        ``qid``) or the per-query table of ``cross_validate_ranking`` (``fold`` and ``qid``
+        columns). Queries are paired on their key, ``(fold, qid)`` or ``qid``.
+    baseline : str
+        Name of the reference system (a key of ``per_query``).
+    metrics : str or list of str, optional
+        Metric columns to compare. Default: the baseline's numeric columns other than
+        ``n_docs``, ``n_pos``, ``n_neg``, ``fold``, ``qid``; every system must have them.
+    test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
+        Paired test of each system against the baseline (see :func:`paired_test`), two-sided.
+    correction : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+        Multiple-comparison correction, applied across all (system, metric) comparisons
+        together (see :func:`adjust_pvalues`).
+    n_resamples : int, default=10000
+        Sign flips of the Monte-Carlo permutation test.
+    n_bootstrap : int, default=1000
+        Resamples of the percentile bootstrap interval of each system's mean.
+    confidence_level : float, default=0.95
+        Coverage of the intervals.
+    on_mismatch : {"error", "intersect"}, default="error"
+        What to do when the systems' query keys differ: raise a ``ValueError`` naming the
+        systems and the counts, or keep only the queries every system has.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed; each (metric, system) gets its own stream from ``SeedSequence.spawn``, so the
+        table is identical for the same int.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (metric, system), metric by metric, the baseline first, with columns:
+
+        - ``mean``, ``ci_low``, ``ci_high``: the system's macro mean over its defined queries
+          and its bootstrap percentile interval (NaN with fewer than 2 queries).
+        - ``diff``: mean of the per-query differences system - baseline over queries where
+          both are defined (the permutation test's statistic).
+        - ``pvalue`` (raw, two-sided) and ``pvalue_corrected``.
+        - ``effect_size``: the methodology's pooled Cohen's d of system vs baseline over the
+          same pairs (:func:`cohens_d`); ``magnitude``: its label (:func:`effect_size_label`).
+        - ``wins``, ``ties``, ``losses``: queries where the system is above, equal to and below
+          the baseline.
+
+        The baseline's own row has ``diff=0.0``, NaN ``pvalue``, ``pvalue_corrected`` and
+        ``effect_size``, ``magnitude=""``, and ``wins=0, ties=n, losses=0`` where ``n`` is the
+        number of queries where the baseline is defined.
+
+    Warns
+    -----
+    RuntimeWarning
+        Once, listing the (metric, system) pairs with fewer than 2 usable queries (their
+        interval, p-value and effect size are NaN).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> qid = pd.Index(range(30), name="qid")
+    >>> base = rng.uniform(0.2, 0.8, 30)
+    >>> tables = {
+    ...     "Random": pd.DataFrame({"ndcg@10": base}, index=qid),
+    ...     "LambdaMART": pd.DataFrame({"ndcg@10": base + 0.1}, index=qid),
+    ... }
+    >>> table = compare_systems(tables, baseline="Random", n_resamples=999, random_state=0)
+    >>> table[["system", "diff", "pvalue", "magnitude", "wins"]].round(3)
+           system  diff  pvalue magnitude  wins
+    0      Random   0.0     NaN               0
+    1  LambdaMART   0.1   0.002     large    30
+    """
+    if not isinstance(per_query, Mapping):
+        raise TypeError(
+            "per_query must be a mapping of system name -> per-query DataFrame, "
+            f"got {type(per_query).__name__}."
+        )
+    if not per_query:
+        raise ValueError("per_query is empty; pass at least the baseline's per-query table.")
+    if baseline not in per_query:
+        raise unknown_name_error("system", baseline, map(str, per_query), param="baseline")
+    test = _check_test(test)
+    if not isinstance(correction, str) or correction not in _CORRECTIONS:
+        raise unknown_name_error("correction", correction, _CORRECTIONS, param="correction")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    on_mismatch = check_choice(on_mismatch, "on_mismatch", _MISMATCH)
+    seeds = _seed_sequence(random_state)
+
+    tables = {s: _keyed_table(df, f"per_query[{s!r}]") for s, df in per_query.items()}
+    metrics = _metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
+    for system, df in tables.items():
+        _metric_columns(df, metrics, f"per_query[{system!r}]")
+    common = _common_keys(tables, baseline, on_mismatch)
+    systems = [baseline] + [s for s in tables if s != baseline]
+
+    rows, too_few = [], []
+    children = iter(seeds.spawn(len(metrics) * len(systems)))
+    for metric in metrics:
+        values = {s: _column(tables[s].reindex(common), metric) for s in systems}
+        base = values[baseline]
+        for system in systems:
+            ci_seed, test_seed = next(children).spawn(2)
+            x = values[system]
+            defined = x[~np.isnan(x)]
+            mean = float(defined.mean()) if defined.size else float("nan")
+            rng = np.random.default_rng(ci_seed)
+            low, high = _ci(defined, None, n_bootstrap, confidence_level, "percentile", rng)
+            row = {"metric": metric, "system": system, "mean": mean, "ci_low": low, "ci_high": high}
+            if system == baseline:
+                if defined.size < 2:
+                    too_few.append((metric, system))
+                rows.append({**row, "diff": 0.0, "magnitude": "", "ties": int(defined.size)})
+                continue
+            res = _paired(x, base, test, "two-sided", n_resamples, np.random.default_rng(test_seed))
+            keep = ~(np.isnan(x) | np.isnan(base))
+            d = _cohens_d(x[keep], base[keep], paired=False)
+            if res.n < 2:
+                too_few.append((metric, system))
+            rows.append(
+                {
+                    **row,
+                    "diff": res.mean_difference,
+                    "pvalue": res.pvalue,
+                    "effect_size": d,
+                    "magnitude": effect_size_label(d),
+                    "wins": res.wins,
+                    "ties": res.ties,
+                    "losses": res.losses,
+                }
+            )
+    if too_few:
+        listed = ", ".join(f"({m!r}, {s!r})" for m, s in too_few)
+        _warn(
+            f"Fewer than 2 usable queries for {listed}: their interval, p-value and effect size "
+            "are NaN."
+        )
+    table = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    # The baseline's rows: no test, no effect; it ties with itself on its defined queries.
+    table = table.fillna({"wins": 0, "losses": 0})
+    compared = (table["system"] != baseline).to_numpy()
+    table.loc[compared, "pvalue_corrected"] = adjust_pvalues(
+        table.loc[compared, "pvalue"].to_numpy(), method=correction
+    )
+    return table.astype({"wins": np.int64, "ties": np.int64, "losses": np.int64})
