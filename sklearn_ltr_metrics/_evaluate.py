@@ -349,7 +349,6 @@ def _evaluate_arrays(
         err_max_grade=float(err_max_grade),
     )
     kernel_options = {"beta": float(beta), "ap_denominator": options["ap_denominator"]}
-    has_gain = None
     columns, cutoff_parts = {}, {}
     for spec in specs:
         metric = spec.metric
@@ -373,11 +372,7 @@ def _evaluate_arrays(
         if metric.undefined == "n_pos":
             undefined = n_pos == 0
         elif metric.undefined == "ideal":
-            if has_gain is None:
-                has_gain = (
-                    np.bincount(ideal_qcode, weights=gains(ideal_labels) > 0, minlength=n_q) > 0
-                )
-            undefined = ~has_gain
+            undefined = ~ctx.has_positive_gain
         else:
             undefined = None
         if undefined is not None and undefined.any():

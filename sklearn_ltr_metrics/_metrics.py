@@ -24,6 +24,10 @@ from ._validation import unknown_name_error
 __all__ = ["METRICS", "RankedLists", "metric_names"]
 
 
+#: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
+MAX_LEVEL_TABLE = 20_000_000
+
+
 def segment_cumsum(values, starts):
     """Inclusive cumulative sums that restart at every index in ``starts``.
 
@@ -227,36 +231,64 @@ class RankedLists:
         return self.prefix(_err_terms(self))
 
     # -- ideal DCG ---------------------------------------------------------------------
+    @cached_property
+    def _ideal_levels(self):
+        """Distinct judged labels with a positive gain, and each label's level code.
+
+        Returns ``(level_gains, label_level, keep)``: gains in descending order, the level of
+        every kept judged label, and the mask of judged labels with a positive gain. Small
+        integer labels (the usual 0..4) are counted with ``bincount`` instead of sorted.
+        """
+        labels = self.ideal_labels
+        top = labels.max() if labels.size else 0.0
+        if 0 <= top <= 65535 and np.array_equal(labels, np.floor(labels)):
+            as_int = labels.astype(np.int64)
+            present = np.flatnonzero(np.bincount(as_int))
+            level_gain = self.gains(present.astype(np.float64))
+            by_gain = np.argsort(-level_gain, kind="stable")
+            positive = by_gain[level_gain[by_gain] > 0]
+            lookup = np.full(int(top) + 1, -1, dtype=np.int64)
+            lookup[present[positive]] = np.arange(positive.size)
+            level = lookup[as_int]
+            keep = level >= 0
+            return level_gain[positive], level[keep], keep
+        gains = self.gains(labels)
+        keep = gains > 0
+        levels, level = np.unique(-gains[keep], return_inverse=True)
+        return -levels, level.ravel(), keep
+
+    @cached_property
+    def has_positive_gain(self):
+        """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
+        _, _, keep = self._ideal_levels
+        return np.bincount(self.ideal_qcode[keep], minlength=self.n_queries) > 0
+
     def ideal_dcg(self, pair_query, pair_k):
         """DCG of the best ordering of each query's judged labels, cut at ``pair_k``."""
-        gains = self.gains(self.ideal_labels)
-        keep = gains > 0
-        qcode, gains = self.ideal_qcode[keep], gains[keep]
-        counts_total = np.bincount(qcode, minlength=self.n_queries)
-        longest = int(counts_total.max()) if counts_total.size else 0
-        disc_cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, longest + 2)))))
-        levels, level_code = np.unique(-gains, return_inverse=True)  # descending gains
-        n_levels = levels.size
+        level_gain, level, keep = self._ideal_levels
+        qcode = self.ideal_qcode[keep]
+        n_levels = level_gain.size
         if n_levels == 0:
             return np.zeros(pair_query.size)
-        if self.n_queries * n_levels <= 20_000_000:
+        counts_total = np.bincount(qcode, minlength=self.n_queries)
+        longest = int(counts_total.max())
+        disc_cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, longest + 2)))))
+        if self.n_queries * n_levels <= MAX_LEVEL_TABLE:
             counts = np.bincount(
-                qcode * n_levels + level_code, minlength=self.n_queries * n_levels
+                qcode * n_levels + level, minlength=self.n_queries * n_levels
             ).reshape(self.n_queries, n_levels)
             upper = np.cumsum(counts, axis=1)[pair_query]
             lower = upper - counts[pair_query]
             kcap = np.minimum(pair_k, longest)[:, None]
             hi = np.minimum(upper, kcap).astype(np.int64)
             lo = np.minimum(lower, kcap).astype(np.int64)
-            return ((disc_cum[hi] - disc_cum[lo]) * (-levels)[None, :]).sum(axis=1)
+            return ((disc_cum[hi] - disc_cum[lo]) * level_gain[None, :]).sum(axis=1)
         # Many distinct gains (continuous labels): sort each query's gains instead.
+        gains = level_gain[level]
         order = np.lexsort((-gains, qcode))
         starts = np.concatenate(([0], np.cumsum(counts_total)))[:-1]
-        nonempty = counts_total > 0
         pos = np.arange(gains.size) - np.repeat(starts, counts_total)
-        cum = np.zeros(gains.size)
-        cum_sorted = segment_cumsum(gains[order] / np.log2(pos + 2.0), starts[nonempty])
-        cum[:] = cum_sorted
+        cum = segment_cumsum(gains[order] / np.log2(pos + 2.0), starts[counts_total > 0])
         kk = np.minimum(pair_k, counts_total[pair_query]).astype(np.int64)
         out = np.zeros(pair_query.size)
         has = kk > 0

@@ -379,3 +379,21 @@ def test_lightgbm_preset_ap_denominator_and_empty_one():
         [1, 0], [1, 2], qid=[1, 1], metrics=["ndcg@1"], conventions="lightgbm", gain="linear"
     )
     assert overridden.conventions["gain"] == "linear"
+
+
+def test_ideal_dcg_continuous_labels_take_the_sorting_path(monkeypatch):
+    from sklearn_ltr_metrics import _metrics
+
+    rng = np.random.default_rng(5)
+    labels = rng.random(200) * 3  # continuous grades: many distinct gains
+    scores = rng.random(200)
+    qid = rng.integers(0, 8, 200)
+    specs = ["ndcg@5", "ndcg"]
+    table = evaluate(labels, scores, qid=qid, metrics=specs).per_query
+    monkeypatch.setattr(_metrics, "MAX_LEVEL_TABLE", 0)
+    sorted_path = evaluate(labels, scores, qid=qid, metrics=specs).per_query
+    pd.testing.assert_frame_equal(table, sorted_path, check_exact=False, rtol=1e-12)
+    for q in range(8):
+        mask = qid == q
+        ranked = labels[mask][np.argsort(-scores[mask])]
+        assert table.loc[q, "ndcg@5"] == pytest.approx(metric_value("ndcg", ranked, 5))
