@@ -28,7 +28,7 @@ __all__ = ["METRICS", "RankedLists", "metric_names"]
 MAX_LEVEL_TABLE = 20_000_000
 
 
-def segment_cumsum(values, starts):
+def segment_cumsum(values, starts, *, overwrite=False):
     """Inclusive cumulative sums that restart at every index in ``starts``.
 
     ``starts`` are the first rows of non-empty segments, increasing, starting with 0. Integer
@@ -36,7 +36,9 @@ def segment_cumsum(values, starts):
     is relative to each segment's own total, not to the running total of all rows.
     """
     integer = values.dtype.kind in "iub"
-    adjusted = np.array(values, dtype=np.int64 if integer else np.float64, copy=True)
+    dtype = np.int64 if integer else np.float64
+    owned = overwrite and values.dtype == dtype
+    adjusted = values if owned else np.array(values, dtype=dtype, copy=True)
     if starts.size > 1:
         totals = np.add.reduceat(adjusted, starts)
         adjusted[starts[1:]] -= totals[:-1]
@@ -135,10 +137,13 @@ class RankedLists:
 
     @cached_property
     def discount(self):
-        return 1.0 / np.log2(self.position + 2.0)
+        longest = int(self.sizes.max()) if self.sizes.size else 0
+        table = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
+        return table[self.position]
 
-    def prefix(self, term):
-        return segment_cumsum(term, self.starts)
+    def prefix(self, term, *, overwrite=True):
+        """Per-query running sums of ``term`` (which the caller hands over to be overwritten)."""
+        return segment_cumsum(term, self.starts, overwrite=overwrite)
 
     def at(self, cumulative, pair_query, kk):
         """Prefix value of each pair at its (clipped) cut-off ``kk`` (>= 1)."""
@@ -146,14 +151,10 @@ class RankedLists:
 
     # -- per-row terms -----------------------------------------------------------------
     @cached_property
-    def expected_relevant(self):
-        if not self.average_ties:
-            return self.relevant.astype(np.int64)
-        return self.block_mean(self.relevant)
-
-    @cached_property
     def cum_hits(self):
-        return self.prefix(self.expected_relevant)
+        if not self.average_ties:
+            return self.prefix(self.relevant.astype(np.int64))
+        return self.prefix(self.block_mean(self.relevant))
 
     @cached_property
     def row_gain(self):
@@ -165,7 +166,7 @@ class RankedLists:
 
     @cached_property
     def cum_cg(self):
-        return self.prefix(self.block_mean(self.row_gain))
+        return self.prefix(self.block_mean(self.row_gain), overwrite=self.average_ties)
 
     @cached_property
     def _block_relevant(self):
@@ -192,7 +193,10 @@ class RankedLists:
         rank = self.position + 1.0
         if not self.average_ties:
             # A relevant row adds precision at its rank: (hits up to and including it) / rank.
-            return self.prefix(np.where(self.relevant, self.cum_hits / rank, 0.0))
+            term = np.zeros(self.labels.size)
+            rows = np.flatnonzero(self.relevant)
+            term[rows] = self.cum_hits[rows] / rank[rows]
+            return self.prefix(term)
         r_b, h_b, n_b, s_b = self._block_relevant
         numerator = (h_b + 1).astype(np.float64)
         tied = n_b > 1
@@ -215,8 +219,17 @@ class RankedLists:
         return prob
 
     @cached_property
+    def first_relevant_rank(self):
+        """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
+        rows = np.flatnonzero(self.relevant)
+        rank = np.full(self.n_queries, np.inf)
+        # Assigning in reverse order leaves each query's first relevant row in place.
+        rank[self.row_query[rows[::-1]]] = self.position[rows[::-1]] + 1.0
+        return rank
+
+    @cached_property
     def cum_hit_rate(self):
-        return self.prefix(self._first_relevant_law)
+        return self.prefix(self._first_relevant_law, overwrite=False)
 
     @cached_property
     def cum_rr(self):
@@ -232,51 +245,53 @@ class RankedLists:
 
     # -- ideal DCG ---------------------------------------------------------------------
     @cached_property
-    def _ideal_levels(self):
-        """Distinct judged labels with a positive gain, and each label's level code.
+    def _ideal_table(self):
+        """Gains of the distinct judged labels with a positive gain (descending) and, per query,
+        how many judged labels sit at each of them: ``(level_gain, counts)``.
 
-        Returns ``(level_gains, label_level, keep)``: gains in descending order, the level of
-        every kept judged label, and the mask of judged labels with a positive gain. Small
-        integer labels (the usual 0..4) are counted with ``bincount`` instead of sorted.
+        Small integer grades (the usual 0..4) are counted with one ``bincount``; other labels
+        are ranked with ``np.unique``. ``counts`` is None when the table would be too large
+        (continuous labels over many queries): ``ideal_dcg`` then sorts instead.
         """
-        labels = self.ideal_labels
-        top = labels.max() if labels.size else 0.0
-        if 0 <= top <= 65535 and np.array_equal(labels, np.floor(labels)):
-            as_int = labels.astype(np.int64)
-            present = np.flatnonzero(np.bincount(as_int))
-            level_gain = self.gains(present.astype(np.float64))
-            by_gain = np.argsort(-level_gain, kind="stable")
-            positive = by_gain[level_gain[by_gain] > 0]
-            lookup = np.full(int(top) + 1, -1, dtype=np.int64)
-            lookup[present[positive]] = np.arange(positive.size)
-            level = lookup[as_int]
-            keep = level >= 0
-            return level_gain[positive], level[keep], keep
+        labels, qcode, n_q = self.ideal_labels, self.ideal_qcode, self.n_queries
+        top = float(labels.max()) if labels.size else 0.0
+        as_int = labels.astype(np.int64) if 0 <= top <= 65535 else None
+        if (
+            as_int is not None
+            and n_q * (top + 1) <= MAX_LEVEL_TABLE
+            and np.array_equal(as_int, labels)
+        ):
+            width = int(top) + 1
+            counts = np.bincount(qcode * width + as_int, minlength=n_q * width).reshape(n_q, width)
+            level_gain = self.gains(np.arange(width, dtype=np.float64))
+            columns = np.argsort(-level_gain, kind="stable")
+            columns = columns[(level_gain[columns] > 0) & (counts[:, columns].any(axis=0))]
+            return level_gain[columns], counts[:, columns]
         gains = self.gains(labels)
         keep = gains > 0
         levels, level = np.unique(-gains[keep], return_inverse=True)
-        return -levels, level.ravel(), keep
+        if n_q * levels.size > MAX_LEVEL_TABLE:
+            return -levels, None
+        counts = np.bincount(qcode[keep] * levels.size + level.ravel(), minlength=n_q * levels.size)
+        return -levels, counts.reshape(n_q, levels.size)
 
     @cached_property
     def has_positive_gain(self):
         """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
-        _, _, keep = self._ideal_levels
+        _, counts = self._ideal_table
+        if counts is not None:
+            return counts.any(axis=1)
+        keep = self.gains(self.ideal_labels) > 0
         return np.bincount(self.ideal_qcode[keep], minlength=self.n_queries) > 0
 
     def ideal_dcg(self, pair_query, pair_k):
         """DCG of the best ordering of each query's judged labels, cut at ``pair_k``."""
-        level_gain, level, keep = self._ideal_levels
-        qcode = self.ideal_qcode[keep]
-        n_levels = level_gain.size
-        if n_levels == 0:
+        level_gain, counts = self._ideal_table
+        if level_gain.size == 0:
             return np.zeros(pair_query.size)
-        counts_total = np.bincount(qcode, minlength=self.n_queries)
-        longest = int(counts_total.max())
-        disc_cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, longest + 2)))))
-        if self.n_queries * n_levels <= MAX_LEVEL_TABLE:
-            counts = np.bincount(
-                qcode * n_levels + level, minlength=self.n_queries * n_levels
-            ).reshape(self.n_queries, n_levels)
+        if counts is not None:
+            longest = int(counts.sum(axis=1).max())
+            disc_cum = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, longest + 2)))))
             upper = np.cumsum(counts, axis=1)[pair_query]
             lower = upper - counts[pair_query]
             kcap = np.minimum(pair_k, longest)[:, None]
@@ -284,7 +299,10 @@ class RankedLists:
             lo = np.minimum(lower, kcap).astype(np.int64)
             return ((disc_cum[hi] - disc_cum[lo]) * level_gain[None, :]).sum(axis=1)
         # Many distinct gains (continuous labels): sort each query's gains instead.
-        gains = level_gain[level]
+        gains = self.gains(self.ideal_labels)
+        keep = gains > 0
+        gains, qcode = gains[keep], self.ideal_qcode[keep]
+        counts_total = np.bincount(qcode, minlength=self.n_queries)
         order = np.lexsort((-gains, qcode))
         starts = np.concatenate(([0], np.cumsum(counts_total)))[:-1]
         pos = np.arange(gains.size) - np.repeat(starts, counts_total)
@@ -453,10 +471,15 @@ def _fbeta(ctx, pq, pk, kk, k_eff, options):
 
 
 def _hit_rate(ctx, pq, pk, kk, k_eff, options):
+    if not ctx.average_ties:
+        return (ctx.first_relevant_rank[pq] <= kk).astype(np.float64)
     return ctx.at(ctx.cum_hit_rate, pq, kk)
 
 
 def _mrr(ctx, pq, pk, kk, k_eff, options):
+    if not ctx.average_ties:
+        first = ctx.first_relevant_rank[pq]
+        return np.where(first <= kk, 1.0 / first, 0.0)
     return ctx.at(ctx.cum_rr, pq, kk)
 
 
