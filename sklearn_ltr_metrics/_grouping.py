@@ -102,7 +102,7 @@ def _stable_sort_by_codes(codes, n_groups):
     return order[np.argsort(high, kind="stable")]
 
 
-def _size_buckets(sizes, growth=1.25):
+def size_buckets(sizes, growth=1.25):
     """Group query indices by padded width so padding wastes at most ``growth - 1``."""
     width = np.ceil(growth ** np.ceil(np.log(np.maximum(sizes, 1)) / np.log(growth))).astype(
         np.int64
@@ -151,7 +151,7 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
     neg = np.negative(y_score[grouped])
     out = np.empty(codes.size, dtype=np.intp)
     kind = "stable" if stable else "quicksort"
-    for width, queries in _size_buckets(sizes):
+    for width, queries in size_buckets(sizes):
         q_sizes = sizes[queries]
         if width == 1:
             rows = offsets[queries]

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import gammaln
 from scipy.stats import hypergeom
 
+from ._grouping import size_buckets
 from ._validation import unknown_name_error
 
 __all__ = ["METRICS", "RankedLists", "metric_names"]
@@ -141,9 +142,36 @@ class RankedLists:
         table = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
         return table[self.position]
 
+    @cached_property
+    def _layout(self):
+        """Size buckets of queries for per-query 2-D cumsums: ``(rows, mask, shape)`` each."""
+        layout = []
+        for width, queries in size_buckets(self.sizes):
+            mask = np.arange(width)[None, :] < self.sizes[queries][:, None]
+            rows = (self.starts[queries][:, None] + np.arange(width)[None, :])[mask]
+            layout.append((rows, mask, (queries.size, width)))
+        return layout
+
     def prefix(self, term, *, overwrite=True):
-        """Per-query running sums of ``term`` (which the caller hands over to be overwritten)."""
-        return segment_cumsum(term, self.starts, overwrite=overwrite)
+        """Per-query running sums of ``term`` (the caller may hand it over to be overwritten).
+
+        Integer terms use one exact global cumsum. Float terms are summed inside each query
+        only (a 2-D cumsum per size bucket of queries), so a query's values never depend on
+        which other queries are evaluated with it: the same bits in memory, per partition on
+        Dask, or for a subset of queries.
+        """
+        if term.dtype.kind in "iub":
+            return segment_cumsum(term, self.starts, overwrite=overwrite)
+        term = np.asarray(term, dtype=np.float64)
+        n_q = self.n_queries
+        if n_q and np.all(self.sizes == self.sizes[0]):
+            return np.cumsum(term.reshape(n_q, -1), axis=1).reshape(-1)
+        out = term if overwrite else np.empty_like(term)
+        for rows, mask, shape in self._layout:
+            block = np.zeros(shape)
+            block[mask] = term[rows]
+            out[rows] = np.cumsum(block, axis=1, out=block)[mask]
+        return out
 
     def at(self, cumulative, pair_query, kk):
         """Prefix value of each pair at its (clipped) cut-off ``kk`` (>= 1)."""
@@ -322,7 +350,7 @@ def _err_terms(ctx):
     """Per-row expected ERR contribution (exact under tie averaging, TIES.md)."""
     stop = _err_stop_probability(ctx.labels, ctx.err_max_grade)
     log_keep = np.log1p(-stop)
-    survive_before = np.exp(segment_cumsum(log_keep, ctx.starts) - log_keep)
+    survive_before = np.exp(ctx.prefix(log_keep, overwrite=False) - log_keep)
     rank = ctx.position + 1.0
     if not ctx.average_ties:
         return stop * survive_before / rank

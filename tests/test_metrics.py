@@ -397,3 +397,19 @@ def test_ideal_dcg_continuous_labels_take_the_sorting_path(monkeypatch):
         mask = qid == q
         ranked = labels[mask][np.argsort(-scores[mask])]
         assert table.loc[q, "ndcg@5"] == pytest.approx(metric_value("ndcg", ranked, 5))
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_query_values_do_not_depend_on_other_queries(ties):
+    """Bit-identical per-query values whether a query is evaluated alone or with others
+    (what makes per-partition Dask evaluation equal to the in-memory table)."""
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 60, 40)
+    qid = np.repeat(np.arange(40), sizes)
+    labels = rng.integers(0, 4, qid.size).astype(float)
+    scores = np.round(rng.normal(size=qid.size), 1)
+    specs = ["ndcg@10", "map", "mrr", "err@5", "recall@adaptive", "dcg", "average_precision@7"]
+    full = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties).per_query
+    subset = qid % 3 == 1
+    part = evaluate(labels[subset], scores[subset], qid=qid[subset], metrics=specs, ties=ties)
+    pd.testing.assert_frame_equal(full.loc[part.per_query.index], part.per_query, check_exact=True)
