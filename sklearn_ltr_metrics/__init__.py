@@ -7,6 +7,7 @@ from ._aggregate import (
     difficulty_correlation,
     summarize,
 )
+from ._dask import evaluate_dask
 from ._datasets import BM25_FEATURE, make_ranking_data
 from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
 from ._io import (
@@ -67,6 +68,7 @@ __all__ = [
     "difficulty_correlation",
     "effect_size_label",
     "evaluate",
+    "evaluate_dask",
     "evaluate_run",
     "make_ranking_data",
     "make_ranking_scorer",
