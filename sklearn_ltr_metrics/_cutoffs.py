@@ -72,6 +72,9 @@ def parse_cutoff(k, *, source=""):
             return text
         if text.lstrip("+-").isdigit():
             return _check_int_k(int(text), source)
+        if "," in text and all(part.strip().lstrip("+-").isdigit() for part in text.split(",")):
+            # "5,10,20": the column name of a list cut-off reads back as that list.
+            return parse_cutoff([int(part) for part in text.split(",")], source=source)
         raise ValueError(
             f"k={k!r}{source} is not a valid cut-off; use an int >= 1, 'all', or one of "
             f"{', '.join(map(repr, STRATEGIES))}."

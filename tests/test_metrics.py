@@ -413,3 +413,11 @@ def test_query_values_do_not_depend_on_other_queries(ties):
     subset = qid % 3 == 1
     part = evaluate(labels[subset], scores[subset], qid=qid[subset], metrics=specs, ties=ties)
     pd.testing.assert_frame_equal(full.loc[part.per_query.index], part.per_query, check_exact=True)
+
+
+def test_list_cutoff_column_name_reads_back():
+    labels, scores, qid = [1, 0, 1, 0], [4, 3, 2, 1], ["a"] * 4
+    listed = evaluate(labels, scores, qid=qid, metrics=["recall"], k=[1, 3])
+    assert listed.metrics == ("recall@1,3",)
+    again = evaluate(labels, scores, qid=qid, metrics=list(listed.metrics))
+    pd.testing.assert_frame_equal(listed.per_query, again.per_query)
