@@ -29,7 +29,15 @@ from ._model_selection import (
     RankingRandomizedSearchCV,
     cross_validate_ranking,
 )
+from ._plotting import (
+    plot_difficulty,
+    plot_heatmap,
+    plot_precision_at_k,
+    plot_precision_recall,
+    plot_recall_at_k,
+)
 from ._rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
+from ._report import RankingReport, make_report
 from ._scorer import RankingScorer, make_ranking_scorer
 from ._stats import (
     PairedTestResult,
@@ -57,6 +65,7 @@ __all__ = [
     "RankingEvaluation",
     "RankingGridSearchCV",
     "RankingRandomizedSearchCV",
+    "RankingReport",
     "RankingScorer",
     "Summary",
     "adjust_pvalues",
@@ -72,9 +81,15 @@ __all__ = [
     "evaluate_run",
     "make_ranking_data",
     "make_ranking_scorer",
+    "make_report",
     "metric_names",
     "paired_test",
     "paired_test_names",
+    "plot_difficulty",
+    "plot_heatmap",
+    "plot_precision_at_k",
+    "plot_precision_recall",
+    "plot_recall_at_k",
     "read_letor",
     "read_query_stats",
     "read_table",

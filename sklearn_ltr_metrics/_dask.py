@@ -208,7 +208,7 @@ def evaluate_dask(
     >>> import dask.dataframe as dd
     >>> import pandas as pd
     >>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics._dask import evaluate_dask
+    >>> from sklearn_ltr_metrics import evaluate_dask
     >>> df = pd.DataFrame({
     ...     "qid": ["a", "b", "a", "b", "a", "b"],
     ...     "label": [1, 0, 0, 2, 0, 0],

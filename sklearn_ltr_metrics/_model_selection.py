@@ -238,8 +238,8 @@ def cross_validate_ranking(
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics._model_selection import cross_validate_ranking
-    >>> from sklearn_ltr_metrics._rankers import FeatureRanker
+    >>> from sklearn_ltr_metrics import cross_validate_ranking
+    >>> from sklearn_ltr_metrics import FeatureRanker
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2))
     >>> y = (X[:, 0] > 0.5).astype(int)
@@ -400,9 +400,9 @@ class RankingGridSearchCV(_QuerySearchMixin, GridSearchCV):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics._model_selection import RankingGridSearchCV
-    >>> from sklearn_ltr_metrics._rankers import FeatureRanker
-    >>> from sklearn_ltr_metrics._scorer import make_ranking_scorer
+    >>> from sklearn_ltr_metrics import RankingGridSearchCV
+    >>> from sklearn_ltr_metrics import FeatureRanker
+    >>> from sklearn_ltr_metrics import make_ranking_scorer
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2))
     >>> y = (X[:, 1] > 0.5).astype(int)
@@ -431,9 +431,9 @@ class RankingRandomizedSearchCV(_QuerySearchMixin, RandomizedSearchCV):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics._model_selection import RankingRandomizedSearchCV
-    >>> from sklearn_ltr_metrics._rankers import FeatureRanker
-    >>> from sklearn_ltr_metrics._scorer import make_ranking_scorer
+    >>> from sklearn_ltr_metrics import RankingRandomizedSearchCV
+    >>> from sklearn_ltr_metrics import FeatureRanker
+    >>> from sklearn_ltr_metrics import make_ranking_scorer
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3))
     >>> y = (X[:, 2] > 0.5).astype(int)

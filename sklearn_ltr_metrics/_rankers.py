@@ -355,7 +355,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics._rankers import LambdaMARTRanker
+    >>> from sklearn_ltr_metrics import LambdaMARTRanker
     >>> X = np.array([[0.0], [1.0], [2.0], [0.5], [1.5], [2.5]])
     >>> y = np.array([0, 1, 2, 0, 1, 2])
     >>> qid = np.array([1, 1, 1, 2, 2, 2])
@@ -615,7 +615,7 @@ class RandomRanker(_BaselineRanker):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics._rankers import RandomRanker
+    >>> from sklearn_ltr_metrics import RandomRanker
     >>> X = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0]])
     >>> ranker = RandomRanker(random_state=0).fit(X)
     >>> s = ranker.predict(X)
@@ -690,7 +690,7 @@ class OracleRanker(_BaselineRanker):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics._rankers import OracleRanker
+    >>> from sklearn_ltr_metrics import OracleRanker
     >>> X = np.zeros((3, 2))
     >>> OracleRanker().fit(X).predict(X, y=[2, 0, 1])
     array([2., 0., 1.])
@@ -773,7 +773,7 @@ class FeatureRanker(_BaselineRanker):
     Examples
     --------
     >>> import pandas as pd
-    >>> from sklearn_ltr_metrics._rankers import FeatureRanker
+    >>> from sklearn_ltr_metrics import FeatureRanker
     >>> X = pd.DataFrame({"bm25": [3.0, 1.0, 2.0], "pagerank": [0.1, 0.9, 0.5]})
     >>> FeatureRanker("bm25").fit(X).predict(X)
     array([3., 1., 2.])

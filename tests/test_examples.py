@@ -1,0 +1,43 @@
+"""Every script in examples/ runs to completion (each takes well under a minute)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run_example(name, *args, cwd=None):
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_evaluate_trec_files(datasets_dir, tmp_path):
+    out = run_example("evaluate_trec_files.py", cwd=tmp_path)  # paths do not depend on the cwd
+    assert "map            0.1785" in out  # trec_eval's 'map all' in out.test.aq
+    assert "ndcg@10        0.3016" in out  # trec_eval's 'ndcg_cut_10 all'
+
+
+@pytest.mark.slow
+def test_grid_search_lambdamart():
+    out = run_example("grid_search_lambdamart.py")
+    assert "best parameters: {" in out and "mean_test_ndcg@10" in out
+
+
+@pytest.mark.slow
+def test_cross_validation_report(tmp_path):
+    out = run_example("cross_validation_report.py", tmp_path / "cv_report")
+    assert "Comparison with the baseline 'BM25'" in out
+    summary = json.loads((tmp_path / "cv_report" / "summary.json").read_text())
+    macro = {(r["system"], r["metric"]): r["macro"] for r in summary["overall"]}
+    assert macro["LambdaMART", "ndcg@10"] > macro["BM25", "ndcg@10"] > macro["Random", "ndcg@10"]
