@@ -12,17 +12,12 @@ from ._datasets import BM25_FEATURE, make_ranking_data
 from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
 from ._io import (
     DataFormatError,
-    read_letor,
     read_query_stats,
     read_table,
-    read_trec_qrels,
-    read_trec_run,
-    write_letor,
     write_query_stats,
     write_table,
-    write_trec_qrels,
-    write_trec_run,
 )
+from ._letor import read_letor, write_letor
 from ._metrics import metric_names
 from ._model_selection import (
     RankingGridSearchCV,
@@ -49,6 +44,7 @@ from ._stats import (
     paired_test,
     paired_test_names,
 )
+from ._trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
 
 __version__ = "0.1.0"
 

@@ -157,7 +157,9 @@ def read_scores(path, n_rows, data_name):
 def _evaluator(args):
     """(name, evaluate(metrics, k) -> RankingEvaluation) for the input options given."""
     from ._evaluate import evaluate, evaluate_run
-    from ._io import read_letor, read_table, read_trec_qrels, read_trec_run
+    from ._io import read_table
+    from ._letor import read_letor
+    from ._trec import read_trec_qrels, read_trec_run
 
     if args.qrels or args.run:
         if not (args.qrels and args.run):
@@ -335,8 +337,8 @@ def _report_as(report, fmt, table):
 
 def _cmd_compare(args):
     from ._evaluate import evaluate_run
-    from ._io import read_trec_qrels, read_trec_run
     from ._report import make_report
+    from ._trec import read_trec_qrels, read_trec_run
 
     _check_output(args)
     if len(args.run) < 2:

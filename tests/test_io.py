@@ -6,7 +6,6 @@ import io
 import pickle
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,10 +13,9 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from sklearn_ltr_metrics import _io
-from sklearn_ltr_metrics._io import (
+from sklearn_ltr_metrics import (
     DataFormatError,
-    atomic_write_path,
+    _trec,
     read_letor,
     read_query_stats,
     read_table,
@@ -29,15 +27,12 @@ from sklearn_ltr_metrics._io import (
     write_trec_qrels,
     write_trec_run,
 )
-
-DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+from sklearn_ltr_metrics._io import atomic_write_path
 
 
 @pytest.fixture(scope="module")
-def datasets():
-    if not DATASETS.is_dir():
-        pytest.skip(f"shared fixtures not found at {DATASETS} (CI puts shared/ beside the repo)")
-    return DATASETS
+def datasets(datasets_dir):
+    return datasets_dir
 
 
 @pytest.fixture
@@ -81,7 +76,7 @@ def test_results_trunc_junk_columns_and_unsorted(trec):
 def test_fast_and_slow_parsers_agree(trec, monkeypatch):
     fast_run = read_trec_run(trec / "results.trunc")
     fast_qrels = read_trec_qrels(trec / "qrels.rel_level")
-    monkeypatch.setattr(_io, "_fast_trec_frame", lambda *args: None)
+    monkeypatch.setattr(_trec, "_fast_trec_frame", lambda *args: None)
     pd.testing.assert_frame_equal(read_trec_run(trec / "results.trunc"), fast_run)
     pd.testing.assert_frame_equal(read_trec_qrels(trec / "qrels.rel_level"), fast_qrels)
 
