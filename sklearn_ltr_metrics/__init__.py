@@ -7,6 +7,7 @@ from ._aggregate import (
     difficulty_correlation,
     summarize,
 )
+from ._compare import compare_systems
 from ._dask import evaluate_dask
 from ._datasets import BM25_FEATURE, make_ranking_data
 from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
@@ -39,7 +40,6 @@ from ._stats import (
     adjust_pvalues,
     bootstrap_ci,
     cohens_d,
-    compare_systems,
     effect_size_label,
     paired_test,
     paired_test_names,

@@ -16,15 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._stats import (
-    _ci,
-    _column,
-    _float_values,
-    _keyed_table,
-    _metric_columns,
-    _seed_sequence,
-    _warn,
-)
+from ._compare import _column, _keyed_table, _metric_columns
+from ._stats import _ci, _float_values, _seed_sequence, _warn
 from ._validation import check_positive_int, check_probability
 
 __all__ = [

@@ -39,8 +39,9 @@ import numpy as np
 import pandas as pd
 
 from ._aggregate import _check_strata, summarize
+from ._compare import compare_systems
 from ._io import atomic_write_path
-from ._stats import _seed_sequence, compare_systems
+from ._stats import _seed_sequence
 
 __all__ = ["REPORT_FILES", "RankingReport", "cutoff_curves", "make_report"]
 

@@ -9,10 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics import compare_systems, evaluate
 from sklearn_ltr_metrics._aggregate import summarize
 from sklearn_ltr_metrics._report import REPORT_FILES, RankingReport, cutoff_curves, make_report
-from sklearn_ltr_metrics._stats import compare_systems
 
 METRICS = ["ndcg@10", "recall@adaptive", "map"]
 HOSTILE = "<script>alert('x')</script>"

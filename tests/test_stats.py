@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sklearn_ltr_metrics._stats import (
-    COMPARISON_COLUMNS,
+from sklearn_ltr_metrics import (
     adjust_pvalues,
     bootstrap_ci,
     cohens_d,
@@ -21,6 +20,7 @@ from sklearn_ltr_metrics._stats import (
     paired_test,
     paired_test_names,
 )
+from sklearn_ltr_metrics._compare import COMPARISON_COLUMNS
 
 
 def _mean_diff(x, y, axis=-1):
