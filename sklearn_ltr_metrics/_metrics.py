@@ -25,6 +25,10 @@ from ._validation import unknown_name_error
 __all__ = ["METRICS", "RankedLists", "metric_names"]
 
 
+#: Kendall tau-b counts concordance label level by label level up to this many distinct
+#: labels in the evaluated rows; beyond it (continuous labels) it calls scipy per query.
+MAX_KENDALL_LEVELS = 64
+
 #: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
 MAX_LEVEL_TABLE = 20_000_000
 
@@ -404,15 +408,20 @@ def _rank_correlation(ctx, pair_query, kk, method):
     block_start_row = np.repeat(ctx.block_first_row, ctx.block_size)[rows]
     start_in_seg = block_start_row - np.repeat(ctx.starts[pair_query], count)
     bsize = np.repeat(ctx.block_size, ctx.block_size)[rows]
-    levels, lcode = np.unique(labels, return_inverse=True)
-    m = levels.size
-    n_pairs = pair_query.size
-    counts = np.bincount(seg * m + lcode, minlength=n_pairs * m).reshape(n_pairs, m)
+    n_pairs, n_rows = pair_query.size, rows.size
     c = count.astype(np.float64)
+    # Average label ranks inside each pair's rows: one sort by (pair, label).
+    order = np.lexsort((labels, seg))
+    sorted_labels, sorted_seg = labels[order], seg[order]
+    new = np.ones(n_rows, dtype=bool)
+    new[1:] = (sorted_labels[1:] != sorted_labels[:-1]) | (sorted_seg[1:] != sorted_seg[:-1])
+    tie_first = np.flatnonzero(new)
+    tie_size = np.diff(np.append(tie_first, n_rows))
+    position = np.arange(n_rows) - seg_start[sorted_seg]
+    label_rank = np.empty(n_rows)
+    label_rank[order] = np.repeat(position[tie_first] + (tie_size + 1) / 2.0, tie_size)
     if method == "spearman":
         score_rank = -(start_in_seg + (bsize - 1) / 2.0)
-        less = np.cumsum(counts, axis=1) - counts
-        label_rank = less[seg, lcode] + (counts[seg, lcode] + 1) / 2.0
         mx = np.bincount(seg, score_rank, n_pairs) / c
         my = np.bincount(seg, label_rank, n_pairs) / c
         dx, dy = score_rank - mx[seg], label_rank - my[seg]
@@ -421,6 +430,10 @@ def _rank_correlation(ctx, pair_query, kk, method):
         syy = np.bincount(seg, dy * dy, n_pairs)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
+    levels, lcode = np.unique(labels, return_inverse=True)
+    m = levels.size
+    if m > MAX_KENDALL_LEVELS:
+        return _kendall_per_pair(labels, -block_start_row.astype(np.float64), seg_start, count)
     # Kendall tau-b: S = sum over rows of (earlier-block rows with a higher label) - (lower).
     starts = seg_start[count > 0]
     s_total = np.zeros(rows.size)
@@ -434,10 +447,25 @@ def _rank_correlation(ctx, pair_query, kk, method):
     n0 = c * (c - 1) / 2.0
     is_first = start_in_seg == (np.arange(rows.size) - seg_start[seg])
     n1 = np.bincount(seg[is_first], (bsize * (bsize - 1) / 2.0)[is_first], n_pairs)
-    n2 = (counts * (counts - 1) / 2.0).sum(axis=1)
+    n2 = np.bincount(sorted_seg[tie_first], tie_size * (tie_size - 1) / 2.0, n_pairs)
     denom = np.sqrt((n0 - n1) * (n0 - n2))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, s / denom, np.nan)
+
+
+def _kendall_per_pair(labels, tie_key, seg_start, count):
+    """Kendall tau-b per pair with scipy: the slow path for labels with many distinct values.
+
+    ``tie_key`` is a score proxy of each evaluated row (its tied block's first row, negated),
+    equal exactly where the scores tie.
+    """
+    from scipy.stats import kendalltau
+
+    out = np.full(count.size, np.nan)
+    for i, (start, n) in enumerate(zip(seg_start, count, strict=True)):
+        part = slice(start, start + n)
+        out[i] = kendalltau(tie_key[part], labels[part]).statistic
+    return out
 
 
 # -- the registry ----------------------------------------------------------------------

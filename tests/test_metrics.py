@@ -421,3 +421,19 @@ def test_list_cutoff_column_name_reads_back():
     assert listed.metrics == ("recall@1,3",)
     again = evaluate(labels, scores, qid=qid, metrics=list(listed.metrics))
     pd.testing.assert_frame_equal(listed.per_query, again.per_query)
+
+
+def test_rank_correlations_with_continuous_labels_match_scipy():
+    """Many distinct labels take the sort-based Spearman path and scipy's Kendall per query."""
+    rng = np.random.default_rng(8)
+    labels = np.round(rng.random(300) * 4, 3)  # ~300 distinct grades
+    scores = rng.integers(0, 12, 300).astype(float)  # ties in the scores
+    qid = np.repeat(np.arange(10), 30)
+    ev = evaluate(labels, scores, qid=qid, metrics=["kendall_tau", "spearman@7"])
+    for q in range(10):
+        s, y = scores[qid == q], labels[qid == q]
+        assert ev.per_query.loc[q, "kendall_tau"] == pytest.approx(stats.kendalltau(s, y).statistic)
+        top = s >= np.sort(s)[::-1][6]
+        assert ev.per_query.loc[q, "spearman@7"] == pytest.approx(
+            stats.spearmanr(s[top], y[top]).statistic
+        )
