@@ -18,6 +18,7 @@ from ._io import (
     write_query_stats,
     write_table,
 )
+from ._lambdamart import LambdaMARTRanker
 from ._letor import read_letor, write_letor
 from ._metrics import metric_names
 from ._model_selection import (
@@ -32,7 +33,7 @@ from ._plotting import (
     plot_precision_recall,
     plot_recall_at_k,
 )
-from ._rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
+from ._rankers import FeatureRanker, OracleRanker, RandomRanker
 from ._report import RankingReport, make_report
 from ._scorer import RankingScorer, make_ranking_scorer
 from ._stats import (

@@ -216,8 +216,9 @@ def _with_curves(evaluate_fn, metrics, k):
 def _cmd_demo(args):
     from ._datasets import BM25_FEATURE, make_ranking_data
     from ._evaluate import evaluate
+    from ._lambdamart import LambdaMARTRanker
     from ._model_selection import cross_validate_ranking
-    from ._rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
+    from ._rankers import FeatureRanker, OracleRanker, RandomRanker
     from ._report import make_report
     from ._scorer import predict_scores
 

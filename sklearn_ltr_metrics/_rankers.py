@@ -1,4 +1,4 @@
-"""Rankers: LambdaMART (LightGBM) and the baselines a ranking study compares it with.
+"""Rankers: the shared ranker interface and the baselines a ranking study compares with.
 
 All four are scikit-learn estimators that take per-row query ids ``qid`` in ``fit`` and
 ``score``, and whose ``predict(X)`` returns one score per row in the caller's row order
@@ -6,8 +6,7 @@ All four are scikit-learn estimators that take per-row query ids ``qid`` in ``fi
 default, so ``cross_validate(..., params={"qid": qid})`` works without ``set_fit_request``
 once ``sklearn.set_config(enable_metadata_routing=True)`` is on.
 
-- :class:`LambdaMARTRanker` wraps :class:`lightgbm.LGBMRanker` (imported lazily). LightGBM's
-  ``group`` sizes are made here and nowhere else.
+- :class:`LambdaMARTRanker` (in ``_lambdamart.py``) wraps :class:`lightgbm.LGBMRanker`.
 - :class:`RandomRanker` gives each row a uniform pseudo-random score that depends only on the
   row's feature values and the seed: the same row scores the same in any fold or row order.
 - :class:`OracleRanker` ranks by the true labels (the upper bound); it needs ``y`` at predict.
@@ -24,32 +23,21 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._grouping import factorize_qid
 from ._validation import (
     _short,
     check_1d,
-    check_choice,
     check_consistent_length,
     check_labels,
-    check_positive_int,
-    check_probability,
 )
 
-__all__ = ["FeatureRanker", "LambdaMARTRanker", "OracleRanker", "RandomRanker"]
+__all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
 
-#: LightGBM refuses queries with more rows than this (both ranking objectives, LightGBM 4.x:
-#: "Number of rows ... exceeds upper limit of 10000 for a query").
-LIGHTGBM_MAX_QUERY_SIZE = 10_000
-#: LightGBM's default ``label_gain`` has this many entries (labels 0..30).
-_LIGHTGBM_DEFAULT_GAIN_LEVELS = 31
-_OBJECTIVES = ("lambdarank", "rank_xendcg")
 _SPARSE_FORMATS = ("csr", "csc")
 _ROUTING_HINT = (
     "Inside cross_validate/GridSearchCV, turn on metadata routing "
     "(sklearn.set_config(enable_metadata_routing=True)) and pass params={'qid': qid}, or use "
     "make_ranking_scorer / cross_validate_ranking, which pass it for you."
 )
-
 
 # --------------------------------------------------------------------------------------------
 # private helpers
@@ -90,23 +78,6 @@ def _hash_to_unit(h):
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
-def _factorize_qid(qid, n_rows, *, owner):
-    """Return ``(codes, uniques)`` for per-row query ids, codes ordered by sorted query id.
-
-    Query ids may be of any hashable type and need not be sorted or contiguous.
-    """
-    if qid is None:
-        raise ValueError(
-            f"{owner} needs qid, one query id per row: ranking models and metrics work within "
-            "queries (LambdaMART learns from pairs of documents of the same query). Pass "
-            f"qid=... with {n_rows} entries. {_ROUTING_HINT}"
-        )
-    qid_arr = check_1d(qid, "qid")
-    check_consistent_length(X=np.empty(n_rows), qid=qid_arr)
-    codes, uniques = factorize_qid(qid_arr, "qid")
-    return codes, np.asarray(uniques)
-
-
 def _check_n_rows(values, n_rows, name):
     """Raise if ``values`` is not 1-D with ``n_rows`` entries (``None`` passes)."""
     if values is None:
@@ -114,105 +85,6 @@ def _check_n_rows(values, n_rows, name):
     arr = check_1d(values, name, allow_empty=True)
     check_consistent_length(X=np.empty(n_rows), **{name: arr})
     return arr
-
-
-def _check_sample_weight(sample_weight, n_rows):
-    """Return ``sample_weight`` as float64, finite, >= 0 and not all zero."""
-    w = check_1d(sample_weight, "sample_weight", dtype=np.float64)
-    check_consistent_length(X=np.empty(n_rows), sample_weight=w)
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError(
-            "sample_weight must be finite and >= 0; got NaN, infinite or negative weights."
-        )
-    if not (w > 0).any():
-        raise ValueError("sample_weight is zero for every row; give some rows positive weight.")
-    return w
-
-
-def _check_integer_labels(y):
-    """Return the largest label after checking LightGBM can use ``y`` (non-negative integers)."""
-    frac = y != np.floor(y)
-    if frac.any():
-        first = int(np.flatnonzero(frac)[0])
-        raise ValueError(
-            f"y has non-integer labels (first at row {first}: {y[first]!r}); LightGBM's ranking "
-            "objectives need integer relevance grades 0, 1, 2, ... Round or bin the labels "
-            "first, e.g. np.rint(y) or np.digitize(y, bins)."
-        )
-    return int(y.max())
-
-
-def _label_gain(label_gain, max_label):
-    """Return the ``label_gain`` list to pass to LightGBM, or ``None`` for its default."""
-    if label_gain is None:
-        if max_label < _LIGHTGBM_DEFAULT_GAIN_LEVELS:
-            return None
-        if max_label >= 1023:
-            raise ValueError(
-                f"y has labels up to {max_label}; the default gains 2**label - 1 overflow "
-                "beyond 1022. Pass label_gain=[...] with one gain per label, or rescale y."
-            )
-        return [float(2.0**i - 1.0) for i in range(max_label + 1)]
-    gains = check_1d(label_gain, "label_gain", dtype=np.float64)
-    if not np.isfinite(gains).all() or (gains < 0).any():
-        raise ValueError("label_gain must hold finite gains >= 0, one per label 0, 1, 2, ...")
-    if gains.shape[0] <= max_label:
-        raise ValueError(
-            f"label_gain has {gains.shape[0]} entries (labels 0..{gains.shape[0] - 1}) but y has "
-            f"labels up to {max_label}; give one gain per label 0..{max_label}."
-        )
-    return gains.tolist()
-
-
-def _check_eval_at(eval_at):
-    """Return ``eval_at`` as a tuple of positive ints."""
-    if isinstance(eval_at, numbers.Integral) and not isinstance(eval_at, bool):
-        eval_at = (eval_at,)
-    if isinstance(eval_at, (str, bytes)) or not hasattr(eval_at, "__iter__"):
-        raise TypeError(f"eval_at must be an int or a sequence of ints, got {_short(eval_at)}.")
-    values = tuple(check_positive_int(k, "eval_at") for k in eval_at)
-    if not values:
-        raise ValueError("eval_at is empty; give at least one cut-off, e.g. eval_at=(10,).")
-    return values
-
-
-def _hold_out_queries(n_queries, validation_fraction, random_state):
-    """Return a boolean mask of the queries held out for early stopping (at least one each)."""
-    fraction = check_probability(validation_fraction, "validation_fraction")
-    n_val = int(np.ceil(fraction * n_queries))
-    if n_queries < 2 or n_val >= n_queries:
-        raise ValueError(
-            "early stopping needs whole queries for both training and validation, but there "
-            f"are {n_queries} queries and validation_fraction={validation_fraction!r}; use more "
-            "queries, a smaller fraction, or early_stopping_rounds=None."
-        )
-    mask = np.zeros(n_queries, dtype=bool)
-    mask[check_random_state(random_state).permutation(n_queries)[:n_val]] = True
-    return mask
-
-
-def _for_lightgbm(X):
-    """Return ``X`` in a form LightGBM reads: sparse input as a CSR ``spmatrix``.
-
-    LightGBM does not know scipy's sparse *arrays* (``csr_array``), and warns when it converts
-    other sparse formats itself.
-    """
-    if sp.issparse(X):
-        return sp.csr_matrix(X)
-    return X
-
-
-def _eval_data_kwargs(lgb, X_val, y_val):
-    """Validation data for ``LGBMRanker.fit``: ``eval_X``/``eval_y`` where LightGBM has them.
-
-    LightGBM 4.7 deprecates ``eval_set`` in favour of ``eval_X`` and ``eval_y``; older 4.x
-    releases only know ``eval_set``.
-    """
-    import inspect
-
-    if "eval_X" in inspect.signature(lgb.LGBMRanker.fit).parameters:
-        return {"eval_X": (X_val,), "eval_y": (y_val,)}
-    return {"eval_set": [(X_val, y_val)]}
 
 
 class _RankerMixin:
@@ -257,316 +129,6 @@ class _RankerMixin:
         from ._evaluate import evaluate
 
         return float(evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).mean("ndcg@10"))
-
-
-# --------------------------------------------------------------------------------------------
-# LambdaMART
-# --------------------------------------------------------------------------------------------
-
-
-class LambdaMARTRanker(_RankerMixin, BaseEstimator):
-    """LambdaMART: gradient-boosted trees trained with LightGBM's ranking objectives.
-
-    A scikit-learn estimator around :class:`lightgbm.LGBMRanker` (composition; lightgbm is
-    imported only when fitting). It takes per-row query ids instead of LightGBM's group
-    sizes, accepts rows in any order, and returns scores in the caller's row order.
-
-    Parameters
-    ----------
-    n_estimators : int, default=100
-        Number of boosting rounds (trees).
-    learning_rate : float, default=0.1
-        Shrinkage of each tree.
-    num_leaves : int, default=31
-        Maximum leaves per tree.
-    max_depth : int, default=-1
-        Maximum tree depth; <= 0 means no limit.
-    min_child_samples : int, default=20
-        Minimum rows in a leaf.
-    subsample : float, default=1.0
-        Row fraction used per bagging round. As in LightGBM it only takes effect when
-        ``subsample_freq > 0``.
-    subsample_freq : int, default=0
-        Bag every this many rounds; 0 disables bagging.
-    colsample_bytree : float, default=1.0
-        Feature fraction per tree.
-    reg_alpha, reg_lambda : float, default=0.0
-        L1 and L2 regularisation of leaf values.
-    objective : {"lambdarank", "rank_xendcg"}, default="lambdarank"
-        LightGBM ranking objective.
-    label_gain : sequence of float, default=None
-        Gain of each label 0, 1, 2, ... used by the objective. ``None`` means ``2**label - 1``;
-        LightGBM's own default stops at label 30, here it is extended automatically to the
-        largest label in ``y`` (up to 1022).
-    eval_at : int or sequence of int, default=(10,)
-        NDCG cut-offs evaluated on the inner validation set; early stopping monitors the first.
-    lambdarank_truncation_level : int, default=None
-        LightGBM's ``lambdarank_truncation_level`` (LightGBM's default when ``None``).
-    early_stopping_rounds : int, default=None
-        If set, hold out ``validation_fraction`` of the queries (whole queries, chosen with
-        ``random_state``) and stop when NDCG@``eval_at[0]`` on them has not improved for this
-        many rounds. ``predict`` then uses the best iteration.
-    validation_fraction : float, default=0.1
-        Share of queries held out for early stopping; ignored without early stopping.
-    importance_type : {"split", "gain"}, default="split"
-        What ``feature_importances_`` counts.
-    n_jobs : int, default=None
-        LightGBM threads; ``None`` means 1. Training uses LightGBM's ``deterministic=True``
-        and ``force_row_wise=True``, so results do not depend on the thread count.
-    random_state : int, RandomState instance or None, default=None
-        Seed for LightGBM (bagging, feature sampling) and for the early-stopping split.
-        ``None`` uses LightGBM's fixed default seeds, and a fresh split for early stopping.
-    verbose : int, default=-1
-        LightGBM verbosity; -1 is silent.
-    lgbm_params : dict, default=None
-        Further keyword arguments for :class:`lightgbm.LGBMRanker` (e.g. ``{"sigmoid": 2.0}``).
-        They may not repeat a parameter listed above.
-
-    Attributes
-    ----------
-    model_ : lightgbm.LGBMRanker
-        The fitted LightGBM model.
-    booster_ : lightgbm.Booster
-        Its booster.
-    best_iteration_ : int or None
-        The best boosting round (1-based) found by early stopping; ``None`` without it.
-    n_iter_ : int
-        Number of trees ``predict`` uses.
-    feature_importances_ : ndarray of shape (n_features_in_,)
-        LightGBM's importances (``importance_type``).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Column names, when ``X`` was a DataFrame with string column names.
-
-    Notes
-    -----
-    - Rows are sorted internally by query id, and within a query by a hash of the row's
-      feature values (then label, weight and position), before LightGBM sees them. The
-      training data LightGBM gets is therefore the same whatever the input row order, so
-      shuffling the rows gives the same model. Queries need not be contiguous.
-    - Labels must be non-negative integers (``2.0`` is fine, ``2.5`` is not): LightGBM's
-      ranking objectives index a gain table by label.
-    - A query may hold at most 10000 rows (LightGBM's limit); larger queries raise a
-      ``ValueError`` naming the query. Split or pre-filter such candidate lists.
-    - ``sample_weight`` is per row: LightGBM multiplies each row's gradient and hessian by
-      its weight. To weight a query, give all its rows the same weight.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_ltr_metrics import LambdaMARTRanker
-    >>> X = np.array([[0.0], [1.0], [2.0], [0.5], [1.5], [2.5]])
-    >>> y = np.array([0, 1, 2, 0, 1, 2])
-    >>> qid = np.array([1, 1, 1, 2, 2, 2])
-    >>> model = LambdaMARTRanker(n_estimators=5, min_child_samples=1).fit(X, y, qid=qid)
-    >>> scores = model.predict(X)
-    >>> bool(scores[2] > scores[0] and scores[5] > scores[3])
-    True
-    """
-
-    def __init__(
-        self,
-        *,
-        n_estimators=100,
-        learning_rate=0.1,
-        num_leaves=31,
-        max_depth=-1,
-        min_child_samples=20,
-        subsample=1.0,
-        subsample_freq=0,
-        colsample_bytree=1.0,
-        reg_alpha=0.0,
-        reg_lambda=0.0,
-        objective="lambdarank",
-        label_gain=None,
-        eval_at=(10,),
-        lambdarank_truncation_level=None,
-        early_stopping_rounds=None,
-        validation_fraction=0.1,
-        importance_type="split",
-        n_jobs=None,
-        random_state=None,
-        verbose=-1,
-        lgbm_params=None,
-    ):
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.num_leaves = num_leaves
-        self.max_depth = max_depth
-        self.min_child_samples = min_child_samples
-        self.subsample = subsample
-        self.subsample_freq = subsample_freq
-        self.colsample_bytree = colsample_bytree
-        self.reg_alpha = reg_alpha
-        self.reg_lambda = reg_lambda
-        self.objective = objective
-        self.label_gain = label_gain
-        self.eval_at = eval_at
-        self.lambdarank_truncation_level = lambdarank_truncation_level
-        self.early_stopping_rounds = early_stopping_rounds
-        self.validation_fraction = validation_fraction
-        self.importance_type = importance_type
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.lgbm_params = lgbm_params
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        return tags
-
-    def _lgbm_kwargs(self, label_gain):
-        """Build the keyword arguments of ``lightgbm.LGBMRanker``."""
-        kwargs = {
-            "boosting_type": "gbdt",
-            "n_estimators": self.n_estimators,
-            "learning_rate": self.learning_rate,
-            "num_leaves": self.num_leaves,
-            "max_depth": self.max_depth,
-            "min_child_samples": self.min_child_samples,
-            "subsample": self.subsample,
-            "subsample_freq": self.subsample_freq,
-            "colsample_bytree": self.colsample_bytree,
-            "reg_alpha": self.reg_alpha,
-            "reg_lambda": self.reg_lambda,
-            "objective": check_choice(self.objective, "objective", _OBJECTIVES),
-            "importance_type": check_choice(
-                self.importance_type, "importance_type", ("split", "gain")
-            ),
-            "n_jobs": 1 if self.n_jobs is None else self.n_jobs,
-            "random_state": self.random_state,
-            "verbose": self.verbose,
-            "deterministic": True,
-            "force_row_wise": True,
-        }
-        if label_gain is not None:
-            kwargs["label_gain"] = label_gain
-        if self.lambdarank_truncation_level is not None:
-            kwargs["lambdarank_truncation_level"] = self.lambdarank_truncation_level
-        if self.lgbm_params is not None:
-            if not isinstance(self.lgbm_params, dict):
-                raise TypeError(
-                    f"lgbm_params must be a dict or None, got {_short(self.lgbm_params)}."
-                )
-            clash = sorted(set(self.lgbm_params) & (set(kwargs) | set(self.get_params())))
-            if clash:
-                raise ValueError(
-                    f"lgbm_params repeats {', '.join(map(repr, clash))}; set "
-                    "LambdaMARTRanker's own parameter instead."
-                )
-            kwargs.update(self.lgbm_params)
-        return kwargs
-
-    def fit(self, X, y, qid=None, sample_weight=None):
-        """Fit the model on rows ``X`` with relevance ``y`` grouped by ``qid``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-        y : array-like of shape (n_samples,)
-            Relevance grades, non-negative integers.
-        qid : array-like of shape (n_samples,)
-            Query id of each row (required; any hashable ids, rows in any order).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-row weights (see Notes of the class).
-
-        Returns
-        -------
-        self : LambdaMARTRanker
-        """
-        import lightgbm as lgb
-
-        X = validate_data(
-            self, X, accept_sparse=_SPARSE_FORMATS, dtype=[np.float64, np.float32], reset=True
-        )
-        n_rows = X.shape[0]
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None; "
-                "pass the relevance grades of the rows."
-            )
-        y = check_labels(y, "y")
-        check_consistent_length(X=np.empty(n_rows), y=y)
-        codes, uniques = _factorize_qid(qid, n_rows, owner=f"{type(self).__name__}.fit")
-        w = None if sample_weight is None else _check_sample_weight(sample_weight, n_rows)
-        max_label = _check_integer_labels(y)
-        kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, max_label))
-        eval_at = _check_eval_at(self.eval_at)
-
-        sizes = np.bincount(codes)
-        if sizes.max() > LIGHTGBM_MAX_QUERY_SIZE:
-            big = int(np.argmax(sizes))
-            big_id = uniques[big].item() if isinstance(uniques[big], np.generic) else uniques[big]
-            raise ValueError(
-                f"qid {big_id!r} has {int(sizes[big])} rows, but LightGBM's ranking "
-                f"objectives accept at most {LIGHTGBM_MAX_QUERY_SIZE} rows per query "
-                f"({int((sizes > LIGHTGBM_MAX_QUERY_SIZE).sum())} queries are larger). Keep "
-                "the top candidates of each query (e.g. by a first-stage score) or split them."
-            )
-
-        # Canonical row order: by query, then by a hash of the features (ties: label, weight,
-        # input position), so LightGBM's data is the same whatever the caller's row order.
-        keys = [np.arange(n_rows), y, _row_hashes(X, 0), codes]
-        if w is not None:
-            keys.insert(1, w)
-        order = np.lexsort(keys)
-        X, y, codes = _for_lightgbm(X[order]), y[order], codes[order]
-        w = None if w is None else w[order]
-
-        fit_kwargs = {}
-        callbacks = []
-        if self.early_stopping_rounds is not None:
-            rounds = check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
-            n_queries = sizes.shape[0]
-            val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
-            is_val = val_queries[codes]
-            val_w = None if w is None else [w[is_val]]
-            fit_kwargs = {
-                **_eval_data_kwargs(lgb, X[is_val], y[is_val]),
-                "eval_group": [np.bincount(codes[is_val], minlength=n_queries)[val_queries]],
-                "eval_sample_weight": val_w,
-                "eval_at": eval_at,
-            }
-            callbacks.append(lgb.early_stopping(rounds, first_metric_only=True, verbose=False))
-            keep = ~is_val
-            X, y, codes = X[keep], y[keep], codes[keep]
-            w = None if w is None else w[keep]
-            sizes = np.bincount(codes, minlength=n_queries)[~val_queries]
-            kwargs["metric"] = "ndcg"
-
-        model = lgb.LGBMRanker(**kwargs)
-        model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
-        self.model_ = model
-        self.booster_ = model.booster_
-        best = int(model.booster_.best_iteration)
-        self.best_iteration_ = best if self.early_stopping_rounds is not None and best > 0 else None
-        self.n_iter_ = self.best_iteration_ or int(model.booster_.current_iteration())
-        self.feature_importances_ = np.asarray(model.feature_importances_)
-        return self
-
-    def predict(self, X):
-        """Return one score per row of ``X``, in the given row order (higher ranks first).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Scores.
-        """
-        check_is_fitted(self, "booster_")
-        X = validate_data(
-            self, X, accept_sparse=_SPARSE_FORMATS, dtype=[np.float64, np.float32], reset=False
-        )
-        scores = self.booster_.predict(_for_lightgbm(X), num_iteration=self.n_iter_)
-        return np.asarray(scores, dtype=np.float64)
 
 
 # --------------------------------------------------------------------------------------------
