@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._io import DataFormatError
+from ._render import markdown_table, text_table
 
 __all__ = ["build_parser", "main"]
 
@@ -74,8 +75,6 @@ def _emit(text):
 
 def _frame_as(frame, fmt, *, digits=4):
     """A DataFrame of numbers in one of FORMATS (text and markdown rounded for reading)."""
-    from ._report import _markdown_table, _text_table
-
     if fmt == "csv":
         return frame.to_csv(index=False, lineterminator="\n")
     if fmt == "json":
@@ -87,7 +86,7 @@ def _frame_as(frame, fmt, *, digits=4):
         return str(value)
 
     shown = pd.DataFrame({c: [cell(v) for v in frame[c]] for c in frame.columns})
-    return _markdown_table(shown) if fmt == "markdown" else _text_table(shown)
+    return markdown_table(shown) if fmt == "markdown" else text_table(shown)
 
 
 def _split_list(text, what):
@@ -393,13 +392,9 @@ def _cmd_compare(args):
     if args.format in ("text", "markdown"):
         _, title, table = next(t for t in report.tables() if t[0] == "comparison")
         if args.format == "text":
-            from ._report import _text_table
-
-            _emit(f"{title}\n\n{_text_table(table)}")
+            _emit(f"{title}\n\n{text_table(table)}")
         else:
-            from ._report import _markdown_table
-
-            _emit(f"## {title}\n\n{_markdown_table(table)}")
+            _emit(f"## {title}\n\n{markdown_table(table)}")
     else:
         _emit(_report_as(report, args.format, "comparison"))
     _write_report(report, args)

@@ -41,6 +41,16 @@ import pandas as pd
 from ._aggregate import _check_strata, summarize
 from ._compare import compare_systems
 from ._io import atomic_write_path
+from ._render import (
+    CSS,
+    format_number,
+    format_pvalue,
+    html_table,
+    json_records,
+    markdown_table,
+    split_spec,
+    text_table,
+)
 from ._stats import _seed_sequence
 
 __all__ = ["REPORT_FILES", "RankingReport", "cutoff_curves", "make_report"]
@@ -183,98 +193,6 @@ def cutoff_curves(
 
 
 # --------------------------------------------------------------------------------------------
-# Formatting helpers (renderers only)
-# --------------------------------------------------------------------------------------------
-
-
-def _num(value, digits=4):
-    if value is None or (isinstance(value, float) and math.isnan(value)) or pd.isna(value):
-        return "n/a"
-    return f"{round(float(value), digits) + 0.0:.{digits}f}"  # + 0.0: no "-0.0000"
-
-
-def _pvalue(value):
-    if pd.isna(value):
-        return "n/a"
-    return "<0.0001" if value < 1e-4 else f"{value:.3g}"
-
-
-def _split_spec(spec):
-    name, _, k = spec.partition("@")
-    if k:
-        return name, k
-    return name, "n_pos" if name == "r_precision" else "all"
-
-
-def _records(frame):
-    """DataFrame -> list of JSON-ready dicts (NaN -> None, numpy scalars -> Python)."""
-    if frame is None:
-        return None
-    return json.loads(frame.to_json(orient="records", double_precision=15))
-
-
-def _text_table(frame):
-    widths = [max(len(str(c)), *(len(v) for v in frame[c])) for c in frame.columns]
-    numeric = [all(_looks_numeric(v) for v in frame[c]) for c in frame.columns]
-
-    def line(cells):
-        return "  ".join(
-            str(cell).rjust(w) if num else str(cell).ljust(w)
-            for cell, w, num in zip(cells, widths, numeric, strict=True)
-        ).rstrip()
-
-    out = [line(frame.columns), "  ".join("-" * w for w in widths)]
-    out += [line(row) for row in frame.itertuples(index=False)]
-    return "\n".join(out)
-
-
-def _looks_numeric(text):
-    return bool(re.fullmatch(r"[<>+-]?\d[\d.e+-]*|n/a", text))
-
-
-def _markdown_table(frame):
-    def cell(text):
-        return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-    header = "| " + " | ".join(cell(c) for c in frame.columns) + " |"
-    rule = (
-        "|"
-        + "|".join(
-            "---:" if all(_looks_numeric(v) for v in frame[c]) else "---" for c in frame.columns
-        )
-        + "|"
-    )
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join([header, rule, *body])
-
-
-def _html_table(frame):
-    esc = html.escape
-    head = "".join(f"<th>{esc(str(c))}</th>" for c in frame.columns)
-    body = []
-    for row in frame.itertuples(index=False):
-        cells = "".join(
-            f'<td class="num">{esc(v)}</td>' if _looks_numeric(v) else f"<td>{esc(v)}</td>"
-            for v in map(str, row)
-        )
-        body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;
-max-width:1150px;padding:0 1rem;color:#222;line-height:1.45}
-h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
-th,td{border:1px solid #ddd;padding:.25rem .55rem}th{background:#f3f5f7;text-align:left}
-tr:nth-child(even) td{background:#fafbfc}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.note{color:#555;font-size:.9rem}.warn{background:#fff4e5;border-left:4px solid #f0a020;
-padding:.4rem .8rem;margin:.3rem 0}figure{margin:1rem 0}img{max-width:100%;height:auto}
-figcaption{color:#555;font-size:.85rem}code{background:#f3f5f7;padding:0 .2rem}
-"""
-
-
-# --------------------------------------------------------------------------------------------
 # The report
 # --------------------------------------------------------------------------------------------
 
@@ -348,7 +266,7 @@ class RankingReport:
 
         rows = []
         for r in self.overall.itertuples(index=False):
-            name, k = _split_spec(r.metric)
+            name, k = split_spec(r.metric)
             row = {"system": r.system} if multi else {}
             row.update(
                 {
@@ -356,10 +274,10 @@ class RankingReport:
                     "K": k,
                     "queries": str(r.n_queries),
                     "skipped": str(r.n_skipped),
-                    "macro": _num(r.macro),
-                    "weighted": _num(r.weighted),
-                    f"{level} CI": f"[{_num(r.ci_low)}, {_num(r.ci_high)}]",
-                    "CV": _num(r.cv, 2),
+                    "macro": format_number(r.macro),
+                    "weighted": format_number(r.weighted),
+                    f"{level} CI": f"[{format_number(r.ci_low)}, {format_number(r.ci_high)}]",
+                    "CV": format_number(r.cv, 2),
                 }
             )
             rows.append(row)
@@ -392,7 +310,7 @@ class RankingReport:
                         "queries": str(int(size["n_queries"])),
                     }
                 )
-                row.update({m: _num(values[m]) for m in self.metrics})
+                row.update({m: format_number(values[m]) for m in self.metrics})
                 rows.append(row)
             out.append(
                 (
@@ -409,14 +327,16 @@ class RankingReport:
                     {
                         "metric": r.metric,
                         "system": r.system,
-                        "mean": _num(r.mean),
-                        f"{level} CI": f"[{_num(r.ci_low)}, {_num(r.ci_high)}]",
+                        "mean": format_number(r.mean),
+                        f"{level} CI": f"[{format_number(r.ci_low)}, {format_number(r.ci_high)}]",
                         "diff": "" if r.system == self.baseline else f"{r.diff:+.4f}",
-                        "p": "" if r.system == self.baseline else _pvalue(r.pvalue),
+                        "p": "" if r.system == self.baseline else format_pvalue(r.pvalue),
                         "p corrected": ""
                         if r.system == self.baseline
-                        else _pvalue(r.pvalue_corrected),
-                        "Cohen's d": "" if r.system == self.baseline else _num(r.effect_size, 2),
+                        else format_pvalue(r.pvalue_corrected),
+                        "Cohen's d": ""
+                        if r.system == self.baseline
+                        else format_number(r.effect_size, 2),
                         "effect": r.magnitude or "",
                         "W/T/L": "baseline"
                         if r.system == self.baseline
@@ -435,8 +355,8 @@ class RankingReport:
             row.update(
                 {
                     "metric": r.metric,
-                    "Spearman rho": _num(r.spearman_rho, 3),
-                    "p": _pvalue(r.pvalue),
+                    "Spearman rho": format_number(r.spearman_rho, 3),
+                    "p": format_pvalue(r.pvalue),
                     "queries": str(r.n),
                 }
             )
@@ -461,7 +381,7 @@ class RankingReport:
                         "qid": str(r.qid),
                         "n_pos": str(r.n_pos),
                         "n_neg": str(r.n_neg),
-                        r.metric: _num(r.value),
+                        r.metric: format_number(r.value),
                     }
                 )
                 rows.append(row)
@@ -506,7 +426,7 @@ class RankingReport:
         parts = [self.settings["title"], "=" * len(self.settings["title"]), *self._header_lines()]
         for _, title, table in self.tables():
             parts += ["", title, "-" * len(title)]
-            parts.append(_text_table(table) if not table.empty else "(none)")
+            parts.append(text_table(table) if not table.empty else "(none)")
         return "\n".join(parts) + "\n"
 
     def to_markdown(self):
@@ -522,7 +442,7 @@ class RankingReport:
             if key == "warnings":
                 parts += [f"- {line}" for line in self._warning_lines()] or ["None."]
             else:
-                parts.append(_markdown_table(table))
+                parts.append(markdown_table(table))
         return "\n".join(parts) + "\n"
 
     def to_dict(self):
@@ -541,14 +461,14 @@ class RankingReport:
             "baseline": self.baseline,
             "metrics": list(self.metrics),
             "settings": {k: v for k, v in self.settings.items() if k != "title"},
-            "overall": _records(self.overall),
-            "strata": _records(self.strata),
-            "stratum_sizes": _records(self.stratum_sizes),
-            "difficulty": _records(self.difficulty),
-            "warnings": _records(self.warnings),
-            "comparison": _records(self.comparison),
-            "curves": _records(self.curves),
-            "worst_queries": _records(self.worst_queries),
+            "overall": json_records(self.overall),
+            "strata": json_records(self.strata),
+            "stratum_sizes": json_records(self.stratum_sizes),
+            "difficulty": json_records(self.difficulty),
+            "warnings": json_records(self.warnings),
+            "comparison": json_records(self.comparison),
+            "curves": json_records(self.curves),
+            "worst_queries": json_records(self.worst_queries),
         }
 
     def to_json(self, indent=2):
@@ -626,7 +546,7 @@ class RankingReport:
         parts = [
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>{title}</title><style>{_CSS}</style></head><body>",
+            f"<title>{title}</title><style>{CSS}</style></head><body>",
             f"<h1>{title}</h1>",
             "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in self._header_lines()) + "</ul>",
         ]
@@ -637,7 +557,7 @@ class RankingReport:
                     '<p class="note">None.</p>'
                 ]
             else:
-                parts.append(_html_table(table))
+                parts.append(html_table(table))
         parts.append('<h2 id="plots">Plots</h2>')
         if note:
             parts.append(f'<p class="note">{esc(note)}</p>')
