@@ -301,18 +301,10 @@ def _evaluate_arrays(
 
     sizes = group_sizes(codes, n_q)
     labels = y_true[order]
-    scores = y_score[order]
     threshold = options["min_relevance"]
-    relevant = labels >= threshold if threshold is not None else labels > 0
-    blocks = np.ones(labels.size, dtype=bool)
-    np.not_equal(scores[1:], scores[:-1], out=blocks[1:])
-    blocks[np.cumsum(sizes)[:-1]] = True
-
-    counted_pos = np.bincount(
-        codes,
-        weights=(y_true >= threshold) if threshold is not None else (y_true > 0),
-        minlength=n_q,
-    )
+    is_relevant = (y_true >= threshold) if threshold is not None else (y_true > 0)
+    counted_pos = np.bincount(codes[is_relevant], minlength=n_q).astype(np.float64)
+    del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
     n_neg = sizes - counted_pos
     if query_stats is not None:
@@ -338,9 +330,9 @@ def _evaluate_arrays(
     ctx = RankedLists(
         sizes=sizes,
         labels=labels,
-        relevant=relevant,
-        score_blocks=blocks,
+        sorted_scores=lambda: y_score[order],
         average_ties=ties == "average",
+        threshold=threshold,
         n_pos=n_pos.astype(np.float64),
         gains=gains,
         ideal_qcode=ideal_qcode,

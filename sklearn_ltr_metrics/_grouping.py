@@ -75,17 +75,20 @@ def group_sizes(codes, n_groups):
 
 
 def _stable_sort_by_codes(codes, n_groups):
-    """Row indices grouped by code, input order kept inside each group (16-bit radix passes)."""
+    """Row indices grouped by code, input order kept inside each group (16-bit radix passes).
+
+    Returns None when the rows already are grouped in code order (the identity).
+    """
     n = codes.size
     if n_groups <= 1:
-        return np.arange(n, dtype=np.intp)
+        return None
     change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
     if change.size == n_groups - 1:
         # Every query's rows are already contiguous: reorder whole segments, no sort.
         seg_start = np.concatenate(([0], change))
         seg_code = codes[seg_start]
         if np.all(seg_code[1:] > seg_code[:-1]):
-            return np.arange(n, dtype=np.intp)
+            return None
         seg_len = np.diff(np.append(seg_start, n))
         by_code = np.argsort(seg_code)
         lengths = seg_len[by_code]
@@ -148,19 +151,28 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
     grouped = _stable_sort_by_codes(codes, n_groups)
     sizes = np.bincount(codes, minlength=n_groups)
     offsets = np.concatenate(([0], np.cumsum(sizes)))
-    neg = np.negative(y_score[grouped])
+    neg = np.negative(y_score if grouped is None else y_score[grouped])
     out = np.empty(codes.size, dtype=np.intp)
     kind = "stable" if stable else "quicksort"
     for width, queries in size_buckets(sizes):
+        starts = offsets[queries]
         q_sizes = sizes[queries]
-        if width == 1:
-            rows = offsets[queries]
-            out[rows] = grouped[rows]
+        if np.all(q_sizes == width) and np.all(np.diff(queries) == 1):
+            # Consecutive queries of one size (e.g. every query of a uniform data set): sort
+            # a reshaped view in place of a padded copy.
+            lo, hi = starts[0], starts[0] + width * queries.size
+            within = np.argsort(neg[lo:hi].reshape(-1, width), axis=1, kind=kind)
+            within += starts[:, None]
+            ranked = within.reshape(-1)
+            out[lo:hi] = ranked if grouped is None else grouped[ranked]
             continue
         mask = np.arange(width)[None, :] < q_sizes[:, None]
-        rows = (offsets[queries][:, None] + np.arange(width)[None, :])[mask]
+        rows = (starts[:, None] + np.arange(width)[None, :])[mask]
         block = np.full((queries.size, width), np.inf)
         block[mask] = neg[rows]
         within = np.argsort(block, axis=1, kind=kind)
-        out[rows] = grouped[(offsets[queries][:, None] + within)[mask]]
+        del block
+        within += starts[:, None]
+        ranked = within[mask]
+        out[rows] = ranked if grouped is None else grouped[ranked]
     return out

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.special import gammaln
-from scipy.stats import hypergeom
 
 from ._grouping import size_buckets
 from ._validation import unknown_name_error
@@ -51,7 +49,111 @@ def segment_cumsum(values, starts, *, overwrite=False):
 
 
 def _log_comb(n, k):
+    from scipy.special import gammaln
+
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+class Support:
+    """The rows of the ranked lists that can carry a non-zero metric term, and their geometry.
+
+    Every metric of the registry sums per-row terms that vanish on rows with label 0 (no
+    relevance, no gain, no stop probability), except where tie averaging spreads a relevant
+    row's term over its whole tied block. So the terms only need the *support*: the rows with
+    a positive label, widened to whole tied blocks under ``ties="average"``. In the
+    methodology's data that is 2 % of the rows, and every kernel works on it alone.
+
+    Attributes
+    ----------
+    rows : ndarray of intp
+        Indices of the support rows in the ranked (sorted) order, increasing.
+    query, position : ndarray
+        Query code and 0-based rank of each support row.
+    offsets : ndarray
+        Start of each query's run in the support arrays (``n_queries + 1`` entries).
+    """
+
+    def __init__(self, ctx, active):
+        self.ctx = ctx
+        rows = np.flatnonzero(active)
+        if ctx.average_ties:
+            # Widen to whole tied blocks: the term of a tied row is spread over its block.
+            blocks = np.unique(ctx.block_of(rows))
+            first, size = ctx.block_first_row[blocks], ctx.block_size[blocks]
+            local_first = np.cumsum(np.append(0, size[:-1])) if size.size else size
+            rows = np.repeat(first - local_first, size) + np.arange(size.sum())
+            self.block_first = local_first
+            self.block_size = size
+            self.block_start = first - ctx.starts[ctx.query_of(first)]
+        self.rows = rows
+        self.query = ctx.query_of(rows)
+        self.position = rows - ctx.starts[self.query]
+        self.sizes = np.bincount(self.query, minlength=ctx.n_queries)
+        self.offsets = np.concatenate(([0], np.cumsum(self.sizes)))
+
+    @cached_property
+    def _layout(self):
+        layout = []
+        for width, queries in size_buckets(self.sizes):
+            mask = np.arange(width)[None, :] < self.sizes[queries][:, None]
+            rows = (self.offsets[queries][:, None] + np.arange(width)[None, :])[mask]
+            layout.append((rows, mask, (queries.size, width)))
+        return layout
+
+    def prefix(self, term):
+        """Running sums of ``term`` inside each query's support rows.
+
+        Integer terms use one exact global cumsum. Float terms are summed inside each query
+        only (a 2-D cumsum per size bucket of queries), so a query's values never depend on
+        which other queries are evaluated with it.
+        """
+        if term.dtype.kind in "iub":
+            return segment_cumsum(term, self.offsets[:-1][self.sizes > 0])
+        term = np.asarray(term, dtype=np.float64)
+        out = np.empty_like(term)
+        for rows, mask, shape in self._layout:
+            block = np.zeros(shape)
+            block[mask] = term[rows]
+            out[rows] = np.cumsum(block, axis=1, out=block)[mask]
+        return out
+
+    def at(self, cumulative, pair_query, kk):
+        """Prefix value of each pair at its cut-off: the sum over its top ``kk`` rows."""
+        end = np.searchsorted(self.rows, self.ctx.starts[pair_query] + kk)
+        inside = end > self.offsets[pair_query]
+        if cumulative.size == 0:
+            return np.zeros(pair_query.size)
+        return np.where(inside, cumulative[np.maximum(end - 1, 0)], 0)
+
+    def block_mean(self, values):
+        """Mean of ``values`` over each tied block, broadcast back to the support rows."""
+        values = np.asarray(values, dtype=np.float64)
+        if not self.ctx.average_ties or values.size == 0:
+            return values
+        sums = np.add.reduceat(values, self.block_first)
+        return np.repeat(sums / self.block_size, self.block_size)
+
+    @cached_property
+    def relevant(self):
+        return self.ctx.is_relevant(self.ctx.labels[self.rows])
+
+    @cached_property
+    def block_relevant(self):
+        """Per support row: relevant rows in its block (r_b), relevant rows before the block
+        in its query (H_b), block size (n_b) and block start position (s_b)."""
+        rel = self.relevant.astype(np.int64)
+        before = self.prefix(rel) - rel
+        if not self.ctx.average_ties:
+            return rel, before, np.ones_like(rel), self.position
+        size = self.block_size
+        r_block = np.add.reduceat(rel, self.block_first) if rel.size else rel
+        h_block = before[self.block_first]
+        return (
+            np.repeat(r_block, size),
+            np.repeat(h_block, size),
+            np.repeat(size, size),
+            np.repeat(self.block_start, size),
+        )
 
 
 class RankedLists:
@@ -63,12 +165,12 @@ class RankedLists:
         Rows (documents) of each query, all >= 1.
     labels : ndarray of float64
         Graded labels of the rows in ranked order.
-    relevant : ndarray of bool
-        Binary relevance of the rows in ranked order.
-    score_blocks : ndarray of bool
-        True on rows that start a block of tied scores (and on each query's first row).
+    sorted_scores : callable
+        Returns the scores in ranked order (called only when tied blocks are needed).
     average_ties : bool
-        Whether metric terms are averaged over each tied block.
+        Whether metric terms are averaged over each tied block (``ties="average"``).
+    threshold : float or None
+        Rows with ``label >= threshold`` are relevant (``label > 0`` when None).
     n_pos : ndarray of float64
         Relevant documents per query (the denominators; may exceed the ranked rows).
     gains : callable
@@ -86,9 +188,9 @@ class RankedLists:
         *,
         sizes,
         labels,
-        relevant,
-        score_blocks,
+        sorted_scores,
         average_ties,
+        threshold,
         n_pos,
         gains,
         ideal_qcode,
@@ -101,29 +203,29 @@ class RankedLists:
         self.offsets = np.concatenate(([0], np.cumsum(sizes)))
         self.starts = self.offsets[:-1]
         self.labels = labels
-        self.relevant = relevant
-        self.score_blocks = score_blocks
-        self.average_ties = bool(average_ties) and bool(score_blocks.sum() < labels.size)
+        self._sorted_scores = sorted_scores
+        self.threshold = threshold
         self.n_pos = n_pos
         self.gains = gains
         self.ideal_qcode = ideal_qcode
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
+        # Averaging only matters when some scores tie.
+        self.average_ties = bool(average_ties) and not self.score_blocks.all()
 
-    # -- row geometry ------------------------------------------------------------------
-    @cached_property
-    def row_query(self):
-        return np.repeat(np.arange(self.n_queries, dtype=np.intp), self.sizes)
+    def is_relevant(self, labels):
+        return labels >= self.threshold if self.threshold is not None else labels > 0
 
+    # -- geometry of the full ranked lists (tied blocks; correlations) -------------------
     @cached_property
-    def position(self):
-        """0-based rank of each row within its query."""
-        return np.arange(self.labels.size, dtype=np.int64) - np.repeat(self.starts, self.sizes)
-
-    @cached_property
-    def block_id(self):
-        return np.cumsum(self.score_blocks) - 1
+    def score_blocks(self):
+        """True on rows that start a block of tied scores (and on each query's first row)."""
+        scores = self._sorted_scores()
+        blocks = np.ones(scores.size, dtype=bool)
+        np.not_equal(scores[1:], scores[:-1], out=blocks[1:])
+        blocks[self.starts[self.sizes > 0]] = True
+        return blocks
 
     @cached_property
     def block_first_row(self):
@@ -133,118 +235,67 @@ class RankedLists:
     def block_size(self):
         return np.diff(np.append(self.block_first_row, self.labels.size))
 
-    def block_mean(self, values):
-        """Mean of ``values`` over each tied block, broadcast back to rows."""
-        if not self.average_ties:
-            return values.astype(np.float64, copy=False)
-        sums = np.add.reduceat(values.astype(np.float64, copy=False), self.block_first_row)
-        return np.repeat(sums / self.block_size, self.block_size)
+    def block_of(self, rows):
+        """Index of the tied block holding each of ``rows``."""
+        return np.searchsorted(self.block_first_row, rows, side="right") - 1
 
+    def query_of(self, rows):
+        """Query code of each of ``rows``."""
+        return np.searchsorted(self.offsets, rows, side="right") - 1
+
+    # -- the support and the per-row terms on it -----------------------------------------
     @cached_property
-    def discount(self):
-        longest = int(self.sizes.max()) if self.sizes.size else 0
-        table = 1.0 / np.log2(np.arange(2, longest + 2, dtype=np.float64))
-        return table[self.position]
+    def support(self):
+        if self.gains(np.zeros(1))[0] != 0:  # a gain mapping that scores label 0
+            return Support(self, np.ones(self.labels.size, dtype=bool))
+        return Support(self, self.labels > 0)
 
-    @cached_property
-    def _layout(self):
-        """Size buckets of queries for per-query 2-D cumsums: ``(rows, mask, shape)`` each."""
-        layout = []
-        for width, queries in size_buckets(self.sizes):
-            mask = np.arange(width)[None, :] < self.sizes[queries][:, None]
-            rows = (self.starts[queries][:, None] + np.arange(width)[None, :])[mask]
-            layout.append((rows, mask, (queries.size, width)))
-        return layout
+    def _prefix_at(self, name, term_of, pair_query, kk, support=None):
+        """Cached prefix sums of a support term, looked up at each pair's cut-off."""
+        support = self.support if support is None else support
+        cache = self.__dict__.setdefault("_prefixes", {})
+        if name not in cache:
+            cache[name] = support.prefix(term_of(support))
+        return support.at(cache[name], pair_query, kk)
 
-    def prefix(self, term, *, overwrite=True):
-        """Per-query running sums of ``term`` (the caller may hand it over to be overwritten).
+    def hits(self, pair_query, kk):
+        def term(s):
+            return (
+                s.relevant.astype(np.int64) if not self.average_ties else s.block_mean(s.relevant)
+            )
 
-        Integer terms use one exact global cumsum. Float terms are summed inside each query
-        only (a 2-D cumsum per size bucket of queries), so a query's values never depend on
-        which other queries are evaluated with it: the same bits in memory, per partition on
-        Dask, or for a subset of queries.
-        """
-        if term.dtype.kind in "iub":
-            return segment_cumsum(term, self.starts, overwrite=overwrite)
-        term = np.asarray(term, dtype=np.float64)
-        n_q = self.n_queries
-        if n_q and np.all(self.sizes == self.sizes[0]):
-            return np.cumsum(term.reshape(n_q, -1), axis=1).reshape(-1)
-        out = term if overwrite else np.empty_like(term)
-        for rows, mask, shape in self._layout:
-            block = np.zeros(shape)
-            block[mask] = term[rows]
-            out[rows] = np.cumsum(block, axis=1, out=block)[mask]
-        return out
+        return self._prefix_at("hits", term, pair_query, kk).astype(np.float64)
 
-    def at(self, cumulative, pair_query, kk):
-        """Prefix value of each pair at its (clipped) cut-off ``kk`` (>= 1)."""
-        return cumulative[self.starts[pair_query] + kk - 1]
+    def dcg(self, pair_query, kk, *, discounted=True):
+        def term(s):
+            gain = s.block_mean(self.gains(self.labels[s.rows]))
+            return gain / np.log2(s.position + 2.0) if discounted else gain
 
-    # -- per-row terms -----------------------------------------------------------------
-    @cached_property
-    def cum_hits(self):
-        if not self.average_ties:
-            return self.prefix(self.relevant.astype(np.int64))
-        return self.prefix(self.block_mean(self.relevant))
+        return self._prefix_at("dcg" if discounted else "cg", term, pair_query, kk)
 
-    @cached_property
-    def row_gain(self):
-        return self.gains(self.labels)
+    def average_precision_sum(self, pair_query, kk):
+        def term(s):
+            rank = s.position + 1.0
+            if not self.average_ties:
+                hits = s.prefix(s.relevant.astype(np.int64))
+                return np.where(s.relevant, hits / rank, 0.0)
+            r_b, h_b, n_b, s_b = s.block_relevant
+            numerator = (h_b + 1).astype(np.float64)
+            tied = n_b > 1
+            j = s.position[tied] - s_b[tied]  # 0-based position inside the block
+            numerator[tied] += j * (r_b[tied] - 1) / (n_b[tied] - 1)
+            return (r_b / n_b) * numerator / rank
 
-    @cached_property
-    def cum_dcg(self):
-        return self.prefix(self.block_mean(self.row_gain) * self.discount)
-
-    @cached_property
-    def cum_cg(self):
-        return self.prefix(self.block_mean(self.row_gain), overwrite=self.average_ties)
-
-    @cached_property
-    def _block_relevant(self):
-        """Per row: relevant rows in its block (r_b), relevant rows before its block (H_b)."""
-        if not self.average_ties:
-            rel = self.relevant.astype(np.int64)
-            before = segment_cumsum(rel, self.starts) - rel
-            return rel, before, np.ones_like(rel), self.position.copy()
-        rel = self.relevant.astype(np.int64)
-        r_block = np.add.reduceat(rel, self.block_first_row)
-        before_all = segment_cumsum(rel, self.starts) - rel
-        h_block = before_all[self.block_first_row]
-        size = self.block_size
-        start_pos = self.position[self.block_first_row]
-        return (
-            np.repeat(r_block, size),
-            np.repeat(h_block, size),
-            np.repeat(size, size),
-            np.repeat(start_pos, size),
-        )
-
-    @cached_property
-    def cum_ap(self):
-        rank = self.position + 1.0
-        if not self.average_ties:
-            # A relevant row adds precision at its rank: (hits up to and including it) / rank.
-            term = np.zeros(self.labels.size)
-            rows = np.flatnonzero(self.relevant)
-            term[rows] = self.cum_hits[rows] / rank[rows]
-            return self.prefix(term)
-        r_b, h_b, n_b, s_b = self._block_relevant
-        numerator = (h_b + 1).astype(np.float64)
-        tied = n_b > 1
-        j = self.position[tied] - s_b[tied]  # 0-based position inside the block
-        numerator[tied] += j * (r_b[tied] - 1) / (n_b[tied] - 1)
-        return self.prefix((r_b / n_b) * numerator / rank)
+        return self._prefix_at("ap", term, pair_query, kk)
 
     @cached_property
     def _first_relevant_law(self):
-        """P(first relevant row of the query sits at this row) for rows of its first block."""
-        if not self.average_ties:
-            return (self.relevant & (self.cum_hits == 1)).astype(np.float64)
-        r_b, h_b, n_b, s_b = self._block_relevant
+        """P(the query's first relevant row sits at this support row) (TIES.md)."""
+        s = self.support
+        r_b, h_b, n_b, s_b = s.block_relevant
         first = (h_b == 0) & (r_b > 0)
-        j = (self.position - s_b + 1).astype(np.float64)
-        prob = np.zeros(self.labels.size)
+        j = (s.position - s_b + 1).astype(np.float64)
+        prob = np.zeros(s.rows.size)
         valid = first & (j <= n_b - r_b + 1)
         nb, rb, jj = n_b[valid].astype(np.float64), r_b[valid].astype(np.float64), j[valid]
         prob[valid] = np.exp(_log_comb(nb - jj, rb - 1.0) - _log_comb(nb, rb))
@@ -253,27 +304,34 @@ class RankedLists:
     @cached_property
     def first_relevant_rank(self):
         """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
-        rows = np.flatnonzero(self.relevant)
+        s = self.support
+        rows = np.flatnonzero(s.relevant)[::-1]
         rank = np.full(self.n_queries, np.inf)
         # Assigning in reverse order leaves each query's first relevant row in place.
-        rank[self.row_query[rows[::-1]]] = self.position[rows[::-1]] + 1.0
+        rank[s.query[rows]] = s.position[rows] + 1.0
         return rank
 
-    @cached_property
-    def cum_hit_rate(self):
-        return self.prefix(self._first_relevant_law, overwrite=False)
+    def hit_probability(self, pair_query, kk):
+        return self._prefix_at("hit", lambda s: self._first_relevant_law, pair_query, kk)
+
+    def reciprocal_rank(self, pair_query, kk):
+        def term(s):
+            return self._first_relevant_law / (s.position + 1.0)
+
+        return self._prefix_at("rr", term, pair_query, kk)
+
+    def err(self, pair_query, kk):
+        return self._prefix_at("err", _err_terms, pair_query, kk)
 
     @cached_property
-    def cum_rr(self):
-        return self.prefix(self._first_relevant_law / (self.position + 1.0))
+    def _judged_support(self):
+        return Support(self, self.judged)
 
-    @cached_property
-    def cum_judged(self):
-        return self.prefix(self.block_mean(self.judged))
+    def judged_count(self, pair_query, kk):
+        def term(s):
+            return s.block_mean(self.judged[s.rows])
 
-    @cached_property
-    def cum_err(self):
-        return self.prefix(_err_terms(self))
+        return self._prefix_at("judged", term, pair_query, kk, support=self._judged_support)
 
     # -- ideal DCG ---------------------------------------------------------------------
     @cached_property
@@ -350,24 +408,30 @@ def _err_stop_probability(labels, max_grade):
     return (np.exp2(labels) - 1.0) / np.exp2(max_grade)
 
 
-def _err_terms(ctx):
-    """Per-row expected ERR contribution (exact under tie averaging, TIES.md)."""
-    stop = _err_stop_probability(ctx.labels, ctx.err_max_grade)
+def _err_terms(support):
+    """Expected ERR contribution of each support row (exact under tie averaging, TIES.md)."""
+    ctx = support.ctx
+    stop = _err_stop_probability(ctx.labels[support.rows], ctx.err_max_grade)
+    if stop.size == 0:
+        return stop
     log_keep = np.log1p(-stop)
-    survive_before = np.exp(ctx.prefix(log_keep, overwrite=False) - log_keep)
-    rank = ctx.position + 1.0
+    # Rows outside the support have label 0: they never stop the user, so skipping them
+    # leaves the survival product exact.
+    survive_before = np.exp(support.prefix(log_keep) - log_keep)
+    rank = support.position + 1.0
     if not ctx.average_ties:
         return stop * survive_before / rank
-    first = ctx.block_first_row
-    size = ctx.block_size
+    first, size = support.block_first, support.block_size
     active = np.add.reduceat((stop > 0).astype(np.int64), first)
     block_survive = survive_before[first]
-    terms = np.zeros(ctx.labels.size)
+    terms = np.zeros(stop.size)
     # Blocks with at most one active row have a closed form: every slot is equally likely.
     simple = (active <= 1) | (size == 1)
     mean_stop = np.add.reduceat(stop, first) / size
     simple_rows = np.repeat(simple, size)
     terms[simple_rows] = (np.repeat(block_survive * mean_stop, size) / rank)[simple_rows]
+    if not simple.all():
+        from scipy.stats import hypergeom
     for b in np.flatnonzero(~simple):
         lo, n = first[b], int(size[b])
         keep = 1.0 - stop[lo : lo + n]
@@ -382,7 +446,7 @@ def _err_terms(ctx):
         stop_at_ith_active = e[:-1] - e[1:]
         t = np.arange(n)[:, None]  # active rows among the earlier slots of the block
         a = np.arange(r)[None, :]
-        law = hypergeom.pmf(a, n - 1, r - 1, t) if r > 1 else np.ones((n, 1))
+        law = hypergeom.pmf(a, n - 1, r - 1, t)
         w = (r / n) * (law * stop_at_ith_active[None, :]).sum(axis=1)
         terms[lo : lo + n] = block_survive[b] * w / rank[lo : lo + n]
     return terms
@@ -503,7 +567,7 @@ class Metric:
 
 
 def _hits(ctx, pq, kk):
-    return ctx.at(ctx.cum_hits, pq, kk).astype(np.float64)
+    return ctx.hits(pq, kk)
 
 
 def _precision(ctx, pq, pk, kk, k_eff, options):
@@ -529,38 +593,38 @@ def _fbeta(ctx, pq, pk, kk, k_eff, options):
 def _hit_rate(ctx, pq, pk, kk, k_eff, options):
     if not ctx.average_ties:
         return (ctx.first_relevant_rank[pq] <= kk).astype(np.float64)
-    return ctx.at(ctx.cum_hit_rate, pq, kk)
+    return ctx.hit_probability(pq, kk)
 
 
 def _mrr(ctx, pq, pk, kk, k_eff, options):
     if not ctx.average_ties:
         first = ctx.first_relevant_rank[pq]
         return np.where(first <= kk, 1.0 / first, 0.0)
-    return ctx.at(ctx.cum_rr, pq, kk)
+    return ctx.reciprocal_rank(pq, kk)
 
 
 def _average_precision(ctx, pq, pk, kk, k_eff, options):
     denominator = ctx.n_pos[pq]
     if options["ap_denominator"] == "min_k":
         denominator = np.minimum(denominator, k_eff)
-    return _divide(ctx.at(ctx.cum_ap, pq, kk), denominator)
+    return _divide(ctx.average_precision_sum(pq, kk), denominator)
 
 
 def _dcg(ctx, pq, pk, kk, k_eff, options):
-    return ctx.at(ctx.cum_dcg, pq, kk)
+    return ctx.dcg(pq, kk)
 
 
 def _cg(ctx, pq, pk, kk, k_eff, options):
-    return ctx.at(ctx.cum_cg, pq, kk)
+    return ctx.dcg(pq, kk, discounted=False)
 
 
 def _ndcg(ctx, pq, pk, kk, k_eff, options):
     # DCG and ideal DCG are summed in different orders; clip the last-bit rounding above 1.
-    return np.minimum(_divide(ctx.at(ctx.cum_dcg, pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
+    return np.minimum(_divide(ctx.dcg(pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
 
 
 def _err(ctx, pq, pk, kk, k_eff, options):
-    return ctx.at(ctx.cum_err, pq, kk)
+    return ctx.err(pq, kk)
 
 
 def _judged(ctx, pq, pk, kk, k_eff, options):
@@ -569,7 +633,7 @@ def _judged(ctx, pq, pk, kk, k_eff, options):
             "metric 'judged' needs judgments separate from the ranked list; "
             "use evaluate_run(run, qrels, ...)."
         )
-    return ctx.at(ctx.cum_judged, pq, kk) / kk
+    return ctx.judged_count(pq, kk) / kk
 
 
 def _kendall_tau(ctx, pq, pk, kk, k_eff, options):
