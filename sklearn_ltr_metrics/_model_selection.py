@@ -19,12 +19,11 @@ import numpy as np
 import pandas as pd
 from sklearn import config_context
 from sklearn.model_selection import GridSearchCV, GroupKFold, RandomizedSearchCV, cross_validate
-from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import get_routing_for_object
 
 from ._grouping import factorize_qid
 from ._scorer import RankingScorer, make_ranking_scorer
-from ._validation import _short, check_1d, check_positive_int
+from ._validation import _short, check_1d, check_positive_int, take_rows
 
 __all__ = ["RankingGridSearchCV", "RankingRandomizedSearchCV", "cross_validate_ranking"]
 
@@ -147,7 +146,7 @@ def _check_scoring(scoring):
 
 def _fold_table(fold, estimator, X, y, qid_arr, test, parts):
     """Per-query table of one test fold (one predict per scorer, as the scorers do)."""
-    X_test, y_test = _safe_indexing(X, test), _safe_indexing(y, test)
+    X_test, y_test = take_rows(X, test), take_rows(y, test)
     tables = []
     for i, (scorer, names) in enumerate(parts):
         ev = scorer.evaluate(estimator, X_test, y_test, qid=qid_arr[test])

@@ -188,3 +188,31 @@ def unknown_name_error(kind: str, name, valid: Iterable[str], *, param: str):
     return ValueError(
         f"{param}={_short(name)} is not a known {kind}.{hint} Valid names: {', '.join(valid)}."
     )
+
+
+def take_rows(X, indices):
+    """Return the rows of ``X`` at integer positions ``indices``, keeping the container type.
+
+    A small stand-in for scikit-learn's private ``_safe_indexing`` (rows only): pandas objects
+    use ``.iloc``, sparse matrices and arrays are indexed directly (after conversion to CSR
+    when their format has no row indexing, e.g. COO), lists and tuples give a list, and any
+    other array-like (numpy, polars...) is indexed with ``X[indices]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> take_rows([10, 20, 30], np.array([2, 0]))
+    [30, 10]
+    >>> take_rows(np.arange(6).reshape(3, 2), [2, 0]).tolist()
+    [[4, 5], [0, 1]]
+    """
+    indices = np.asarray(indices, dtype=np.intp)
+    if isinstance(X, (pd.DataFrame, pd.Series)):
+        return X.iloc[indices]
+    if isinstance(X, (list, tuple)):
+        return [X[i] for i in indices]
+    if hasattr(X, "tocsr") and hasattr(X, "format"):  # scipy.sparse, without importing it
+        if X.format not in ("csr", "csc", "lil", "dok"):
+            X = X.tocsr()
+        return X[indices]
+    return X[indices]
