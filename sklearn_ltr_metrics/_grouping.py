@@ -117,7 +117,25 @@ def size_buckets(sizes, growth=1.25):
     return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
 
 
-def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
+#: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
+#: small enough to balance two cores.
+_ROWS_PER_TASK = 1 << 20
+
+
+def _sort_tasks(sizes, offsets):
+    """Split the size buckets into tasks of at most about ``_ROWS_PER_TASK`` rows.
+
+    Each task is ``(width, queries)``: queries of one padded width, sorted together.
+    """
+    tasks = []
+    for width, queries in size_buckets(sizes):
+        per_task = max(1, _ROWS_PER_TASK // width)
+        for lo in range(0, queries.size, per_task):
+            tasks.append((width, queries[lo : lo + per_task]))
+    return tasks
+
+
+def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None, n_threads=1):
     """Row order sorted by query code, then descending score.
 
     Parameters
@@ -133,6 +151,8 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
         arbitrary, which the ``"average"`` tie policy does not depend on).
     tiebreak : ndarray, optional
         Secondary key sorted ascending inside tied blocks (then input order).
+    n_threads : int, default=1
+        Threads sorting the size buckets; the order is the same for any number.
 
     Returns
     -------
@@ -144,7 +164,9 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
     Rows are first grouped by query (free when they already are), then each bucket of
     queries of similar size is sorted as one padded 2-D array along its rows. Sorting many
     short rows is several times faster than one global sort of all scores, and the Python
-    loop runs over size buckets (a few dozen), never over queries.
+    loop runs over size buckets (a few dozen), never over queries. numpy releases the GIL
+    while it sorts and gathers, so buckets sort in parallel threads; every task writes its own
+    rows of the result, so the order never depends on the threads.
     """
     if tiebreak is not None:
         return np.lexsort((tiebreak, np.negative(y_score), codes))
@@ -154,18 +176,20 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
     neg = np.negative(y_score if grouped is None else y_score[grouped])
     out = np.empty(codes.size, dtype=np.intp)
     kind = "stable" if stable else "quicksort"
-    for width, queries in size_buckets(sizes):
+
+    def sort_task(task):
+        width, queries = task
         starts = offsets[queries]
         q_sizes = sizes[queries]
         if np.all(q_sizes == width) and np.all(np.diff(queries) == 1):
-            # Consecutive queries of one size (e.g. every query of a uniform data set): sort
-            # a reshaped view in place of a padded copy.
+            # Consecutive queries of one size (e.g. a uniform data set): sort a reshaped
+            # view instead of a padded copy.
             lo, hi = starts[0], starts[0] + width * queries.size
             within = np.argsort(neg[lo:hi].reshape(-1, width), axis=1, kind=kind)
             within += starts[:, None]
             ranked = within.reshape(-1)
             out[lo:hi] = ranked if grouped is None else grouped[ranked]
-            continue
+            return
         mask = np.arange(width)[None, :] < q_sizes[:, None]
         rows = (starts[:, None] + np.arange(width)[None, :])[mask]
         block = np.full((queries.size, width), np.inf)
@@ -175,4 +199,14 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None):
         within += starts[:, None]
         ranked = within[mask]
         out[rows] = ranked if grouped is None else grouped[ranked]
+
+    tasks = _sort_tasks(sizes, offsets)
+    if n_threads > 1 and len(tasks) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            list(pool.map(sort_task, tasks))
+    else:
+        for task in tasks:
+            sort_task(task)
     return out

@@ -70,6 +70,7 @@ SPECS = ["ndcg@3", "precision@2", "map", "recall@adaptive"]
         ({"query_stats": {"a": 1}}, TypeError, "query_stats must be a pandas DataFrame"),
         ({"query_stats": pd.DataFrame({"x": [1]})}, ValueError, "needs an 'n_pos' column"),
         ({"doc_id": ["a"]}, ValueError, "doc_id has 1"),
+        ({"n_jobs": 0}, ValueError, "n_jobs=0 is not valid"),
     ],
 )
 def test_bad_input_gives_a_clear_error(kwargs, error, match):
