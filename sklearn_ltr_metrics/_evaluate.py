@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._cutoffs import cutoff_label, cutoff_pairs, parse_cutoff
-from ._grouping import factorize_qid, group_sizes, rank_order
+from ._grouping import factorize_qid, group_rows, rank_order
 from ._metrics import RankedLists, get_metric
 from ._validation import (
     check_1d,
@@ -298,8 +298,8 @@ def _evaluate_arrays(
 ):
     """The engine behind ``evaluate`` and ``evaluate_run`` (inputs already validated)."""
     n_threads = _check_n_jobs(n_jobs)
-    codes, uniques = factorize_qid(qid)
-    n_q = uniques.shape[0]
+    grouping = group_rows(qid)
+    uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]
     if ties == "trec_eval":
         if doc_id is None:
@@ -308,18 +308,19 @@ def _evaluate_arrays(
                 "pass doc_id=..., or choose another ties= policy."
             )
         _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
-        order = rank_order(codes, n_q, y_score, tiebreak=-doc_rank.ravel())
+        order = rank_order(grouping, y_score, tiebreak=-doc_rank.ravel())
     elif ties in ("pessimistic", "optimistic"):
         key = y_true if ties == "pessimistic" else -y_true
-        order = rank_order(codes, n_q, y_score, tiebreak=key)
+        order = rank_order(grouping, y_score, tiebreak=key)
     else:
-        order = rank_order(codes, n_q, y_score, stable=ties == "stable", n_threads=n_threads)
+        order = rank_order(grouping, y_score, stable=ties == "stable", n_threads=n_threads)
 
-    sizes = group_sizes(codes, n_q)
+    sizes = grouping.sizes
     labels = y_true[order]
     threshold = options["min_relevance"]
     is_relevant = (y_true >= threshold) if threshold is not None else (y_true > 0)
-    counted_pos = np.bincount(codes[is_relevant], minlength=n_q).astype(np.float64)
+    counted_pos = np.bincount(grouping.codes_of(np.flatnonzero(is_relevant)), minlength=n_q)
+    counted_pos = counted_pos.astype(np.float64)
     del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
     n_neg = sizes - counted_pos
@@ -339,9 +340,10 @@ def _evaluate_arrays(
             n_neg = np.where(np.isnan(override_neg), n_neg, override_neg)
 
     if ideal is None:
-        ideal_qcode, ideal_labels = codes, y_true
+        ideal_codes_of, ideal_labels = grouping.codes_of, y_true
     else:
-        ideal_qcode, ideal_labels = ideal
+        ideal_codes, ideal_labels = ideal
+        ideal_codes_of = ideal_codes.__getitem__
     gains = make_gain(options["gain"])
     ctx = RankedLists(
         sizes=sizes,
@@ -351,7 +353,7 @@ def _evaluate_arrays(
         threshold=threshold,
         n_pos=n_pos.astype(np.float64),
         gains=gains,
-        ideal_qcode=ideal_qcode,
+        ideal_codes_of=ideal_codes_of,
         ideal_labels=ideal_labels,
         judged=None if judged is None else judged[order],
         err_max_grade=float(err_max_grade),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["factorize_qid", "group_sizes", "rank_order"]
+__all__ = ["Grouping", "factorize_qid", "group_rows", "group_sizes", "rank_order"]
 
 
 def factorize_qid(qid, name="qid"):
@@ -69,33 +69,79 @@ def factorize_qid(qid, name="qid"):
     return codes.astype(np.intp, copy=False), uniques
 
 
+class Grouping:
+    """Rows grouped by query.
+
+    Attributes
+    ----------
+    uniques : ndarray
+        The sorted unique query ids; query code ``c`` is ``uniques[c]``.
+    sizes, offsets : ndarray
+        Rows of each query, and where each query starts in grouped order.
+    grouped : ndarray of intp or None
+        Input row indices in grouped order (queries in code order, input order inside a
+        query); None when the input rows already are in that order.
+    """
+
+    def __init__(self, uniques, sizes, grouped, codes=None):
+        self.uniques = uniques
+        self.n_groups = uniques.shape[0]
+        self.sizes = sizes
+        self.offsets = np.concatenate(([0], np.cumsum(sizes)))
+        self.grouped = grouped
+        self._codes = codes
+
+    @property
+    def codes(self):
+        """Query code of every input row (built on first use when rows came grouped)."""
+        if self._codes is None:
+            self._codes = self.codes_of(np.arange(self.offsets[-1]))
+        return self._codes
+
+    def codes_of(self, rows):
+        """Query codes of some input rows."""
+        if self._codes is not None:
+            return self._codes[rows]
+        # Codes are only left unbuilt when the input rows are already grouped in code order.
+        return np.searchsorted(self.offsets, rows, side="right") - 1
+
+
+def group_rows(qid, name="qid"):
+    """Group rows by query id, cheaply when each query's rows are already contiguous.
+
+    Only the first id of every run of equal ids is factorised; per-row codes are built only
+    when the runs do not each hold a whole query.
+    """
+    n = qid.shape[0]
+    change = np.empty(n, dtype=bool)
+    change[:1] = True
+    np.not_equal(qid[1:], qid[:-1], out=change[1:])
+    run_start = np.flatnonzero(change)
+    run_codes, uniques = factorize_qid(qid[run_start], name)
+    if uniques.shape[0] == run_start.size:
+        run_size = np.diff(np.append(run_start, n))
+        sizes = np.empty_like(run_size)
+        sizes[run_codes] = run_size
+        if np.all(run_codes[1:] > run_codes[:-1]):
+            return Grouping(uniques, sizes, None)
+        # Whole queries in another order: move each run into place, no sort of rows.
+        by_code = np.argsort(run_codes)
+        lengths = run_size[by_code]
+        shift = run_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        grouped = np.repeat(shift, lengths) + np.arange(n)
+        return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
+    codes, uniques = factorize_qid(qid, name)
+    grouped = _stable_sort_by_codes(codes, uniques.shape[0])
+    return Grouping(uniques, np.bincount(codes, minlength=uniques.shape[0]), grouped, codes)
+
+
 def group_sizes(codes, n_groups):
     """Number of rows of each query code."""
     return np.bincount(codes, minlength=n_groups)
 
 
 def _stable_sort_by_codes(codes, n_groups):
-    """Row indices grouped by code, input order kept inside each group (16-bit radix passes).
-
-    Returns None when the rows already are grouped in code order (the identity).
-    """
-    n = codes.size
-    if n_groups <= 1:
-        return None
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    if change.size == n_groups - 1:
-        # Every query's rows are already contiguous: reorder whole segments, no sort.
-        seg_start = np.concatenate(([0], change))
-        seg_code = codes[seg_start]
-        if np.all(seg_code[1:] > seg_code[:-1]):
-            return None
-        seg_len = np.diff(np.append(seg_start, n))
-        by_code = np.argsort(seg_code)
-        lengths = seg_len[by_code]
-        first = np.repeat(
-            seg_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths
-        )
-        return first + np.arange(n, dtype=np.intp)
+    """Row indices grouped by code, input order kept inside each group (16-bit radix passes)."""
     if n_groups <= 1 << 16:
         return np.argsort(codes.astype(np.uint16), kind="stable")
     order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
@@ -135,15 +181,13 @@ def _sort_tasks(sizes, offsets):
     return tasks
 
 
-def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None, n_threads=1):
+def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
     """Row order sorted by query code, then descending score.
 
     Parameters
     ----------
-    codes : ndarray of intp
-        Query code of each row.
-    n_groups : int
-        Number of distinct codes.
+    grouping : Grouping
+        The rows grouped by query (:func:`group_rows`).
     y_score : ndarray of float64
         Scores; higher ranks first.
     stable : bool, default=False
@@ -169,12 +213,10 @@ def rank_order(codes, n_groups, y_score, *, stable=False, tiebreak=None, n_threa
     rows of the result, so the order never depends on the threads.
     """
     if tiebreak is not None:
-        return np.lexsort((tiebreak, np.negative(y_score), codes))
-    grouped = _stable_sort_by_codes(codes, n_groups)
-    sizes = np.bincount(codes, minlength=n_groups)
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
+        return np.lexsort((tiebreak, np.negative(y_score), grouping.codes))
+    grouped, sizes, offsets = grouping.grouped, grouping.sizes, grouping.offsets
     neg = np.negative(y_score if grouped is None else y_score[grouped])
-    out = np.empty(codes.size, dtype=np.intp)
+    out = np.empty(y_score.size, dtype=np.intp)
     kind = "stable" if stable else "quicksort"
 
     def sort_task(task):

@@ -175,8 +175,10 @@ class RankedLists:
         Relevant documents per query (the denominators; may exceed the ranked rows).
     gains : callable
         Maps an array of labels to gains.
-    ideal_qcode, ideal_labels : ndarray
-        The judged labels of every query for the ideal DCG (query code of each).
+    ideal_labels : ndarray
+        The judged labels of every query, for the ideal DCG.
+    ideal_codes_of : callable
+        Maps indices of ``ideal_labels`` to their query codes.
     judged : ndarray of bool, optional
         Whether each ranked row has a judgment (TREC input only).
     err_max_grade : float
@@ -193,7 +195,7 @@ class RankedLists:
         threshold,
         n_pos,
         gains,
-        ideal_qcode,
+        ideal_codes_of,
         ideal_labels,
         judged=None,
         err_max_grade=4.0,
@@ -207,7 +209,7 @@ class RankedLists:
         self.threshold = threshold
         self.n_pos = n_pos
         self.gains = gains
-        self.ideal_qcode = ideal_qcode
+        self.ideal_codes_of = ideal_codes_of
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
@@ -343,7 +345,13 @@ class RankedLists:
         are ranked with ``np.unique``. ``counts`` is None when the table would be too large
         (continuous labels over many queries): ``ideal_dcg`` then sorts instead.
         """
-        labels, qcode, n_q = self.ideal_labels, self.ideal_qcode, self.n_queries
+        labels, n_q = self.ideal_labels, self.n_queries
+        if self.gains(np.zeros(1))[0] <= 0:
+            # Label 0 adds nothing to an ideal DCG: count the positive labels only.
+            rows = np.flatnonzero(labels > 0)
+        else:
+            rows = np.arange(labels.size)
+        labels, qcode = labels[rows], self.ideal_codes_of(rows)
         top = float(labels.max()) if labels.size else 0.0
         as_int = labels.astype(np.int64) if 0 <= top <= 65535 else None
         if (
@@ -372,7 +380,7 @@ class RankedLists:
         if counts is not None:
             return counts.any(axis=1)
         keep = self.gains(self.ideal_labels) > 0
-        return np.bincount(self.ideal_qcode[keep], minlength=self.n_queries) > 0
+        return np.bincount(self.ideal_codes_of(np.flatnonzero(keep)), minlength=self.n_queries) > 0
 
     def ideal_dcg(self, pair_query, pair_k):
         """DCG of the best ordering of each query's judged labels, cut at ``pair_k``."""
@@ -391,7 +399,7 @@ class RankedLists:
         # Many distinct gains (continuous labels): sort each query's gains instead.
         gains = self.gains(self.ideal_labels)
         keep = gains > 0
-        gains, qcode = gains[keep], self.ideal_qcode[keep]
+        gains, qcode = gains[keep], self.ideal_codes_of(np.flatnonzero(keep))
         counts_total = np.bincount(qcode, minlength=self.n_queries)
         order = np.lexsort((-gains, qcode))
         starts = np.concatenate(([0], np.cumsum(counts_total)))[:-1]
