@@ -4,10 +4,13 @@ All kernels work on :class:`RankedLists`: the rows of every query sorted by (que
 one flat array, with ``offsets`` marking each query's segment. A kernel evaluates many
 ``(query, k)`` pairs at once and never loops over queries in Python.
 
-Most metrics are *prefix sums*: the value at cut-off ``k`` is the sum of a per-row term over
-the first ``k`` rows. Under ``ties="average"`` the per-row term is the exact expectation of the
-row's contribution over all orderings of its tied block (``TIES.md``), which keeps the same
-prefix-sum structure, so tie averaging costs one segment reduction more, not a loop.
+Every metric is a *prefix sum*: its value at cut-off ``k`` is the sum of a per-row term over
+the first ``k`` rows (divided by a per-query denominator). The terms vanish on rows with label
+0, so they live on the :class:`Support` only (rows with a positive label; 2 % of the rows in
+the methodology's data), and a cut-off is looked up with one ``searchsorted``. Under
+``ties="average"`` a term is the exact expectation of the row's contribution over all
+orderings of its tied block (``TIES.md``), spread over the whole block, which keeps the same
+prefix-sum structure: tie averaging costs a segment reduction, not sampling.
 """
 
 from __future__ import annotations
@@ -213,6 +216,7 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
+        self._prefixes = {}  # metric term name -> prefix sums over its support
         # Averaging only matters when some scores tie.
         self.average_ties = bool(average_ties) and not self.score_blocks.all()
 
@@ -255,10 +259,9 @@ class RankedLists:
     def _prefix_at(self, name, term_of, pair_query, kk, support=None):
         """Cached prefix sums of a support term, looked up at each pair's cut-off."""
         support = self.support if support is None else support
-        cache = self.__dict__.setdefault("_prefixes", {})
-        if name not in cache:
-            cache[name] = support.prefix(term_of(support))
-        return support.at(cache[name], pair_query, kk)
+        if name not in self._prefixes:
+            self._prefixes[name] = support.prefix(term_of(support))
+        return support.at(self._prefixes[name], pair_query, kk)
 
     def hits(self, pair_query, kk):
         def term(s):
