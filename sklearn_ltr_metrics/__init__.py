@@ -7,7 +7,8 @@ does not pull in ``sklearn.model_selection``, ``scipy.stats`` or the plotting co
 
 import importlib
 
-from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate, evaluate_run
+from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate
+from ._evaluate_run import evaluate_run
 from ._metrics import metric_names
 
 __version__ = "0.1.0"

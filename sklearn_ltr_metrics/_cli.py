@@ -155,7 +155,8 @@ def read_scores(path, n_rows, data_name):
 
 def _evaluator(args):
     """(name, evaluate(metrics, k) -> RankingEvaluation) for the input options given."""
-    from ._evaluate import evaluate, evaluate_run
+    from ._evaluate import evaluate
+    from ._evaluate_run import evaluate_run
     from ._io import read_table
     from ._letor import read_letor
     from ._trec import read_trec_qrels, read_trec_run
@@ -336,7 +337,7 @@ def _report_as(report, fmt, table):
 
 
 def _cmd_compare(args):
-    from ._evaluate import evaluate_run
+    from ._evaluate_run import evaluate_run
     from ._report import make_report
     from ._trec import read_trec_qrels, read_trec_run
 

@@ -1,4 +1,4 @@
-"""``evaluate`` and ``evaluate_run``: flat arrays or TREC tables to the per-query table."""
+"""``evaluate``: flat, row-aligned arrays to the per-query table; the conventions presets."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._cutoffs import cutoff_label, cutoff_pairs, parse_cutoff
-from ._grouping import factorize_qid, group_rows, rank_order
+from ._grouping import group_rows, rank_order
 from ._metrics import RankedLists, get_metric
 from ._validation import (
     check_1d,
@@ -23,7 +23,7 @@ from ._validation import (
     check_scores,
 )
 
-__all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate", "evaluate_run"]
+__all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]
 
 DEFAULT_METRICS = ("ndcg@10", "precision@10", "recall@10", "map", "mrr")
 
@@ -541,160 +541,3 @@ def evaluate(
         query_stats=query_stats,
         n_jobs=n_jobs,
     )
-
-
-def _check_table(table, name, columns):
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a pandas DataFrame with columns {list(columns)}, got "
-            f"{type(table).__name__}; read files with read_trec_run / read_trec_qrels."
-        )
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(
-            f"{name} lacks column(s) {missing}; it has {list(table.columns)}. Rename them, e.g. "
-            f"{name}.rename(columns={{...}})."
-        )
-    return table[list(columns)]
-
-
-def evaluate_run(
-    run,
-    qrels,
-    *,
-    metrics=None,
-    k=None,
-    missing_queries="skip",
-    unjudged="nonrelevant",
-    conventions="trec_eval",
-    **options,
-):
-    """Evaluate a TREC-style run against separate relevance judgments.
-
-    Read as trec_eval reads them: a retrieved document without a judgment is non-relevant; a
-    judged document the run did not retrieve counts in ``n_pos`` and in the ideal DCG but never
-    in the ranking; a negative judgment means judged non-relevant (gain 0).
-
-    Parameters
-    ----------
-    run : pandas.DataFrame
-        Columns ``qid``, ``doc_id``, ``score`` (see :func:`read_trec_run`).
-    qrels : pandas.DataFrame
-        Columns ``qid``, ``doc_id``, ``label`` (see :func:`read_trec_qrels`).
-    metrics, k : see :func:`evaluate`
-    missing_queries : {"skip", "zero"}, default="skip"
-        Queries judged in ``qrels`` but absent from ``run``: left out (trec_eval's default) or
-        scored 0 for every metric (trec_eval ``-c``).
-    unjudged : {"nonrelevant", "remove"}, default="nonrelevant"
-        Unjudged retrieved documents count as non-relevant, or are removed before ranking
-        (condensed lists).
-    conventions : {"trec_eval", None, "lightgbm", "sklearn"}, default="trec_eval"
-        Preset of options; trec_eval's by default for this TREC entry point.
-    **options
-        Any option of :func:`evaluate` (``ties``, ``gain``, ``min_relevance``, ...).
-
-    Returns
-    -------
-    RankingEvaluation
-        ``n_docs`` counts retrieved documents; ``n_pos`` judged relevant documents (retrieved
-        or not); ``n_neg`` the other retrieved documents.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from sklearn_ltr_metrics import evaluate_run
-    >>> run = pd.DataFrame({"qid": "1", "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
-    >>> qrels = pd.DataFrame({"qid": "1", "doc_id": ["b", "z", "a"], "label": [1, 1, 0]})
-    >>> evaluate_run(run, qrels, metrics=["recall@3", "judged@3"]).per_query
-         n_docs  n_pos  n_neg  recall@3  judged@3
-    qid
-    1         3      2      2       0.5  0.666667
-    """
-    check_choice(missing_queries, "missing_queries", ("skip", "zero"))
-    check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
-    run = _check_table(run, "run", ("qid", "doc_id", "score"))
-    qrels = _check_table(qrels, "qrels", ("qid", "doc_id", "label"))
-    if (
-        run["qid"].dtype.kind != qrels["qid"].dtype.kind
-        or run["doc_id"].dtype.kind != qrels["doc_id"].dtype.kind
-    ):
-        run = run.astype({"qid": str, "doc_id": str})
-        qrels = qrels.astype({"qid": str, "doc_id": str})
-    dup = run.duplicated(["qid", "doc_id"])
-    if dup.any():
-        first = run[dup].iloc[0]
-        raise ValueError(
-            f"run retrieves document {first['doc_id']!r} twice for query {first['qid']!r}; "
-            "each (qid, doc_id) may appear once. Drop duplicates first."
-        )
-    qrels = qrels.drop_duplicates(["qid", "doc_id"], keep="last")
-    label = check_labels(qrels["label"], "qrels['label']", allow_negative=True)
-    qrels = qrels.assign(label=np.maximum(label, 0.0))
-    specs = parse_metrics(metrics, k)
-    resolved = resolve_conventions(
-        conventions,
-        **{
-            key: options.pop(key, None)
-            for key in ("ties", "gain", "min_relevance", "empty_query", "ap_denominator")
-        },
-    )
-
-    judged_queries = pd.Index(qrels["qid"].unique())
-    run = run[run["qid"].isin(judged_queries)]
-    merged = run.merge(qrels, on=["qid", "doc_id"], how="left", sort=False)
-    judged = merged["label"].notna().to_numpy()
-    if unjudged == "remove":
-        merged = merged[judged]
-        judged = judged[judged]
-    if merged.empty:
-        raise ValueError("run and qrels share no query; check that their qid values match.")
-    y_true = merged["label"].fillna(0.0).to_numpy(dtype=np.float64)
-    y_score = check_scores(merged["score"], merged["qid"].to_numpy())
-    qid = merged["qid"].to_numpy()
-    _, uniques = factorize_qid(qid)
-    ideal_rows = qrels[qrels["qid"].isin(pd.Index(uniques))]
-    ideal_codes = pd.Index(uniques).get_indexer(ideal_rows["qid"])
-    ideal_labels = ideal_rows["label"].to_numpy(dtype=np.float64)
-    threshold = resolved["min_relevance"]
-    is_rel = ideal_labels >= threshold if threshold is not None else ideal_labels > 0
-    n_pos = np.bincount(ideal_codes, weights=is_rel, minlength=uniques.shape[0])
-    evaluation = _evaluate_arrays(
-        y_true,
-        y_score,
-        qid,
-        specs,
-        resolved,
-        doc_id=merged["doc_id"].to_numpy(),
-        ideal=(ideal_codes, ideal_labels),
-        n_pos_judged=n_pos,
-        judged=judged,
-        **options,
-    )
-    if missing_queries == "zero":
-        absent = judged_queries.difference(pd.Index(uniques))
-        if len(absent):
-            evaluation = _with_missing_queries(evaluation, absent, qrels, threshold, resolved)
-    return evaluation
-
-
-def _with_missing_queries(evaluation, absent, qrels, threshold, options):
-    """Add queries the run did not retrieve anything for, scored 0 (trec_eval ``-c``)."""
-    rows = qrels[qrels["qid"].isin(absent)]
-    rel = rows["label"] >= threshold if threshold is not None else rows["label"] > 0
-    n_pos = rel.groupby(rows["qid"]).sum().reindex(absent).astype(np.int64)
-    extra = pd.DataFrame(
-        {"n_docs": 0, "n_pos": n_pos.to_numpy(), "n_neg": 0}, index=pd.Index(absent, name="qid")
-    )
-    for column in evaluation.metrics:
-        extra[column] = 0.0
-    per_query = pd.concat([evaluation.per_query, extra]).sort_index()
-    per_query.index.name = "qid"
-    parts = dict(evaluation._cutoff_parts)
-    for column in evaluation.metrics:
-        qids, ks, values = parts[column]
-        parts[column] = (
-            np.concatenate([qids, np.asarray(absent)]),
-            np.concatenate([ks, np.full(len(absent), np.inf)]),
-            np.concatenate([values, np.zeros(len(absent))]),
-        )
-    return RankingEvaluation(per_query, parts, options)

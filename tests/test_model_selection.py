@@ -21,8 +21,7 @@ from sklearn.model_selection import (
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_ltr_metrics import FeatureRanker, OracleRanker
-from sklearn_ltr_metrics._evaluate import evaluate
+from sklearn_ltr_metrics import FeatureRanker, OracleRanker, evaluate
 from sklearn_ltr_metrics._model_selection import (
     RankingGridSearchCV,
     RankingRandomizedSearchCV,

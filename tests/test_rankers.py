@@ -259,7 +259,7 @@ def test_baselines_on_lightgbm_data(lgbm_data):
 
 @pytest.mark.slow
 def test_lightgbm_data_scores_via_evaluate(lgbm_data, lgbm_model):
-    from sklearn_ltr_metrics._evaluate import evaluate
+    from sklearn_ltr_metrics import evaluate
 
     _, _, _, X_te, y_te, q_te = lgbm_data
     ours = lgbm_model.score(X_te, y_te, qid=q_te)
