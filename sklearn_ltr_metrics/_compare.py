@@ -86,6 +86,52 @@ def _keyed_table(table, name):
     return df
 
 
+#: Name given to a single, unnamed system's table.
+SINGLE_SYSTEM = "system"
+
+
+def named_systems(data, what):
+    """``data`` -> dict system name -> object; a single object is called ``"system"``."""
+    if isinstance(data, Mapping):
+        if not data:
+            raise ValueError(f"{what} is empty; pass at least one system's table.")
+        names = [str(name) for name in data]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{what} has system names that are equal as text: {names!r}.")
+        return dict(zip(names, data.values(), strict=True))
+    return {SINGLE_SYSTEM: data}
+
+
+def query_frame(table, name, *, counts=False):
+    """A per-query table with ``qid`` (and ``fold``) as columns and a fresh RangeIndex.
+
+    ``table`` is a DataFrame from :func:`evaluate` (indexed by qid) or from
+    :func:`cross_validate_ranking` (``fold``, ``qid`` columns), or an evaluation with a
+    ``per_query`` attribute. With ``counts=True`` the result also has ``n_pos`` and ``n_neg``
+    (``n_neg`` derived from ``n_docs`` when missing).
+    """
+    table = getattr(table, "per_query", table)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
+            f"'per_query' of cross_validate_ranking) or an evaluation, got {type(table).__name__}."
+        )
+    if "qid" in table.columns:
+        frame = table.reset_index(drop=True)
+    elif isinstance(table.index, pd.MultiIndex):
+        frame = table.reset_index()
+    else:
+        frame = table.reset_index(names="qid")
+    if counts:
+        if "n_pos" not in frame.columns:
+            raise ValueError(f"{name} needs an 'n_pos' column; it has {list(frame.columns)}.")
+        if "n_neg" not in frame.columns:
+            if "n_docs" not in frame.columns:
+                raise ValueError(f"{name} needs an 'n_neg' or 'n_docs' column for difficulty.")
+            frame = frame.assign(n_neg=frame["n_docs"] - frame["n_pos"])
+    return frame
+
+
 def _metric_columns(table, metrics, name):
     """Metric columns to use: ``metrics`` (checked) or every numeric non-reserved column."""
     if metrics is None:

@@ -16,10 +16,10 @@ name is shown as it is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pandas as pd
+
+from ._compare import named_systems, query_frame
 
 __all__ = [
     "plot_difficulty",
@@ -71,33 +71,6 @@ def _plain_text(*texts):
         text.set_parse_math(False)
 
 
-def _systems(data, what):
-    """``data`` -> dict system name -> object; a single object gets the name ``"system"``."""
-    if isinstance(data, Mapping):
-        if not data:
-            raise ValueError(f"{what} is empty; pass at least one system.")
-        return {str(name): value for name, value in data.items()}
-    return {"system": data}
-
-
-def _per_query_frame(table, name):
-    """A per-query DataFrame with ``qid``, ``n_pos`` and ``n_neg`` as columns."""
-    table = getattr(table, "per_query", table)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a per-query DataFrame or an evaluation with .per_query, got "
-            f"{type(table).__name__}."
-        )
-    frame = table if "qid" in table.columns else table.reset_index(names="qid")
-    if "n_pos" not in frame.columns:
-        raise ValueError(f"{name} needs an 'n_pos' column; it has {list(frame.columns)}.")
-    if "n_neg" not in frame.columns:
-        if "n_docs" not in frame.columns:
-            raise ValueError(f"{name} needs an 'n_neg' or 'n_docs' column for difficulty.")
-        frame = frame.assign(n_neg=frame["n_docs"] - frame["n_pos"])
-    return frame
-
-
 def _metric_columns(frame, metrics):
     reserved = {"qid", "fold", "n_docs", "n_pos", "n_neg"}
     if metrics is None:
@@ -120,7 +93,7 @@ def _curves(data, strata):
         return data
     from ._report import cutoff_curves
 
-    systems = _systems(data, "data")
+    systems = named_systems(data, "data")
     for name, value in systems.items():
         if not hasattr(value, "per_cutoff"):
             raise TypeError(
@@ -256,8 +229,8 @@ def plot_difficulty(per_query, *, metric=None, difficulty=None, title=None):
     from ._aggregate import difficulty_correlation
 
     tables = {
-        n: _per_query_frame(t, f"per_query[{n!r}]")
-        for n, t in _systems(per_query, "per_query").items()
+        n: query_frame(t, f"per_query[{n!r}]", counts=True)
+        for n, t in named_systems(per_query, "per_query").items()
     }
     first = next(iter(tables.values()))
     metric = metric if metric is not None else _metric_columns(first, None)[0]
@@ -316,8 +289,8 @@ def plot_heatmap(per_query, *, metrics=None, title=None):
     2
     """
     tables = {
-        n: _per_query_frame(t, f"per_query[{n!r}]")
-        for n, t in _systems(per_query, "per_query").items()
+        n: query_frame(t, f"per_query[{n!r}]", counts=True)
+        for n, t in named_systems(per_query, "per_query").items()
     }
     metrics = _metric_columns(next(iter(tables.values())), metrics)
     n_queries = max(len(f) for f in tables.values())

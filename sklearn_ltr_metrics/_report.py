@@ -32,14 +32,13 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ._aggregate import _check_strata, summarize
-from ._compare import compare_systems
+from ._compare import compare_systems, named_systems, query_frame
 from ._io import atomic_write_path
 from ._render import (
     CSS,
@@ -70,8 +69,6 @@ PLOT_NAMES = ("recall_at_k", "precision_at_k", "precision_recall", "difficulty",
 GENERATOR = "sklearn_ltr_metrics"
 #: How many lowest-scoring queries the report lists per system.
 N_WORST = 10
-#: Name given to a single, unnamed system.
-SINGLE_SYSTEM = "system"
 
 _RESERVED = ("fold", "qid", "n_docs", "n_pos", "n_neg")
 _CURVE_COLUMNS = ["system", "metric", "spec", "stratum", "k", "mean", "n_queries"]
@@ -81,33 +78,6 @@ _INT_LIST = re.compile(r"\d+(,\d+)*")
 # --------------------------------------------------------------------------------------------
 # Inputs
 # --------------------------------------------------------------------------------------------
-
-
-def _named(data, what):
-    """``data`` -> dict system -> object (a single object is called ``"system"``)."""
-    if isinstance(data, Mapping):
-        if not data:
-            raise ValueError(f"{what} is empty; pass at least one system's table.")
-        names = [str(name) for name in data]
-        if len(set(names)) != len(names):
-            raise ValueError(f"{what} has system names that are equal as text: {names!r}.")
-        return dict(zip(names, data.values(), strict=True))
-    return {SINGLE_SYSTEM: data}
-
-
-def _query_frame(table, name):
-    """Per-query table with ``qid`` (and ``fold``) as columns and a fresh RangeIndex."""
-    table = getattr(table, "per_query", table)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
-            f"'per_query' of cross_validate_ranking) or an evaluation, got {type(table).__name__}."
-        )
-    if "qid" in table.columns:
-        return table.reset_index(drop=True)
-    if isinstance(table.index, pd.MultiIndex):
-        return table.reset_index()
-    return table.reset_index(names="qid")
 
 
 def _curve_spec(specs, base):
@@ -159,12 +129,15 @@ def cutoff_curves(
     3     low  2  0.75          2
     """
     bins = _check_strata(strata)
-    cutoffs, queries = _named(per_cutoff, "per_cutoff"), _named(per_query, "per_query")
+    cutoffs, queries = (
+        named_systems(per_cutoff, "per_cutoff"),
+        named_systems(per_query, "per_query"),
+    )
     rows = []
     for system, pc in cutoffs.items():
         if system not in queries:
             raise ValueError(f"per_cutoff has system {system!r} but per_query does not.")
-        pq = _query_frame(queries[system], f"per_query[{system!r}]").drop_duplicates("qid")
+        pq = query_frame(queries[system], f"per_query[{system!r}]").drop_duplicates("qid")
         n_pos = pd.Series(pq["n_pos"].to_numpy(), index=pd.Index(pq["qid"]))
         specs = list(dict.fromkeys(pc["metric"]))
         for base in metrics:
@@ -796,12 +769,12 @@ def make_report(
     >>> print(report.to_markdown().splitlines()[0])
     # Ranking evaluation report
     """
-    given = _named(per_query, "per_query")
-    tables = {n: _query_frame(t, f"per_query[{n!r}]") for n, t in given.items()}
+    given = named_systems(per_query, "per_query")
+    tables = {n: query_frame(t, f"per_query[{n!r}]") for n, t in given.items()}
     if per_cutoff is None:
         cutoffs = {n: t.per_cutoff for n, t in given.items() if hasattr(t, "per_cutoff")}
     else:
-        cutoffs = _named(per_cutoff, "per_cutoff")
+        cutoffs = named_systems(per_cutoff, "per_cutoff")
         if isinstance(per_cutoff, pd.DataFrame) and len(tables) == 1:
             cutoffs = {next(iter(tables)): per_cutoff}
         unknown = sorted(set(cutoffs) - set(tables))
