@@ -12,24 +12,9 @@ import pandas as pd
 
 from ._evaluate import RankingEvaluation, _evaluate_arrays, parse_metrics, resolve_conventions
 from ._grouping import factorize_qid
-from ._validation import check_choice, check_labels, check_scores
+from ._validation import check_choice, check_columns, check_labels, check_scores
 
 __all__ = ["evaluate_run"]
-
-
-def _check_table(table, name, columns):
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a pandas DataFrame with columns {list(columns)}, got "
-            f"{type(table).__name__}; read files with read_trec_run / read_trec_qrels."
-        )
-    missing = [c for c in columns if c not in table.columns]
-    if missing:
-        raise ValueError(
-            f"{name} lacks column(s) {missing}; it has {list(table.columns)}. Rename them, e.g. "
-            f"{name}.rename(columns={{...}})."
-        )
-    return table[list(columns)]
 
 
 def evaluate_run(
@@ -86,8 +71,8 @@ def evaluate_run(
     """
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
-    run = _check_table(run, "run", ("qid", "doc_id", "score"))
-    qrels = _check_table(qrels, "qrels", ("qid", "doc_id", "label"))
+    run = check_columns(run, "run", ("qid", "doc_id", "score"))
+    qrels = check_columns(qrels, "qrels", ("qid", "doc_id", "label"))
     if (
         run["qid"].dtype.kind != qrels["qid"].dtype.kind
         or run["doc_id"].dtype.kind != qrels["doc_id"].dtype.kind

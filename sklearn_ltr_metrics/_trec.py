@@ -21,7 +21,7 @@ from ._io import (
     _read_text,
     _show,
 )
-from ._validation import check_1d, check_choice, check_scores
+from ._validation import check_1d, check_choice, check_columns, check_scores
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -263,21 +263,6 @@ def _check_id_column(values, name, *, first_field=False):
     return ids.to_numpy()
 
 
-def _require_columns(frame, name, columns):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a pandas DataFrame with columns {', '.join(columns)}, "
-            f"got {type(frame).__name__}."
-        )
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{name} is missing column(s) {', '.join(map(repr, missing))}; it has "
-            f"{', '.join(map(repr, frame.columns))}. Rename the columns, e.g. "
-            f"{name}.rename(columns={{...}})."
-        )
-
-
 def _sort_key(values):
     """Sort key for query ids: the values themselves when they sort, else their strings."""
     series = pd.Series(values)
@@ -319,7 +304,7 @@ def write_trec_run(run, path, *, tag="sklearn_ltr_metrics", overwrite=False):
     1 Q0 a 3 0.5 demo
     2 Q0 d 1 1.0 demo
     """
-    _require_columns(run, "run", ["qid", "doc_id", "score"])
+    check_columns(run, "run", ["qid", "doc_id", "score"])
     if not isinstance(tag, str) or not tag or re.search(r"\s", tag):
         raise ValueError(f"tag must be a non-empty string without whitespace, got {tag!r}.")
     qid = _check_id_column(run["qid"], "run['qid']", first_field=True)
@@ -370,7 +355,7 @@ def write_trec_qrels(qrels, path, *, overwrite=False):
     301 0 FT-1 2
     301 0 FT-2 0
     """
-    _require_columns(qrels, "qrels", ["qid", "doc_id", "label"])
+    check_columns(qrels, "qrels", ["qid", "doc_id", "label"])
     qid = _check_id_column(qrels["qid"], "qrels['qid']", first_field=True)
     doc = _check_id_column(qrels["doc_id"], "qrels['doc_id']")
     label = check_scores(qrels["label"], qid, name="qrels['label']")

@@ -216,3 +216,28 @@ def take_rows(X, indices):
             X = X.tocsr()
         return X[indices]
     return X[indices]
+
+
+def check_columns(frame, name, columns):
+    """Return ``frame[columns]``; a clear error when ``frame`` is no DataFrame or lacks one.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    name : str
+        Parameter name for error messages.
+    columns : sequence of str
+        Required column names.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a pandas DataFrame with columns {list(columns)}, got "
+            f"{type(frame).__name__}."
+        )
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{name} lacks column(s) {missing}; it has {list(frame.columns)}. Rename them, e.g. "
+            f"{name}.rename(columns={{...}})."
+        )
+    return frame[list(columns)]

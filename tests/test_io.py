@@ -322,7 +322,9 @@ def test_write_run_rejects_unwritable_values(tmp_path, column, value, fragment):
 
 
 def test_write_run_and_qrels_check_columns(tmp_path):
-    with pytest.raises(ValueError, match=r"missing column\(s\) 'score'; it has 'qid', 'doc_id'"):
+    with pytest.raises(
+        ValueError, match=r"lacks column\(s\) \['score'\]; it has \['qid', 'doc_id'\]"
+    ):
         write_trec_run(pd.DataFrame({"qid": [1], "doc_id": ["a"]}), tmp_path / "r")
     with pytest.raises(TypeError, match="must be a pandas DataFrame"):
         write_trec_qrels({"qid": [1]}, tmp_path / "q")
