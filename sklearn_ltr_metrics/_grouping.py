@@ -44,6 +44,15 @@ def factorize_qid(qid, name="qid"):
         codes = np.cumsum(change, dtype=np.intp)
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
         return codes, uniques
+    if is_int and values.size:
+        low, high = int(values.min()), int(values.max())
+        if high - low <= 2 * values.size + 1024:
+            # Dense integer ids: a bincount lookup table instead of hashing.
+            shifted = (values - values.dtype.type(low)).astype(np.intp, copy=False)
+            present = np.bincount(shifted) > 0
+            lookup = np.cumsum(present, dtype=np.intp) - 1
+            uniques = (np.flatnonzero(present) + low).astype(values.dtype)
+            return lookup[shifted], uniques
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
         if kind.startswith("mixed"):
@@ -117,8 +126,11 @@ def group_rows(qid, name="qid"):
     change[:1] = True
     np.not_equal(qid[1:], qid[:-1], out=change[1:])
     run_start = np.flatnonzero(change)
-    run_codes, uniques = factorize_qid(qid[run_start], name)
-    if uniques.shape[0] == run_start.size:
+    # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
+    # make nearly every row a run, and then one factorisation of all rows is cheaper.
+    few_runs = run_start.size <= n // 2
+    run_codes, uniques = factorize_qid(qid[run_start], name) if few_runs else (None, None)
+    if few_runs and uniques.shape[0] == run_start.size:
         run_size = np.diff(np.append(run_start, n))
         sizes = np.empty_like(run_size)
         sizes[run_codes] = run_size

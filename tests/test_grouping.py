@@ -23,6 +23,9 @@ def _cases():
     yield "one query", np.zeros(30, dtype=int)
     yield "object strings", np.repeat(names, sizes).astype(object)
     yield "many queries (two radix passes)", rng.permutation(np.arange(70_000).repeat(2))
+    yield "negative ints, shuffled", rng.permutation(grouped - 25)
+    yield "unsigned ints, shuffled", rng.permutation(grouped.astype(np.uint64) + 2**40)
+    yield "sparse ints, shuffled", rng.permutation(grouped * 10**12)
 
 
 @pytest.mark.parametrize(("case", "qid"), list(_cases()))
