@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._grouping import factorize_qid
 from ._rankers import _ROUTING_HINT, _SPARSE_FORMATS, _RankerMixin, _row_hashes
@@ -264,6 +264,8 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     True
     """
 
+    _predict_dtype = (np.float64, np.float32)  # LightGBM takes float32 as it is
+
     def __init__(
         self,
         *,
@@ -460,9 +462,6 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Scores.
         """
-        check_is_fitted(self, "booster_")
-        X = validate_data(
-            self, X, accept_sparse=_SPARSE_FORMATS, dtype=[np.float64, np.float32], reset=False
-        )
+        X = self._validate_predict(X)
         scores = self.booster_.predict(_for_lightgbm(X), num_iteration=self.n_iter_)
         return np.asarray(scores, dtype=np.float64)

@@ -95,6 +95,16 @@ class _RankerMixin:
     __metadata_request__fit = {"qid": True}  # noqa: RUF012
     __metadata_request__score = {"qid": True}  # noqa: RUF012
 
+    #: Dtypes ``predict`` accepts (LambdaMART also keeps float32 for LightGBM).
+    _predict_dtype = np.float64
+
+    def _validate_predict(self, X):
+        """Check that the ranker is fitted and ``X`` matches the features seen in ``fit``."""
+        check_is_fitted(self)
+        return validate_data(
+            self, X, accept_sparse=_SPARSE_FORMATS, dtype=self._predict_dtype, reset=False
+        )
+
     def score(self, X, y, qid=None):
         """Return the mean NDCG@10 over queries of this ranker's scores for ``X``.
 
@@ -144,11 +154,28 @@ class _BaselineRanker(_RankerMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    def _validate_fit(self, X, y, qid):
+    def fit(self, X, y=None, qid=None):
+        """Check the inputs and set what the baseline needs; nothing is learned from ``y``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Features.
+        y, qid : array-like of shape (n_samples,), default=None
+            Ignored; accepted (and length-checked) for a uniform ranker interface.
+
+        Returns
+        -------
+        self : ranker
+        """
         X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, dtype=np.float64, reset=True)
         _check_n_rows(y, X.shape[0], "y")
         _check_n_rows(qid, X.shape[0], "qid")
-        return X
+        self._fit_baseline()
+        return self
+
+    def _fit_baseline(self):
+        """Set the baseline's fitted attributes (after the feature checks)."""
 
 
 class RandomRanker(_BaselineRanker):
@@ -190,21 +217,8 @@ class RandomRanker(_BaselineRanker):
     def __init__(self, random_state=None):
         self.random_state = random_state
 
-    def fit(self, X, y=None, qid=None):
-        """Record the number of features and fix the seed.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-        y, qid : array-like of shape (n_samples,), default=None
-            Ignored; accepted (and length-checked) for a uniform ranker interface.
-
-        Returns
-        -------
-        self : RandomRanker
-        """
-        self._validate_fit(X, y, qid)
+    def _fit_baseline(self):
+        # Fix the seed: the given int, or one drawn now.
         if isinstance(self.random_state, numbers.Integral) and not isinstance(
             self.random_state, bool
         ):
@@ -214,7 +228,6 @@ class RandomRanker(_BaselineRanker):
         else:
             rng = check_random_state(self.random_state)
             self.seed_ = int(rng.randint(np.iinfo(np.int32).max))
-        return self
 
     def predict(self, X):
         """Return a uniform [0, 1) score per row, a function of the row and ``seed_``.
@@ -229,8 +242,7 @@ class RandomRanker(_BaselineRanker):
         ndarray of shape (n_samples,)
             Scores.
         """
-        check_is_fitted(self, "seed_")
-        X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, dtype=np.float64, reset=False)
+        X = self._validate_predict(X)
         return _hash_to_unit(_row_hashes(X, self.seed_))
 
 
@@ -263,24 +275,6 @@ class OracleRanker(_BaselineRanker):
     def __init__(self):
         pass
 
-    def fit(self, X, y=None, qid=None):
-        """Record the number of features (nothing is learned).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-        y, qid : array-like of shape (n_samples,), default=None
-            Ignored; accepted (and length-checked) for a uniform ranker interface.
-
-        Returns
-        -------
-        self : OracleRanker
-        """
-        self._validate_fit(X, y, qid)
-        self.is_fitted_ = True
-        return self
-
     def predict(self, X, y=None):
         """Return the true labels ``y`` as scores, in the rows' order.
 
@@ -296,8 +290,7 @@ class OracleRanker(_BaselineRanker):
         ndarray of shape (n_samples,)
             ``y`` as float64.
         """
-        check_is_fitted(self, "is_fitted_")
-        X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, dtype=np.float64, reset=False)
+        X = self._validate_predict(X)
         if y is None:
             raise ValueError(
                 "OracleRanker ranks rows by their true labels, so predict needs them: call "
@@ -347,21 +340,8 @@ class FeatureRanker(_BaselineRanker):
         self.feature = feature
         self.ascending = ascending
 
-    def fit(self, X, y=None, qid=None):
-        """Find the column to rank by.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-        y, qid : array-like of shape (n_samples,), default=None
-            Ignored; accepted (and length-checked) for a uniform ranker interface.
-
-        Returns
-        -------
-        self : FeatureRanker
-        """
-        self._validate_fit(X, y, qid)
+    def _fit_baseline(self):
+        # Find the column to rank by.
         feature, n_features = self.feature, self.n_features_in_
         if isinstance(feature, numbers.Integral) and not isinstance(feature, bool):
             if not 0 <= feature < n_features:
@@ -392,7 +372,6 @@ class FeatureRanker(_BaselineRanker):
             )
         if not isinstance(self.ascending, (bool, np.bool_)):
             raise TypeError(f"ascending must be True or False, got {_short(self.ascending)}.")
-        return self
 
     def predict(self, X):
         """Return the chosen column (negated when ``ascending``) as scores.
@@ -407,8 +386,7 @@ class FeatureRanker(_BaselineRanker):
         ndarray of shape (n_samples,)
             Scores.
         """
-        check_is_fitted(self, "feature_index_")
-        X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, dtype=np.float64, reset=False)
+        X = self._validate_predict(X)
         column = X[:, self.feature_index_]
         column = column.toarray().ravel() if sp.issparse(column) else np.array(column)
         return -column if self.ascending else column
