@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._compare import named_systems, query_frame
+from ._compare import _metric_columns, named_systems, query_frame
 
 __all__ = [
     "plot_difficulty",
@@ -69,22 +69,6 @@ def _plain_text(*texts):
     """Turn mathtext off for user-supplied labels (a ``$`` in a qid stays a ``$``)."""
     for text in texts:
         text.set_parse_math(False)
-
-
-def _metric_columns(frame, metrics):
-    reserved = {"qid", "fold", "n_docs", "n_pos", "n_neg"}
-    if metrics is None:
-        return [
-            c
-            for c in frame.columns
-            if c not in reserved and pd.api.types.is_numeric_dtype(frame[c])
-        ]
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
-    missing = [m for m in metrics if m not in frame.columns]
-    if missing:
-        available = [c for c in frame.columns if c not in reserved]
-        raise ValueError(f"metric(s) {missing} not in the per-query table; available: {available}.")
-    return metrics
 
 
 def _curves(data, strata):
@@ -233,10 +217,10 @@ def plot_difficulty(per_query, *, metric=None, difficulty=None, title=None):
         for n, t in named_systems(per_query, "per_query").items()
     }
     first = next(iter(tables.values()))
-    metric = metric if metric is not None else _metric_columns(first, None)[0]
+    metric = metric if metric is not None else _metric_columns(first, None, "per_query")[0]
     fig, (ax,) = _figure(1, panel_size=(6.4, 4.4))
     for i, (system, frame) in enumerate(tables.items()):
-        _metric_columns(frame, [metric])
+        _metric_columns(frame, [metric], f"per_query[{system!r}]")
         keep = (frame["n_pos"] > 0) & frame[metric].notna()
         x = frame.loc[keep, "n_neg"] / frame.loc[keep, "n_pos"]
         y = frame.loc[keep, metric].astype(float)
@@ -292,14 +276,14 @@ def plot_heatmap(per_query, *, metrics=None, title=None):
         n: query_frame(t, f"per_query[{n!r}]", counts=True)
         for n, t in named_systems(per_query, "per_query").items()
     }
-    metrics = _metric_columns(next(iter(tables.values())), metrics)
+    metrics = _metric_columns(next(iter(tables.values())), metrics, "per_query")
     n_queries = max(len(f) for f in tables.values())
     height = float(np.clip(0.12 * n_queries, 2.5, 9.0))
     width = max(2.2, 0.55 * len(metrics) + 1.4)
     fig, axes = _figure(len(tables), panel_size=(width, height), max_cols=4)
     image = None
     for ax, (system, frame) in zip(axes, tables.items(), strict=True):
-        _metric_columns(frame, metrics)
+        _metric_columns(frame, metrics, f"per_query[{system!r}]")
         with np.errstate(divide="ignore", invalid="ignore"):
             difficulty = frame["n_neg"] / frame["n_pos"].where(frame["n_pos"] > 0)
         order = np.argsort(difficulty.to_numpy(dtype=float), kind="stable")
