@@ -1,6 +1,7 @@
 """The ``ltr-eval`` command line, run as a user runs it (subprocesses), on generated data and
 on the shared TREC and LETOR files."""
 
+import io
 import json
 import os
 import re
@@ -30,6 +31,12 @@ def run_cli(*args, entry_point=False, cwd=None):
         cwd=cwd,
         env={**os.environ, "PYTHONWARNINGS": "error"},
     )
+
+
+def csv_output(result):
+    """The table a successful ``--format csv`` run printed."""
+    assert result.returncode == 0, result.stderr
+    return pd.read_csv(io.StringIO(result.stdout))
 
 
 def one_line_error(result):
@@ -149,8 +156,7 @@ def test_evaluate_trec_files_matches_evaluate_and_trec_eval(trec):
         "--format",
         "csv",
     )
-    assert result.returncode == 0, result.stderr
-    table = pd.read_csv(pd.io.common.StringIO(result.stdout)).set_index("metric")
+    table = csv_output(result).set_index("metric")
     expected = evaluate_run(
         read_trec_run(run), read_trec_qrels(qrels), metrics=["map", "ndcg@10", "precision@5"]
     ).mean()
@@ -177,7 +183,7 @@ def test_evaluate_trec_files_matches_evaluate_and_trec_eval(trec):
         "csv",
     )
     assert per_query.returncode == 0, per_query.stderr
-    got = pd.read_csv(pd.io.common.StringIO(per_query.stdout), dtype={"qid": str}).set_index("qid")
+    got = pd.read_csv(io.StringIO(per_query.stdout), dtype={"qid": str}).set_index("qid")
     want = evaluate_run(read_trec_run(run), read_trec_qrels(qrels), metrics=["map", "mrr"])
     pd.testing.assert_frame_equal(got, want.per_query, check_dtype=False)
 
@@ -258,8 +264,7 @@ def test_evaluate_letor_with_a_score_file(datasets_dir, tmp_path):
         "--format",
         "csv",
     )
-    assert result.returncode == 0, result.stderr
-    table = pd.read_csv(pd.io.common.StringIO(result.stdout)).set_index("metric")
+    table = csv_output(result).set_index("metric")
     ev = evaluate(y, scores, qid=qid, metrics=["ndcg@10", "map"])
     np.testing.assert_allclose(table["macro"], ev.mean().to_numpy())
     assert table.loc["map", "n_skipped"] == ev.n_skipped["map"] > 0  # queries without relevant
@@ -289,8 +294,7 @@ def test_compare_runs_against_a_baseline(trec, tmp_path):
         "--baseline",
         "reversed",
     )
-    assert result.returncode == 0, result.stderr
-    table = pd.read_csv(pd.io.common.StringIO(result.stdout))
+    table = csv_output(result)
     assert table["system"].tolist() == ["reversed", "results", "reversed", "results"]
     qrels = read_trec_qrels(trec / "qrels.test")
     forward = evaluate_run(run, qrels, metrics=["map", "ndcg@10"]).mean()
