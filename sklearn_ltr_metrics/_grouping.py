@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["Grouping", "factorize_qid", "group_rows", "group_sizes", "rank_order"]
+__all__ = ["Grouping", "factorize_qid", "group_rows", "rank_order"]
 
 
 def factorize_qid(qid, name="qid"):
@@ -145,11 +145,6 @@ def group_rows(qid, name="qid"):
     codes, uniques = factorize_qid(qid, name)
     grouped = _stable_sort_by_codes(codes, uniques.shape[0])
     return Grouping(uniques, np.bincount(codes, minlength=uniques.shape[0]), grouped, codes)
-
-
-def group_sizes(codes, n_groups):
-    """Number of rows of each query code."""
-    return np.bincount(codes, minlength=n_groups)
 
 
 def _stable_sort_by_codes(codes, n_groups):

@@ -34,17 +34,15 @@ MAX_KENDALL_LEVELS = 64
 MAX_LEVEL_TABLE = 20_000_000
 
 
-def segment_cumsum(values, starts, *, overwrite=False):
+def segment_cumsum(values, starts):
     """Inclusive cumulative sums that restart at every index in ``starts``.
 
     ``starts`` are the first rows of non-empty segments, increasing, starting with 0. Integer
     input stays exact. Float input is corrected at every segment start, so the rounding error
     is relative to each segment's own total, not to the running total of all rows.
     """
-    integer = values.dtype.kind in "iub"
-    dtype = np.int64 if integer else np.float64
-    owned = overwrite and values.dtype == dtype
-    adjusted = values if owned else np.array(values, dtype=dtype, copy=True)
+    dtype = np.int64 if values.dtype.kind in "iub" else np.float64
+    adjusted = np.array(values, dtype=dtype, copy=True)
     if starts.size > 1:
         totals = np.add.reduceat(adjusted, starts)
         adjusted[starts[1:]] -= totals[:-1]
