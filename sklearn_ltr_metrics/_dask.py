@@ -23,10 +23,8 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-import pandas as pd
 
 from ._evaluate import RankingEvaluation, evaluate, make_gain, parse_metrics, resolve_conventions
-from ._grouping import factorize_qid
 from ._validation import _short
 
 __all__ = ["evaluate_dask"]
@@ -76,35 +74,23 @@ def _evaluate_partition(part, qid, label, score, doc_id, metrics, options):
         doc_id=None if doc_id is None else part[doc_id],
         **options,
     )
-    return ev.per_query, ev._cutoff_parts
+    return ev
 
 
-def _combine(results, specs, conventions):
-    """One :class:`RankingEvaluation` from the partitions' tables, ordered by sorted qid."""
+def _combine(results):
+    """One :class:`RankingEvaluation` from the partitions' evaluations, ordered by sorted qid."""
     results = [r for r in results if r is not None]
     if not results:
         raise ValueError("frame has no rows; evaluate_dask needs at least one row.")
-    per_query = pd.concat([table for table, _ in results])
-    if not per_query.index.is_unique:
-        dup = per_query.index[per_query.index.duplicated()][0]
+    try:
+        return RankingEvaluation.concat(results)
+    except ValueError as err:
         raise ValueError(
-            f"query {dup!r} appears in more than one partition, so its rows were evaluated as "
-            "separate lists. With aligned=True every query must live in one partition; use "
-            "aligned=None (the default) to shuffle by qid when the partitions are not aligned."
-        )
-    per_query = per_query.sort_index(kind="stable")
-    per_query.index.name = "qid"
-    cutoff_parts = {}
-    for spec in specs:
-        qids = np.concatenate([parts[spec.column][0] for _, parts in results])
-        codes, _ = factorize_qid(qids)
-        # Each partition lists its pairs query by query (sorted), so a stable sort by qid
-        # gives the in-memory order: queries sorted, each query's cut-offs in their order.
-        order = np.argsort(codes, kind="stable")
-        ks = np.concatenate([parts[spec.column][1] for _, parts in results])
-        values = np.concatenate([parts[spec.column][2] for _, parts in results])
-        cutoff_parts[spec.column] = (qids[order], ks[order], values[order])
-    return RankingEvaluation(per_query, cutoff_parts, conventions)
+            f"{err} Here it appears in more than one partition, so its rows were evaluated "
+            "as separate lists. With aligned=True every query must live in one partition; "
+            "use aligned=None (the default) to shuffle by qid when the partitions are not "
+            "aligned."
+        ) from None
 
 
 def _check_options(options, metrics, doc_id):
@@ -125,7 +111,7 @@ def _check_options(options, metrics, doc_id):
             "pass doc_id='<column name>', or choose another ties= policy."
         )
     make_gain(conventions["gain"])
-    return parse_metrics(metrics, options.get("k")), conventions
+    parse_metrics(metrics, options.get("k"))
 
 
 def _check_columns(frame, qid, label, score, doc_id):
@@ -207,8 +193,7 @@ def evaluate_dask(
 
     >>> import dask.dataframe as dd
     >>> import pandas as pd
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics import evaluate_dask
+    >>> from sklearn_ltr_metrics import evaluate, evaluate_dask
     >>> df = pd.DataFrame({
     ...     "qid": ["a", "b", "a", "b", "a", "b"],
     ...     "label": [1, 0, 0, 2, 0, 0],
@@ -234,7 +219,7 @@ def evaluate_dask(
         )
     if aligned not in (None, True, False):
         raise ValueError(f"aligned={aligned!r} must be None (detect), True or False.")
-    specs, conventions = _check_options(options, metrics, doc_id)
+    _check_options(options, metrics, doc_id)
     qid_column, needed = _check_columns(frame, qid, label, score, doc_id)
     frame = frame[needed]
     if aligned is None:
@@ -253,4 +238,4 @@ def evaluate_dask(
         for part in frame.to_delayed()
     ]
     results = dask.compute(*tasks)
-    return _combine(results, specs, conventions)
+    return _combine(results)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._cutoffs import cutoff_label, cutoff_pairs, parse_cutoff
-from ._grouping import group_rows, rank_order
+from ._grouping import factorize_qid, group_rows, rank_order
 from ._metrics import RankedLists, get_metric
 from ._validation import (
     check_1d,
@@ -200,6 +200,32 @@ class RankingEvaluation:
             k[np.isinf(ks)] = pd.NA
             frames.append(pd.DataFrame({"qid": qids, "metric": column, "k": k, "value": values}))
         return pd.concat(frames, ignore_index=True)
+
+    @classmethod
+    def concat(cls, evaluations):
+        """One evaluation from evaluations of disjoint sets of queries (same metrics).
+
+        Queries come out sorted, and each query's cut-offs in their order, as :func:`evaluate`
+        gives them. A query found in two of the evaluations is a ``ValueError``.
+        """
+        evaluations = list(evaluations)
+        first = evaluations[0]
+        per_query = pd.concat([e.per_query for e in evaluations])
+        if not per_query.index.is_unique:
+            dup = per_query.index[per_query.index.duplicated()][0]
+            raise ValueError(
+                f"query {dup!r} appears in more than one of the evaluations combined; "
+                "each query must be evaluated once, with all of its rows."
+            )
+        per_query = per_query.sort_index(kind="stable")
+        per_query.index.name = "qid"
+        parts = {}
+        for column in first.metrics:
+            pieces = [e._cutoff_parts[column] for e in evaluations]
+            qids = np.concatenate([p[0] for p in pieces])
+            order = np.argsort(factorize_qid(qids)[0], kind="stable")
+            parts[column] = tuple(np.concatenate([p[i] for p in pieces])[order] for i in range(3))
+        return cls(per_query, parts, first.conventions)
 
     def mean(self, metric=None):
         """Macro mean over queries with a defined value.

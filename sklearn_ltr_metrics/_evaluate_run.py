@@ -146,14 +146,9 @@ def _with_missing_queries(evaluation, absent, qrels, threshold, options):
     )
     for column in evaluation.metrics:
         extra[column] = 0.0
-    per_query = pd.concat([evaluation.per_query, extra]).sort_index()
-    per_query.index.name = "qid"
-    parts = dict(evaluation._cutoff_parts)
-    for column in evaluation.metrics:
-        qids, ks, values = parts[column]
-        parts[column] = (
-            np.concatenate([qids, np.asarray(absent)]),
-            np.concatenate([ks, np.full(len(absent), np.inf)]),
-            np.concatenate([values, np.zeros(len(absent))]),
-        )
-    return RankingEvaluation(per_query, parts, options)
+    absent = np.asarray(absent)
+    parts = {
+        column: (absent, np.full(absent.size, np.inf), np.zeros(absent.size))
+        for column in evaluation.metrics
+    }
+    return RankingEvaluation.concat([evaluation, RankingEvaluation(extra, parts, options)])

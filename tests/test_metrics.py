@@ -453,3 +453,21 @@ def test_threads_do_not_change_a_bit(monkeypatch, ties):
     one = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties).per_query
     two = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties, n_jobs=2).per_query
     pd.testing.assert_frame_equal(one, two, check_exact=True)
+
+
+def test_concat_of_disjoint_evaluations_equals_one_evaluation():
+    from sklearn_ltr_metrics import RankingEvaluation
+
+    rng = np.random.default_rng(12)
+    qid = np.repeat([f"q{i:02d}" for i in range(30)], rng.integers(1, 40, 30))
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    scores = np.round(rng.normal(size=qid.size), 1)
+    specs = ["ndcg@10", "recall@adaptive", "map"]
+    full = evaluate(labels, scores, qid=qid, metrics=specs)
+    odd = np.isin(qid, np.unique(qid)[1::2])
+    parts = [evaluate(labels[m], scores[m], qid=qid[m], metrics=specs) for m in (odd, ~odd)]
+    joined = RankingEvaluation.concat(parts)
+    pd.testing.assert_frame_equal(joined.per_query, full.per_query, check_exact=True)
+    pd.testing.assert_frame_equal(joined.per_cutoff, full.per_cutoff, check_exact=True)
+    with pytest.raises(ValueError, match="appears in more than one"):
+        RankingEvaluation.concat([full, parts[0]])
