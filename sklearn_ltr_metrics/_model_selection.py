@@ -237,8 +237,7 @@ def cross_validate_ranking(
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics import cross_validate_ranking
-    >>> from sklearn_ltr_metrics import FeatureRanker
+    >>> from sklearn_ltr_metrics import cross_validate_ranking, FeatureRanker
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2))
     >>> y = (X[:, 0] > 0.5).astype(int)
@@ -399,9 +398,7 @@ class RankingGridSearchCV(_QuerySearchMixin, GridSearchCV):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics import RankingGridSearchCV
-    >>> from sklearn_ltr_metrics import FeatureRanker
-    >>> from sklearn_ltr_metrics import make_ranking_scorer
+    >>> from sklearn_ltr_metrics import FeatureRanker, make_ranking_scorer, RankingGridSearchCV
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2))
     >>> y = (X[:, 1] > 0.5).astype(int)
@@ -430,9 +427,11 @@ class RankingRandomizedSearchCV(_QuerySearchMixin, RandomizedSearchCV):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics import RankingRandomizedSearchCV
-    >>> from sklearn_ltr_metrics import FeatureRanker
-    >>> from sklearn_ltr_metrics import make_ranking_scorer
+    >>> from sklearn_ltr_metrics import (
+    ...     FeatureRanker,
+    ...     make_ranking_scorer,
+    ...     RankingRandomizedSearchCV,
+    ... )
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3))
     >>> y = (X[:, 2] > 0.5).astype(int)

@@ -296,8 +296,7 @@ def make_ranking_scorer(metric, *, k=None, greater_is_better=True, **conventions
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_ltr_metrics import FeatureRanker
-    >>> from sklearn_ltr_metrics import make_ranking_scorer
+    >>> from sklearn_ltr_metrics import FeatureRanker, make_ranking_scorer
     >>> X = np.array([[3.0], [1.0], [2.0], [0.5], [0.9]])
     >>> y = np.array([1, 0, 0, 0, 1])
     >>> qid = np.array(["a", "a", "a", "b", "b"])
