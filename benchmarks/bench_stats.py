@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from sklearn_ltr_metrics._stats import bootstrap_ci, paired_test
+from sklearn_ltr_metrics.stats._stats import bootstrap_ci, paired_test
 
 N_QUERIES = 20_000
 N_RESAMPLES = 1000

@@ -370,7 +370,7 @@ def scoring_share(quick):
 
 
 def bootstrap_seconds(repeat=5):
-    from sklearn_ltr_metrics._stats import bootstrap_ci
+    from sklearn_ltr_metrics.stats._stats import bootstrap_ci
 
     values = np.random.default_rng(0).beta(2, 3, size=BOOTSTRAP_QUERIES)
     best = np.inf

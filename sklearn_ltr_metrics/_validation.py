@@ -241,3 +241,19 @@ def check_columns(frame, name, columns):
             f"{name}.rename(columns={{...}})."
         )
     return frame[list(columns)]
+
+
+def float_values(values, name, *, allow_empty=True):
+    """1-D float64 array of ``values``; pandas missing values (``pd.NA``) become NaN."""
+    if isinstance(values, (pd.Series, pd.Index)):
+        try:
+            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must hold numbers, got dtype {values.dtype}: {exc}") from None
+    arr = check_1d(values, name, dtype=np.float64, allow_empty=allow_empty)
+    if np.isinf(arr).any():
+        raise ValueError(
+            f"{name} has {int(np.isinf(arr).sum())} infinite value(s); per-query values must be "
+            "finite numbers or NaN (NaN marks a query where the metric is undefined)."
+        )
+    return arr

@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sklearn_ltr_metrics._aggregate import (
+from sklearn_ltr_metrics.stats._stats import bootstrap_ci
+from sklearn_ltr_metrics.stats._summary import (
     coefficient_of_variation,
     difficulty_correlation,
     summarize,
 )
-from sklearn_ltr_metrics._stats import bootstrap_ci
 
 
 def _table():

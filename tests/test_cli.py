@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate, evaluate_run, read_letor, read_trec_qrels, read_trec_run
-from sklearn_ltr_metrics._cli import main
+from sklearn_ltr_metrics._cli._main import main
 
 HOSTILE = "<script>alert('x')</script>"
 

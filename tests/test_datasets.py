@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import ndcg_score
 
-from sklearn_ltr_metrics._datasets import BM25_FEATURE, make_ranking_data
+from sklearn_ltr_metrics.datasets._generate import BM25_FEATURE, make_ranking_data
 
 SMALL = {"n_pos_range": (3, 30), "n_neg_range": (200, 600)}
 

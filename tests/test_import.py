@@ -39,8 +39,8 @@ def test_every_public_name_resolves():
         # The first access caches the value, so the module __getattr__ runs once per name.
         assert vars(sklearn_ltr_metrics)[name] is value, name
     from sklearn_ltr_metrics import LambdaMARTRanker, RankingGridSearchCV
-    from sklearn_ltr_metrics._lambdamart import LambdaMARTRanker as defined
-    from sklearn_ltr_metrics._model_selection import RankingGridSearchCV as defined_search
+    from sklearn_ltr_metrics.model_selection._search import RankingGridSearchCV as defined_search
+    from sklearn_ltr_metrics.rankers._lambdamart import LambdaMARTRanker as defined
 
     assert LambdaMARTRanker is defined
     assert RankingGridSearchCV is defined_search
@@ -48,8 +48,9 @@ def test_every_public_name_resolves():
 
 def test_lazy_names_are_exactly_the_public_ones():
     eager = {"CONVENTIONS", "RankingEvaluation", "evaluate", "evaluate_run", "metric_names"}
-    assert set(sklearn_ltr_metrics._LAZY) | eager == set(sklearn_ltr_metrics.__all__)
-    assert not set(sklearn_ltr_metrics._LAZY) & eager
+    lazy_names = set(sklearn_ltr_metrics._LAZY) - set(sklearn_ltr_metrics._FAMILIES)
+    assert lazy_names | eager == set(sklearn_ltr_metrics.__all__)
+    assert not lazy_names & eager
     assert len(sklearn_ltr_metrics.__all__) == len(set(sklearn_ltr_metrics.__all__))
 
 
@@ -153,3 +154,17 @@ def test_take_rows_sparse(fmt, kind):
     assert rows.shape == (3, 3)
     np.testing.assert_array_equal(rows.toarray(), dense[[3, 0, 3]])
     np.testing.assert_array_equal(X.toarray(), dense)  # input untouched
+
+
+@pytest.mark.parametrize("family", sorted(sklearn_ltr_metrics._FAMILIES))
+def test_every_public_name_imports_from_its_family(family):
+    import importlib
+
+    module = importlib.import_module(f"sklearn_ltr_metrics.{family}")
+    assert getattr(sklearn_ltr_metrics, family) is module
+    for name in sklearn_ltr_metrics._FAMILIES[family]:
+        assert name in module.__all__, (family, name)
+        assert getattr(module, name) is getattr(sklearn_ltr_metrics, name), (family, name)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, (family, name)
+    assert sorted(module.__all__) == sorted(set(module.__all__))

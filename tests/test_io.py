@@ -15,7 +15,6 @@ from sklearn.datasets import load_svmlight_file
 
 from sklearn_ltr_metrics import (
     DataFormatError,
-    _trec,
     read_letor,
     read_query_stats,
     read_table,
@@ -27,7 +26,8 @@ from sklearn_ltr_metrics import (
     write_trec_qrels,
     write_trec_run,
 )
-from sklearn_ltr_metrics._io import atomic_write_path
+from sklearn_ltr_metrics.io import _trec
+from sklearn_ltr_metrics.io._base import atomic_write_path
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from sklearn_ltr_metrics import evaluate, metric_names
-from sklearn_ltr_metrics._metrics import METRICS
+from sklearn_ltr_metrics.metrics._metrics import METRICS
 
 from ._reference import brute_force_average, metric_value
 
@@ -382,7 +382,7 @@ def test_lightgbm_preset_ap_denominator_and_empty_one():
 
 
 def test_ideal_dcg_continuous_labels_take_the_sorting_path(monkeypatch):
-    from sklearn_ltr_metrics import _metrics
+    from sklearn_ltr_metrics.metrics import _metrics
 
     rng = np.random.default_rng(5)
     labels = rng.random(200) * 3  # continuous grades: many distinct gains

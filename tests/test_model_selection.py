@@ -22,12 +22,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_ltr_metrics import FeatureRanker, OracleRanker, evaluate
-from sklearn_ltr_metrics._model_selection import (
+from sklearn_ltr_metrics.metrics._scorer import make_ranking_scorer
+from sklearn_ltr_metrics.model_selection._search import (
     RankingGridSearchCV,
     RankingRandomizedSearchCV,
     cross_validate_ranking,
 )
-from sklearn_ltr_metrics._scorer import make_ranking_scorer
 
 from ._data import METRICS, make_data, ranker
 
@@ -418,7 +418,8 @@ def test_no_private_sklearn_imports():
     import ast
     import inspect as inspect_module
 
-    from sklearn_ltr_metrics import _model_selection, _scorer
+    from sklearn_ltr_metrics.metrics import _scorer
+    from sklearn_ltr_metrics.model_selection import _search as _model_selection
 
     for module in (_scorer, _model_selection):
         tree = ast.parse(inspect_module.getsource(module))

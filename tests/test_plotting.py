@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics._plotting import (
+from sklearn_ltr_metrics.plotting._plots import (
     PLOT_EXTRA_HINT,
     plot_difficulty,
     plot_heatmap,
@@ -16,7 +16,7 @@ from sklearn_ltr_metrics._plotting import (
     plot_precision_recall,
     plot_recall_at_k,
 )
-from sklearn_ltr_metrics._report import cutoff_curves
+from sklearn_ltr_metrics.report._report import cutoff_curves
 
 pytest.importorskip("matplotlib")
 from matplotlib.figure import Figure

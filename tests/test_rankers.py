@@ -19,7 +19,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, cross_validate
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_ltr_metrics import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
-from sklearn_ltr_metrics._lambdamart import LIGHTGBM_MAX_QUERY_SIZE
+from sklearn_ltr_metrics.rankers._lambdamart import LIGHTGBM_MAX_QUERY_SIZE
 
 REPO = Path(__file__).resolve().parents[1]
 LGBM_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "lightgbm-lambdarank"

@@ -10,8 +10,13 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import compare_systems, evaluate
-from sklearn_ltr_metrics._aggregate import summarize
-from sklearn_ltr_metrics._report import REPORT_FILES, RankingReport, cutoff_curves, make_report
+from sklearn_ltr_metrics.report._report import (
+    REPORT_FILES,
+    RankingReport,
+    cutoff_curves,
+    make_report,
+)
+from sklearn_ltr_metrics.stats._summary import summarize
 
 METRICS = ["ndcg@10", "recall@adaptive", "map"]
 HOSTILE = "<script>alert('x')</script>"

@@ -26,7 +26,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_ltr_metrics import FeatureRanker, OracleRanker, evaluate
-from sklearn_ltr_metrics._scorer import make_ranking_scorer
+from sklearn_ltr_metrics.metrics._scorer import make_ranking_scorer
 
 from ._data import METRICS, make_data, ranker
 

@@ -20,7 +20,7 @@ from sklearn_ltr_metrics import (
     paired_test,
     paired_test_names,
 )
-from sklearn_ltr_metrics._compare import COMPARISON_COLUMNS
+from sklearn_ltr_metrics.stats._compare import COMPARISON_COLUMNS
 
 
 def _mean_diff(x, y, axis=-1):

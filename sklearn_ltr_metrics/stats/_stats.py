@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ._validation import (
-    check_1d,
+from .._validation import (
     check_choice,
     check_positive_int,
     check_probability,
+    float_values,
     unknown_name_error,
 )
 
@@ -92,22 +92,6 @@ def _seed_sequence(random_state, name="random_state"):
     if random_state is None:
         return np.random.SeedSequence()
     return np.random.SeedSequence(int(random_state))
-
-
-def _float_values(values, name, *, allow_empty=True):
-    """1-D float64 array of ``values``; pandas missing values (``pd.NA``) become NaN."""
-    if isinstance(values, (pd.Series, pd.Index)):
-        try:
-            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must hold numbers, got dtype {values.dtype}: {exc}") from None
-    arr = check_1d(values, name, dtype=np.float64, allow_empty=allow_empty)
-    if np.isinf(arr).any():
-        raise ValueError(
-            f"{name} has {int(np.isinf(arr).sum())} infinite value(s); per-query values must be "
-            "finite numbers or NaN (NaN marks a query where the metric is undefined)."
-        )
-    return arr
 
 
 def _warn(message):
@@ -250,14 +234,14 @@ def bootstrap_ci(
     >>> bootstrap_ci([0.25, 0.25, np.nan])  # constant values: a zero-width interval
     (0.25, 0.25)
     """
-    x = _float_values(values, "values")
+    x = float_values(values, "values")
     method = check_choice(method, "method", _CI_METHODS)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     confidence_level = check_probability(confidence_level, "confidence_level")
     rng = _check_random_state(random_state)
     w = None
     if weights is not None:
-        w = _float_values(weights, "weights")
+        w = float_values(weights, "weights")
         if w.shape != x.shape:
             raise ValueError(
                 f"weights must have one entry per value, but values has {x.shape[0]} and "
@@ -460,8 +444,8 @@ def _align_pair(a, b, names=("a", "b")):
                 f"common queries, e.g. {na}, {nb} = {na}.align({nb}, join='inner')."
             )
         b = b.reindex(a.index)
-    xa = _float_values(a, na)
-    xb = _float_values(b, nb)
+    xa = float_values(a, na)
+    xb = float_values(b, nb)
     if xa.shape != xb.shape:
         raise ValueError(
             f"{na} and {nb} must have one value per query each, but {na} has {xa.shape[0]} and "
@@ -607,8 +591,8 @@ def cohens_d(a, b, *, paired=False):
         xa, xb = xa[keep], xb[keep]
         enough = xa.shape[0] >= 2
     else:
-        xa = _float_values(a, "a")
-        xb = _float_values(b, "b")
+        xa = float_values(a, "a")
+        xb = float_values(b, "b")
         xa, xb = xa[~np.isnan(xa)], xb[~np.isnan(xb)]
         enough = min(xa.shape[0], xb.shape[0]) >= 2
     if not enough:
@@ -689,7 +673,7 @@ def adjust_pvalues(pvalues, *, method="holm"):
     """
     if not isinstance(method, str) or method not in _CORRECTIONS:
         raise unknown_name_error("correction", method, _CORRECTIONS, param="method")
-    p = _float_values(pvalues, "pvalues")
+    p = float_values(pvalues, "pvalues")
     finite = ~np.isnan(p)
     if ((p[finite] < 0) | (p[finite] > 1)).any():
         raise ValueError(

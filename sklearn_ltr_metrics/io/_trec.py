@@ -14,14 +14,14 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._io import (
+from .._validation import check_1d, check_choice, check_columns, check_scores
+from ._base import (
     DataFormatError,
     _as_number,
     _open_text_target,
     _read_text,
     _show,
 )
-from ._validation import check_1d, check_choice, check_columns, check_scores
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 

@@ -29,7 +29,7 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_positive_int
+from .._validation import check_positive_int
 
 __all__ = ["BM25_FEATURE", "make_ranking_data"]
 

@@ -12,16 +12,16 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from ._cutoffs import cutoff_label, cutoff_pairs, parse_cutoff
-from ._grouping import factorize_qid, group_rows, rank_order
-from ._metrics import RankedLists, get_metric
-from ._validation import (
+from .._grouping import factorize_qid, group_rows, rank_order
+from .._validation import (
     check_1d,
     check_choice,
     check_consistent_length,
     check_labels,
     check_scores,
 )
+from ._cutoffs import cutoff_label, cutoff_pairs, parse_cutoff
+from ._metrics import RankedLists, get_metric
 
 __all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._grouping import factorize_qid
+from .._validation import check_choice, check_columns, check_labels, check_scores
 from ._evaluate import RankingEvaluation, _evaluate_arrays, parse_metrics, resolve_conventions
-from ._grouping import factorize_qid
-from ._validation import check_choice, check_columns, check_labels, check_scores
 
 __all__ = ["evaluate_run"]
 

@@ -29,7 +29,6 @@ import html
 import json
 import math
 import os
-import re
 import secrets
 import shutil
 from pathlib import Path
@@ -37,9 +36,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._aggregate import _check_strata, summarize
-from ._compare import compare_systems, named_systems, query_frame
-from ._io import atomic_write_path
+from .._table import RESERVED_COLUMNS, named_systems, query_frame
+from ..io._base import atomic_write_path
+from ..stats._compare import compare_systems
+from ..stats._curves import CURVE_COLUMNS, cutoff_curves
+from ..stats._stats import _seed_sequence
+from ..stats._summary import summarize
 from ._render import (
     CSS,
     format_number,
@@ -50,9 +52,8 @@ from ._render import (
     split_spec,
     text_table,
 )
-from ._stats import _seed_sequence
 
-__all__ = ["REPORT_FILES", "RankingReport", "cutoff_curves", "make_report"]
+__all__ = ["RankingReport", "make_report"]
 
 #: Files of a report directory: role -> name.
 REPORT_FILES = {
@@ -70,99 +71,10 @@ GENERATOR = "sklearn_ltr_metrics"
 #: How many lowest-scoring queries the report lists per system.
 N_WORST = 10
 
-_RESERVED = ("fold", "qid", "n_docs", "n_pos", "n_neg")
-_CURVE_COLUMNS = ["system", "metric", "spec", "stratum", "k", "mean", "n_queries"]
-_INT_LIST = re.compile(r"\d+(,\d+)*")
-
 
 # --------------------------------------------------------------------------------------------
 # Inputs
 # --------------------------------------------------------------------------------------------
-
-
-def _curve_spec(specs, base):
-    """The metric spec to draw ``base``@K from: a list of int cut-offs if any, else the first."""
-    candidates = [s for s in specs if s.partition("@")[0] == base and s.partition("@")[2]]
-    fixed = [s for s in candidates if _INT_LIST.fullmatch(s.partition("@")[2])]
-    if fixed:
-        return max(fixed, key=lambda s: s.count(","))
-    return candidates[0] if candidates else None
-
-
-def cutoff_curves(
-    per_cutoff, per_query, *, metrics=("recall", "precision"), strata=(10, 50), min_share=0.5
-):
-    """Mean metric@K per cut-off K and query stratum: the data of the metric@K plots.
-
-    Parameters
-    ----------
-    per_cutoff : DataFrame or dict of str to DataFrame
-        Long tables ``qid, metric, k, value`` (``evaluate(...).per_cutoff``), per system.
-    per_query : DataFrame or dict of str to DataFrame
-        The matching per-query tables (for ``n_pos``, which sets the stratum).
-    metrics : sequence of str, default=("recall", "precision")
-        Metric names. For each, the spec evaluated at an explicit list of cut-offs
-        (``"recall@1,5,10"``) is used if there is one, else the first spec with a cut-off
-        (e.g. ``"recall@adaptive"``).
-    strata : sequence of int or dict, default=(10, 50)
-        Strata on ``n_pos`` as in :func:`summarize`; ``"all"`` is added for every query.
-    min_share : float, default=0.5
-        A cut-off is kept for a stratum when at least this share of the stratum's queries
-        were evaluated at it (per-query strategies give each query its own cut-offs).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``system, metric, spec, stratum, k, mean, n_queries`` (``n_queries``: queries
-        with a defined value at that K).
-
-    Examples
-    --------
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
-    ...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["recall"], k=[1, 2])
-    >>> cutoff_curves(ev.per_cutoff, ev.per_query)[["stratum", "k", "mean", "n_queries"]]
-      stratum  k  mean  n_queries
-    0     all  1  0.50          2
-    1     all  2  0.75          2
-    2     low  1  0.50          2
-    3     low  2  0.75          2
-    """
-    bins = _check_strata(strata)
-    cutoffs, queries = (
-        named_systems(per_cutoff, "per_cutoff"),
-        named_systems(per_query, "per_query"),
-    )
-    rows = []
-    for system, pc in cutoffs.items():
-        if system not in queries:
-            raise ValueError(f"per_cutoff has system {system!r} but per_query does not.")
-        pq = query_frame(queries[system], f"per_query[{system!r}]").drop_duplicates("qid")
-        n_pos = pd.Series(pq["n_pos"].to_numpy(), index=pd.Index(pq["qid"]))
-        specs = list(dict.fromkeys(pc["metric"]))
-        for base in metrics:
-            spec = _curve_spec(specs, base)
-            if spec is None:
-                continue
-            part = pc[(pc["metric"] == spec) & pc["k"].notna()]
-            q_pos = part["qid"].map(n_pos).to_numpy(dtype=float)
-            groups = [("all", np.ones(len(part), dtype=bool))] + [
-                (label, (q_pos >= lo) & (q_pos <= hi)) for label, (lo, hi) in bins.items()
-            ]
-            for label, mask in groups:
-                sub = part[mask]
-                if sub.empty:
-                    continue
-                n_stratum = sub["qid"].nunique()
-                grouped = sub.groupby("k")["value"]
-                stats = pd.DataFrame(
-                    {"mean": grouped.mean(), "n_queries": grouped.count(), "n": grouped.size()}
-                )
-                stats = stats[(stats["n"] >= min_share * n_stratum) & stats["mean"].notna()]
-                for k, row in stats.iterrows():
-                    rows.append((system, base, spec, label, int(k), row["mean"], row["n_queries"]))
-    curves = pd.DataFrame(rows, columns=_CURVE_COLUMNS)
-    return curves.astype({"k": np.int64, "mean": np.float64, "n_queries": np.int64})
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,7 +337,7 @@ class RankingReport:
         -------
         dict
         """
-        from . import __version__
+        from .. import __version__
 
         return {
             "generator": f"{GENERATOR} {__version__}",
@@ -549,25 +461,25 @@ class RankingReport:
     # ---------------------------------------------------------------- plots
     def plot_recall_at_k(self):
         """Recall@K against K per stratum (:func:`plot_recall_at_k`), one panel per system."""
-        from ._plotting import plot_recall_at_k
+        from ..plotting._plots import plot_recall_at_k
 
         return plot_recall_at_k(self.curves)
 
     def plot_precision_at_k(self):
         """Precision@K against K per stratum (:func:`plot_precision_at_k`)."""
-        from ._plotting import plot_precision_at_k
+        from ..plotting._plots import plot_precision_at_k
 
         return plot_precision_at_k(self.curves)
 
     def plot_precision_recall(self):
         """Mean precision@K against mean recall@K over K (:func:`plot_precision_recall`)."""
-        from ._plotting import plot_precision_recall
+        from ..plotting._plots import plot_precision_recall
 
         return plot_precision_recall(self.curves)
 
     def plot_difficulty(self, metric=None):
         """Per-query ``metric`` (default the first) against difficulty (:func:`plot_difficulty`)."""
-        from ._plotting import plot_difficulty
+        from ..plotting._plots import plot_difficulty
 
         return plot_difficulty(
             self.per_query, metric=metric or self.metrics[0], difficulty=self.difficulty
@@ -575,7 +487,7 @@ class RankingReport:
 
     def plot_heatmap(self):
         """Per-query values of every metric, per system (:func:`plot_heatmap`)."""
-        from ._plotting import plot_heatmap
+        from ..plotting._plots import plot_heatmap
 
         return plot_heatmap(self.per_query, metrics=list(self.metrics))
 
@@ -791,7 +703,7 @@ def make_report(
         metrics = [
             c
             for c in first.columns
-            if c not in _RESERVED and pd.api.types.is_numeric_dtype(first[c])
+            if c not in RESERVED_COLUMNS and pd.api.types.is_numeric_dtype(first[c])
         ]
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics:
@@ -850,7 +762,7 @@ def make_report(
     curves = (
         cutoff_curves(curve_cutoffs, {n: tables[n] for n in curve_cutoffs}, strata=strata)
         if curve_cutoffs and strata is not None
-        else pd.DataFrame(columns=_CURVE_COLUMNS)
+        else pd.DataFrame(columns=CURVE_COLUMNS)
     )
     n_queries = {s: len(tables[s]) for s in systems}
     settings = {

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import (
+from .._validation import (
     _short,
     check_1d,
     check_consistent_length,
@@ -136,7 +136,7 @@ class _RankerMixin:
                 f"{type(self).__name__}.score needs qid, one query id per row, because NDCG@10 "
                 f"is computed per query. Call score(X, y, qid=qid). {_ROUTING_HINT}"
             )
-        from ._evaluate import evaluate
+        from ..metrics._evaluate import evaluate
 
         return float(evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).mean("ndcg@10"))
 

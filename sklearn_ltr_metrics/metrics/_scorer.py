@@ -15,8 +15,8 @@ import numbers
 import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
+from .._validation import _short
 from ._evaluate import evaluate, make_gain, parse_metrics, resolve_conventions
-from ._validation import _short
 
 __all__ = ["RankingScorer", "make_ranking_scorer"]
 

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._compare import _column, _keyed_table, _metric_columns
-from ._stats import _ci, _float_values, _seed_sequence, _warn
-from ._validation import check_positive_int, check_probability
+from .._table import keyed_table, metric_columns, metric_values
+from .._validation import check_positive_int, check_probability, float_values
+from ._stats import _ci, _seed_sequence, _warn
 
 __all__ = [
     "DifficultyCorrelation",
@@ -114,7 +114,7 @@ def coefficient_of_variation(values):
     >>> round(coefficient_of_variation([0.2, 0.4, 0.6, float("nan")]), 3)
     0.5
     """
-    x = _float_values(values, "values")
+    x = float_values(values, "values")
     return _cv(x[~np.isnan(x)])
 
 
@@ -139,9 +139,9 @@ def _counts(table, name):
     out = {}
     for col in ("n_pos", "n_neg"):
         if col in table.columns:
-            out[col] = _float_values(table[col], f"{name}[{col!r}]")
+            out[col] = float_values(table[col], f"{name}[{col!r}]")
         elif "n_docs" in table.columns:
-            out[col] = _float_values(table["n_docs"], f"{name}['n_docs']") - out["n_pos"]
+            out[col] = float_values(table["n_docs"], f"{name}['n_docs']") - out["n_pos"]
         else:
             raise ValueError(f"{name} needs an 'n_neg' or an 'n_docs' column for difficulty.")
         if np.isnan(out[col]).any() or (out[col] < 0).any():
@@ -175,12 +175,12 @@ def difficulty_correlation(per_query, metric):
     >>> difficulty_correlation(table, "map").spearman_rho
     -0.8
     """
-    df = _keyed_table(per_query, "per_query")
+    df = keyed_table(per_query, "per_query")
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a column name (str), got {metric!r}.")
-    _metric_columns(df, [metric], "per_query")
+    metric_columns(df, [metric], "per_query")
     n_pos, n_neg = _counts(df, "per_query")
-    rho, pvalue, n = _difficulty(_column(df, metric), n_pos, n_neg)
+    rho, pvalue, n = _difficulty(metric_values(df, metric), n_pos, n_neg)
     return DifficultyCorrelation(metric=metric, spearman_rho=rho, pvalue=pvalue, n=n)
 
 
@@ -305,8 +305,8 @@ def summarize(
     >>> summary.warnings["kind"].tolist()
     ['high_cv', 'difficulty_bias', 'stratum_gap']
     """
-    df = _keyed_table(per_query, "per_query")
-    metrics = _metric_columns(df, metrics, "per_query")
+    df = keyed_table(per_query, "per_query")
+    metrics = metric_columns(df, metrics, "per_query")
     bins = _check_strata(strata)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     confidence_level = check_probability(confidence_level, "confidence_level")
@@ -316,7 +316,7 @@ def summarize(
     overall, strata_rows, difficulty, signs, too_few = [], [], [], [], []
     for metric, seed in zip(metrics, seeds.spawn(len(metrics)), strict=True):
         rngs = [np.random.default_rng(s) for s in seed.spawn(2 + len(bins))]
-        x_all = _column(df, metric)
+        x_all = metric_values(df, metric)
         defined = ~np.isnan(x_all)
         x, w = x_all[defined], n_pos[defined]
         n = int(x.shape[0])

@@ -24,8 +24,8 @@ import inspect
 
 import numpy as np
 
+from .._validation import _short
 from ._evaluate import RankingEvaluation, evaluate, make_gain, parse_metrics, resolve_conventions
-from ._validation import _short
 
 __all__ = ["evaluate_dask"]
 

@@ -21,9 +21,9 @@ from sklearn import config_context
 from sklearn.model_selection import GridSearchCV, GroupKFold, RandomizedSearchCV, cross_validate
 from sklearn.utils.metadata_routing import get_routing_for_object
 
-from ._grouping import factorize_qid
-from ._scorer import RankingScorer, make_ranking_scorer
-from ._validation import _short, check_1d, check_positive_int, take_rows
+from .._grouping import factorize_qid
+from .._validation import _short, check_1d, check_positive_int, take_rows
+from ..metrics._scorer import RankingScorer, make_ranking_scorer
 
 __all__ = ["RankingGridSearchCV", "RankingRandomizedSearchCV", "cross_validate_ranking"]
 

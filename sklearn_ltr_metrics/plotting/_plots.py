@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._compare import _metric_columns, named_systems, query_frame
+from .._table import metric_columns, named_systems, query_frame
 
 __all__ = [
     "plot_difficulty",
@@ -75,7 +75,7 @@ def _curves(data, strata):
     """A curve table (columns system, metric, stratum, k, mean...) from what the user gave."""
     if isinstance(data, pd.DataFrame) and {"stratum", "k", "mean"} <= set(data.columns):
         return data
-    from ._report import cutoff_curves
+    from ..stats._curves import cutoff_curves
 
     systems = named_systems(data, "data")
     for name, value in systems.items():
@@ -210,17 +210,17 @@ def plot_difficulty(per_query, *, metric=None, difficulty=None, title=None):
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_ylabel()
     ('log', 'map')
     """
-    from ._aggregate import difficulty_correlation
+    from ..stats._summary import difficulty_correlation
 
     tables = {
         n: query_frame(t, f"per_query[{n!r}]", counts=True)
         for n, t in named_systems(per_query, "per_query").items()
     }
     first = next(iter(tables.values()))
-    metric = metric if metric is not None else _metric_columns(first, None, "per_query")[0]
+    metric = metric if metric is not None else metric_columns(first, None, "per_query")[0]
     fig, (ax,) = _figure(1, panel_size=(6.4, 4.4))
     for i, (system, frame) in enumerate(tables.items()):
-        _metric_columns(frame, [metric], f"per_query[{system!r}]")
+        metric_columns(frame, [metric], f"per_query[{system!r}]")
         keep = (frame["n_pos"] > 0) & frame[metric].notna()
         x = frame.loc[keep, "n_neg"] / frame.loc[keep, "n_pos"]
         y = frame.loc[keep, metric].astype(float)
@@ -276,14 +276,14 @@ def plot_heatmap(per_query, *, metrics=None, title=None):
         n: query_frame(t, f"per_query[{n!r}]", counts=True)
         for n, t in named_systems(per_query, "per_query").items()
     }
-    metrics = _metric_columns(next(iter(tables.values())), metrics, "per_query")
+    metrics = metric_columns(next(iter(tables.values())), metrics, "per_query")
     n_queries = max(len(f) for f in tables.values())
     height = float(np.clip(0.12 * n_queries, 2.5, 9.0))
     width = max(2.2, 0.55 * len(metrics) + 1.4)
     fig, axes = _figure(len(tables), panel_size=(width, height), max_cols=4)
     image = None
     for ax, (system, frame) in zip(axes, tables.items(), strict=True):
-        _metric_columns(frame, metrics, f"per_query[{system!r}]")
+        metric_columns(frame, metrics, f"per_query[{system!r}]")
         with np.errstate(divide="ignore", invalid="ignore"):
             difficulty = frame["n_neg"] / frame["n_pos"].where(frame["n_pos"] > 0)
         order = np.argsort(difficulty.to_numpy(dtype=float), kind="stable")

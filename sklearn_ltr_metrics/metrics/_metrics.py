@@ -20,8 +20,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ._grouping import size_buckets
-from ._validation import unknown_name_error
+from .._grouping import size_buckets
+from .._validation import unknown_name_error
 
 __all__ = ["METRICS", "RankedLists", "metric_names"]
 

@@ -14,9 +14,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from ._grouping import factorize_qid
-from ._rankers import _ROUTING_HINT, _SPARSE_FORMATS, _RankerMixin, _row_hashes
-from ._validation import (
+from .._grouping import factorize_qid
+from .._validation import (
     _short,
     check_1d,
     check_choice,
@@ -25,6 +24,7 @@ from ._validation import (
     check_positive_int,
     check_probability,
 )
+from ._base import _ROUTING_HINT, _SPARSE_FORMATS, _RankerMixin, _row_hashes
 
 __all__ = ["LIGHTGBM_MAX_QUERY_SIZE", "LambdaMARTRanker"]
 

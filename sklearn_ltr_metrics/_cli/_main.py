@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._io import DataFormatError
-from ._render import markdown_table, text_table
+from ..io._base import DataFormatError
+from ..report._render import markdown_table, text_table
 
 __all__ = ["build_parser", "main"]
 
@@ -58,7 +58,7 @@ def _progress(message):
 def _check_output(args):
     """Refuse an existing output before any work is done (and again when writing)."""
     if getattr(args, "output", None):
-        from ._report import _check_report_target
+        from ..report._report import _check_report_target
 
         _check_report_target(Path(args.output), args.force)
 
@@ -155,11 +155,11 @@ def read_scores(path, n_rows, data_name):
 
 def _evaluator(args):
     """(name, evaluate(metrics, k) -> RankingEvaluation) for the input options given."""
-    from ._evaluate import evaluate
-    from ._evaluate_run import evaluate_run
-    from ._io import read_table
-    from ._letor import read_letor
-    from ._trec import read_trec_qrels, read_trec_run
+    from ..io._base import read_table
+    from ..io._letor import read_letor
+    from ..io._trec import read_trec_qrels, read_trec_run
+    from ..metrics._evaluate import evaluate
+    from ..metrics._evaluate_run import evaluate_run
 
     if args.qrels or args.run:
         if not (args.qrels and args.run):
@@ -214,13 +214,13 @@ def _with_curves(evaluate_fn, metrics, k):
 
 
 def _cmd_demo(args):
-    from ._datasets import BM25_FEATURE, make_ranking_data
-    from ._evaluate import evaluate
-    from ._lambdamart import LambdaMARTRanker
-    from ._model_selection import cross_validate_ranking
-    from ._rankers import FeatureRanker, OracleRanker, RandomRanker
-    from ._report import make_report
-    from ._scorer import predict_scores
+    from ..datasets._generate import BM25_FEATURE, make_ranking_data
+    from ..metrics._evaluate import evaluate
+    from ..metrics._scorer import predict_scores
+    from ..model_selection._search import cross_validate_ranking
+    from ..rankers._base import FeatureRanker, OracleRanker, RandomRanker
+    from ..rankers._lambdamart import LambdaMARTRanker
+    from ..report._report import make_report
 
     _check_output(args)
     if args.n_queries < args.folds:
@@ -287,7 +287,7 @@ def _cmd_demo(args):
 
 
 def _cmd_evaluate(args):
-    from ._report import make_report
+    from ..report._report import make_report
 
     _check_output(args)
     metrics = _split_list(args.metrics, "--metrics") if args.metrics else None
@@ -337,9 +337,9 @@ def _report_as(report, fmt, table):
 
 
 def _cmd_compare(args):
-    from ._evaluate_run import evaluate_run
-    from ._report import make_report
-    from ._trec import read_trec_qrels, read_trec_run
+    from ..io._trec import read_trec_qrels, read_trec_run
+    from ..metrics._evaluate_run import evaluate_run
+    from ..report._report import make_report
 
     _check_output(args)
     if len(args.run) < 2:
@@ -521,7 +521,7 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog=PROG, description=_MAIN_HELP, epilog=_EXIT_CODES, formatter_class=_formatter
     )
-    from . import __version__
+    from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="command")

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validation import _short, check_choice
+from .._validation import _short, check_choice
 
 __all__ = [
     "DataFormatError",

@@ -12,24 +12,22 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from .._table import keyed_table, metric_columns, metric_values
+from .._validation import check_choice, check_positive_int, check_probability, unknown_name_error
 from ._stats import (
     _CORRECTIONS,
     _check_test,
     _ci,
     _cohens_d,
-    _float_values,
     _paired,
     _seed_sequence,
     _warn,
     adjust_pvalues,
     effect_size_label,
 )
-from ._validation import check_choice, check_positive_int, check_probability, unknown_name_error
 
 __all__ = ["COMPARISON_COLUMNS", "compare_systems"]
 
-#: Columns of a per-query table that are never metrics.
-RESERVED_COLUMNS = ("n_docs", "n_pos", "n_neg", "fold", "qid")
 
 _MISMATCH = ("error", "intersect")
 
@@ -49,127 +47,6 @@ COMPARISON_COLUMNS = (
     "ties",
     "losses",
 )
-
-
-def _keyed_table(table, name):
-    """Return a copy of a per-query table indexed by its query key, (fold, qid) or qid.
-
-    Accepts the table of ``evaluate`` (indexed by qid) and of ``cross_validate_ranking`` (a
-    ``fold`` column, ``qid`` as a column). Duplicate keys are an error.
-    """
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a pandas DataFrame of per-query values (the per_query table of "
-            f"evaluate or cross_validate_ranking), got {type(table).__name__}."
-        )
-    if "qid" in table.columns:
-        df = table.copy()
-    elif isinstance(table.index, pd.MultiIndex):
-        df = table.reset_index()
-        if "qid" not in df.columns:
-            raise ValueError(
-                f"{name} has a MultiIndex {list(table.index.names)!r} without a 'qid' level; "
-                "index it by qid (or by fold and qid)."
-            )
-    else:
-        # evaluate's table: the index holds the query ids, whatever its name.
-        df = table.reset_index(names="qid")
-    keys = ["fold", "qid"] if "fold" in df.columns else ["qid"]
-    df = df.set_index(keys)
-    if df.index.has_duplicates:
-        dup = df.index[df.index.duplicated()][0]
-        hint = "" if "fold" in keys else " If it comes from cross-validation, keep its fold column."
-        raise ValueError(
-            f"{name} has {int(df.index.duplicated().sum())} duplicated query key(s) "
-            f"{tuple(keys)} (first {dup!r}); a per-query table has one row per query.{hint}"
-        )
-    return df
-
-
-#: Name given to a single, unnamed system's table.
-SINGLE_SYSTEM = "system"
-
-
-def named_systems(data, what):
-    """``data`` -> dict system name -> object; a single object is called ``"system"``."""
-    if isinstance(data, Mapping):
-        if not data:
-            raise ValueError(f"{what} is empty; pass at least one system's table.")
-        names = [str(name) for name in data]
-        if len(set(names)) != len(names):
-            raise ValueError(f"{what} has system names that are equal as text: {names!r}.")
-        return dict(zip(names, data.values(), strict=True))
-    return {SINGLE_SYSTEM: data}
-
-
-def query_frame(table, name, *, counts=False):
-    """A per-query table with ``qid`` (and ``fold``) as columns and a fresh RangeIndex.
-
-    ``table`` is a DataFrame from :func:`evaluate` (indexed by qid) or from
-    :func:`cross_validate_ranking` (``fold``, ``qid`` columns), or an evaluation with a
-    ``per_query`` attribute. With ``counts=True`` the result also has ``n_pos`` and ``n_neg``
-    (``n_neg`` derived from ``n_docs`` when missing).
-    """
-    table = getattr(table, "per_query", table)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
-            f"'per_query' of cross_validate_ranking) or an evaluation, got {type(table).__name__}."
-        )
-    if "qid" in table.columns:
-        frame = table.reset_index(drop=True)
-    elif isinstance(table.index, pd.MultiIndex):
-        frame = table.reset_index()
-    else:
-        frame = table.reset_index(names="qid")
-    if counts:
-        if "n_pos" not in frame.columns:
-            raise ValueError(f"{name} needs an 'n_pos' column; it has {list(frame.columns)}.")
-        if "n_neg" not in frame.columns:
-            if "n_docs" not in frame.columns:
-                raise ValueError(f"{name} needs an 'n_neg' or 'n_docs' column for difficulty.")
-            frame = frame.assign(n_neg=frame["n_docs"] - frame["n_pos"])
-    return frame
-
-
-def _metric_columns(table, metrics, name):
-    """Metric columns to use: ``metrics`` (checked) or every numeric non-reserved column."""
-    if metrics is None:
-        cols = [
-            c
-            for c in table.columns
-            if c not in RESERVED_COLUMNS and pd.api.types.is_numeric_dtype(table[c])
-        ]
-        if not cols:
-            raise ValueError(
-                f"{name} has no metric column (numeric columns other than "
-                f"{', '.join(RESERVED_COLUMNS)}); got columns {list(table.columns)!r}."
-            )
-        return cols
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    try:
-        metrics = list(metrics)
-    except TypeError:
-        raise TypeError(
-            f"metrics must be a column name or a list of them, got {metrics!r}."
-        ) from None
-    if not metrics:
-        raise ValueError("metrics is empty; pass None for every metric column or some names.")
-    if len(set(metrics)) != len(metrics):
-        raise ValueError(f"metrics has duplicated names: {metrics!r}.")
-    for m in metrics:
-        if m not in table.columns:
-            available = [c for c in table.columns if c not in RESERVED_COLUMNS]
-            raise ValueError(f"metric {m!r} is not a column of {name}; available: {available!r}.")
-        if not pd.api.types.is_numeric_dtype(table[m]):
-            raise TypeError(f"column {m!r} of {name} must be numeric, got dtype {table[m].dtype}.")
-    return metrics
-
-
-def _column(table, metric, name="per_query"):
-    """Float values of a metric column (``pd.NA`` becomes NaN), checked finite-or-NaN."""
-    return _float_values(table[metric], f"{name}[{metric!r}]")
 
 
 def _common_keys(tables, baseline, on_mismatch):
@@ -312,17 +189,17 @@ def compare_systems(
     on_mismatch = check_choice(on_mismatch, "on_mismatch", _MISMATCH)
     seeds = _seed_sequence(random_state)
 
-    tables = {s: _keyed_table(df, f"per_query[{s!r}]") for s, df in per_query.items()}
-    metrics = _metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
+    tables = {s: keyed_table(df, f"per_query[{s!r}]") for s, df in per_query.items()}
+    metrics = metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
     for system, df in tables.items():
-        _metric_columns(df, metrics, f"per_query[{system!r}]")
+        metric_columns(df, metrics, f"per_query[{system!r}]")
     common = _common_keys(tables, baseline, on_mismatch)
     systems = [baseline] + [s for s in tables if s != baseline]
 
     rows, too_few = [], []
     children = iter(seeds.spawn(len(metrics) * len(systems)))
     for metric in metrics:
-        values = {s: _column(tables[s].reindex(common), metric) for s in systems}
+        values = {s: metric_values(tables[s].reindex(common), metric) for s in systems}
         base = values[baseline]
         for system in systems:
             ci_seed, test_seed = next(children).spawn(2)

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._io import (
+from .._validation import check_1d, check_consistent_length
+from ._base import (
     DataFormatError,
     _as_number,
     _read_bytes,
@@ -19,7 +20,6 @@ from ._io import (
     _source_name,
     atomic_write_path,
 )
-from ._validation import check_1d, check_consistent_length
 
 __all__ = ["read_letor", "write_letor"]
 

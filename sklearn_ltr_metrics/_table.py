@@ -1,0 +1,157 @@
+"""The per-query table: the one data structure everything downstream reads.
+
+A per-query table has one row per query. Its *key* is ``qid`` (the index of
+``evaluate(...).per_query``) or ``(fold, qid)`` (the ``per_query`` of
+``cross_validate_ranking``, with both as columns). Its *count* columns are ``n_docs``,
+``n_pos`` and ``n_neg``; every other numeric column is a *metric* column. This module owns
+those rules: the statistics, the report, the plots and the command line import them from here
+and never re-parse a table themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ._validation import float_values
+
+__all__ = [
+    "COUNT_COLUMNS",
+    "KEY_COLUMNS",
+    "RESERVED_COLUMNS",
+    "SINGLE_SYSTEM",
+    "keyed_table",
+    "metric_columns",
+    "metric_values",
+    "named_systems",
+    "query_frame",
+]
+
+#: Columns that identify a query (``fold`` only in cross-validation tables).
+KEY_COLUMNS = ("fold", "qid")
+#: Columns that count a query's documents.
+COUNT_COLUMNS = ("n_docs", "n_pos", "n_neg")
+#: Columns of a per-query table that are never metrics.
+RESERVED_COLUMNS = COUNT_COLUMNS + KEY_COLUMNS
+
+
+def keyed_table(table, name):
+    """Return a copy of a per-query table indexed by its query key, (fold, qid) or qid.
+
+    Accepts the table of ``evaluate`` (indexed by qid) and of ``cross_validate_ranking`` (a
+    ``fold`` column, ``qid`` as a column). Duplicate keys are an error.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a pandas DataFrame of per-query values (the per_query table of "
+            f"evaluate or cross_validate_ranking), got {type(table).__name__}."
+        )
+    if "qid" in table.columns:
+        df = table.copy()
+    elif isinstance(table.index, pd.MultiIndex):
+        df = table.reset_index()
+        if "qid" not in df.columns:
+            raise ValueError(
+                f"{name} has a MultiIndex {list(table.index.names)!r} without a 'qid' level; "
+                "index it by qid (or by fold and qid)."
+            )
+    else:
+        # evaluate's table: the index holds the query ids, whatever its name.
+        df = table.reset_index(names="qid")
+    keys = ["fold", "qid"] if "fold" in df.columns else ["qid"]
+    df = df.set_index(keys)
+    if df.index.has_duplicates:
+        dup = df.index[df.index.duplicated()][0]
+        hint = "" if "fold" in keys else " If it comes from cross-validation, keep its fold column."
+        raise ValueError(
+            f"{name} has {int(df.index.duplicated().sum())} duplicated query key(s) "
+            f"{tuple(keys)} (first {dup!r}); a per-query table has one row per query.{hint}"
+        )
+    return df
+
+
+#: Name given to a single, unnamed system's table.
+SINGLE_SYSTEM = "system"
+
+
+def named_systems(data, what):
+    """``data`` -> dict system name -> object; a single object is called ``"system"``."""
+    if isinstance(data, Mapping):
+        if not data:
+            raise ValueError(f"{what} is empty; pass at least one system's table.")
+        names = [str(name) for name in data]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{what} has system names that are equal as text: {names!r}.")
+        return dict(zip(names, data.values(), strict=True))
+    return {SINGLE_SYSTEM: data}
+
+
+def query_frame(table, name, *, counts=False):
+    """A per-query table with ``qid`` (and ``fold``) as columns and a fresh RangeIndex.
+
+    ``table`` is a DataFrame from :func:`evaluate` (indexed by qid) or from
+    :func:`cross_validate_ranking` (``fold``, ``qid`` columns), or an evaluation with a
+    ``per_query`` attribute. With ``counts=True`` the result also has ``n_pos`` and ``n_neg``
+    (``n_neg`` derived from ``n_docs`` when missing).
+    """
+    table = getattr(table, "per_query", table)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
+            f"'per_query' of cross_validate_ranking) or an evaluation, got {type(table).__name__}."
+        )
+    if "qid" in table.columns:
+        frame = table.reset_index(drop=True)
+    elif isinstance(table.index, pd.MultiIndex):
+        frame = table.reset_index()
+    else:
+        frame = table.reset_index(names="qid")
+    if counts:
+        if "n_pos" not in frame.columns:
+            raise ValueError(f"{name} needs an 'n_pos' column; it has {list(frame.columns)}.")
+        if "n_neg" not in frame.columns:
+            if "n_docs" not in frame.columns:
+                raise ValueError(f"{name} needs an 'n_neg' or 'n_docs' column for difficulty.")
+            frame = frame.assign(n_neg=frame["n_docs"] - frame["n_pos"])
+    return frame
+
+
+def metric_columns(table, metrics, name):
+    """Metric columns to use: ``metrics`` (checked) or every numeric non-reserved column."""
+    if metrics is None:
+        cols = [
+            c
+            for c in table.columns
+            if c not in RESERVED_COLUMNS and pd.api.types.is_numeric_dtype(table[c])
+        ]
+        if not cols:
+            raise ValueError(
+                f"{name} has no metric column (numeric columns other than "
+                f"{', '.join(RESERVED_COLUMNS)}); got columns {list(table.columns)!r}."
+            )
+        return cols
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    try:
+        metrics = list(metrics)
+    except TypeError:
+        raise TypeError(
+            f"metrics must be a column name or a list of them, got {metrics!r}."
+        ) from None
+    if not metrics:
+        raise ValueError("metrics is empty; pass None for every metric column or some names.")
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"metrics has duplicated names: {metrics!r}.")
+    for m in metrics:
+        if m not in table.columns:
+            available = [c for c in table.columns if c not in RESERVED_COLUMNS]
+            raise ValueError(f"metric {m!r} is not a column of {name}; available: {available!r}.")
+        if not pd.api.types.is_numeric_dtype(table[m]):
+            raise TypeError(f"column {m!r} of {name} must be numeric, got dtype {table[m].dtype}.")
+    return metrics
+
+
+def metric_values(table, metric, name="per_query"):
+    """Float values of a metric column (``pd.NA`` becomes NaN), checked finite-or-NaN."""
+    return float_values(table[metric], f"{name}[{metric!r}]")
