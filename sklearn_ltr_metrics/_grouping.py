@@ -1,20 +1,23 @@
-"""Query ids to sort order, offsets and sizes.
+"""Query ids to groups, and the rank geometry of each query's rows.
 
-This is the only place where rows are grouped by query. Everything downstream works on rows
-sorted by (query, descending score) and the ``offsets`` of each query's segment, so that metric
-kernels are segment reductions over one flat array.
-
-The sort avoids a two-key ``np.lexsort``: it sorts scores once (the float sort is the real cost)
-and then applies a stable radix pass over the small-integer query codes, which numpy runs in
-linear time for 16-bit keys.
+This is the only place where rows are grouped by query and ranked. Query ids are factorised to
+dense codes (a lookup table for dense integers, hashing otherwise), and rows are grouped with a
+stable counting sort of the codes: O(n), in threads. Ranking does not sort whole queries:
+:func:`rank_support` gives, for the few rows that carry metric terms, how many rows of their
+query score higher, how many tie and where tie-breaking puts them (the compiled kernels of
+``_engine``); :func:`rank_order` is the full per-query sort, for the rank correlations.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["Grouping", "factorize_qid", "group_rows", "rank_order"]
+from . import _engine
+
+__all__ = ["Grouping", "SupportRanks", "factorize_qid", "group_rows", "rank_order", "rank_support"]
 
 
 def factorize_qid(qid, name="qid"):
@@ -47,8 +50,10 @@ def factorize_qid(qid, name="qid"):
     if is_int and values.size:
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
-            # Dense integer ids: a bincount lookup table instead of hashing.
-            shifted = (values - values.dtype.type(low)).astype(np.intp, copy=False)
+            # Dense integer ids: a bincount lookup table instead of hashing. Subtract in 64 bits
+            # of the ids' signedness: the span may not fit their own dtype (int8 100 - -100).
+            wide = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False)
+            shifted = (wide - wide.dtype.type(low)).astype(np.intp, copy=False)
             present = np.bincount(shifted) > 0
             lookup = np.cumsum(present, dtype=np.intp) - 1
             uniques = (np.flatnonzero(present) + low).astype(values.dtype)
@@ -115,16 +120,20 @@ class Grouping:
         return np.searchsorted(self.offsets, rows, side="right") - 1
 
 
-def group_rows(qid, name="qid"):
+def group_rows(qid, name="qid", n_threads=1):
     """Group rows by query id, cheaply when each query's rows are already contiguous.
 
     Only the first id of every run of equal ids is factorised; per-row codes are built only
-    when the runs do not each hold a whole query.
+    when the runs do not each hold a whole query, and then rows are grouped by a stable
+    counting sort of the codes in ``n_threads`` threads (the same order for any number).
     """
     n = qid.shape[0]
-    change = np.empty(n, dtype=bool)
-    change[:1] = True
-    np.not_equal(qid[1:], qid[:-1], out=change[1:])
+    if qid.dtype == object:
+        change = _engine.object_changes(np.ascontiguousarray(qid))
+    else:
+        change = np.empty(n, dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
     run_start = np.flatnonzero(change)
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper.
@@ -143,19 +152,9 @@ def group_rows(qid, name="qid"):
         grouped = np.repeat(shift, lengths) + np.arange(n)
         return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
     codes, uniques = factorize_qid(qid, name)
-    grouped = _stable_sort_by_codes(codes, uniques.shape[0])
-    return Grouping(uniques, np.bincount(codes, minlength=uniques.shape[0]), grouped, codes)
-
-
-def _stable_sort_by_codes(codes, n_groups):
-    """Row indices grouped by code, input order kept inside each group (16-bit radix passes)."""
-    if n_groups <= 1 << 16:
-        return np.argsort(codes.astype(np.uint16), kind="stable")
-    order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
-    high = codes[order] >> 16
-    if n_groups <= 1 << 32:
-        high = high.astype(np.uint16)
-    return order[np.argsort(high, kind="stable")]
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    grouped, sizes = _engine.counting_sort(codes, uniques.shape[0], n_threads)
+    return Grouping(uniques, sizes, grouped, codes)
 
 
 def size_buckets(sizes, growth=1.25):
@@ -170,92 +169,117 @@ def size_buckets(sizes, growth=1.25):
     return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
 
 
-#: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
-#: small enough to balance two cores.
-_ROWS_PER_TASK = 1 << 20
+def score_keys(y_score):
+    """Scores as float64 or int64 arrays the kernels compare exactly.
 
-
-def _sort_tasks(sizes, offsets):
-    """Split the size buckets into tasks of at most about ``_ROWS_PER_TASK`` rows.
-
-    Each task is ``(width, queries)``: queries of one padded width, sorted together.
+    Integer scores stay integers (int64 above 2**53 must not tie as floats would); unsigned 64-bit
+    scores are shifted by 2**63 into int64, which keeps their order.
     """
-    tasks = []
-    for width, queries in size_buckets(sizes):
-        per_task = max(1, _ROWS_PER_TASK // width)
-        for lo in range(0, queries.size, per_task):
-            tasks.append((width, queries[lo : lo + per_task]))
-    return tasks
+    arr = np.ascontiguousarray(y_score)
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
+        return (arr ^ np.uint64(1 << 63)).view(np.int64)
+    if arr.dtype.kind in "iub":
+        return arr.astype(np.int64, copy=False)
+    return arr.astype(np.float64, copy=False)
 
 
-def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
-    """Row order sorted by query code, then descending score.
+def _tie_key(tiebreak):
+    return None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.float64)
+
+
+def rank_order(grouping, y_score, *, tiebreak=None, n_threads=1):
+    """Row order sorted by query code, then descending score, then ``tiebreak``, then input order.
 
     Parameters
     ----------
     grouping : Grouping
         The rows grouped by query (:func:`group_rows`).
-    y_score : ndarray of float64
-        Scores; higher ranks first.
-    stable : bool, default=False
-        Keep input row order among tied scores (otherwise the order inside a tied block is
-        arbitrary, which the ``"average"`` tie policy does not depend on).
+    y_score : ndarray
+        Scores; higher ranks first (float or integer, compared exactly).
     tiebreak : ndarray, optional
         Secondary key sorted ascending inside tied blocks (then input order).
     n_threads : int, default=1
-        Threads sorting the size buckets; the order is the same for any number.
+        Threads of the compiled per-query sort; the order is the same for any number.
 
     Returns
     -------
     ndarray of intp
         Row indices in ranked order.
-
-    Notes
-    -----
-    Rows are first grouped by query (free when they already are), then each bucket of
-    queries of similar size is sorted as one padded 2-D array along its rows. Sorting many
-    short rows is several times faster than one global sort of all scores, and the Python
-    loop runs over size buckets (a few dozen), never over queries. numpy releases the GIL
-    while it sorts and gathers, so buckets sort in parallel threads; every task writes its own
-    rows of the result, so the order never depends on the threads.
     """
-    if tiebreak is not None:
-        return np.lexsort((tiebreak, np.negative(y_score), grouping.codes))
-    grouped, sizes, offsets = grouping.grouped, grouping.sizes, grouping.offsets
-    neg = np.negative(y_score if grouped is None else y_score[grouped])
-    out = np.empty(y_score.size, dtype=np.intp)
-    kind = "stable" if stable else "quicksort"
+    grouped = grouping.grouped
+    scores = score_keys(y_score)
+    key = _tie_key(tiebreak)
+    if grouped is not None:
+        scores = scores[grouped]
+        key = None if key is None else key[grouped]
+    offsets = grouping.offsets.astype(np.intp, copy=False)
+    within = _engine.argsort_per_query(scores, offsets, key, n_threads)
+    return within if grouped is None else grouped[within]
 
-    def sort_task(task):
-        width, queries = task
-        starts = offsets[queries]
-        q_sizes = sizes[queries]
-        if np.all(q_sizes == width) and np.all(np.diff(queries) == 1):
-            # Consecutive queries of one size (e.g. a uniform data set): sort a reshaped
-            # view instead of a padded copy.
-            lo, hi = starts[0], starts[0] + width * queries.size
-            within = np.argsort(neg[lo:hi].reshape(-1, width), axis=1, kind=kind)
-            within += starts[:, None]
-            ranked = within.reshape(-1)
-            out[lo:hi] = ranked if grouped is None else grouped[ranked]
-            return
-        mask = np.arange(width)[None, :] < q_sizes[:, None]
-        rows = (starts[:, None] + np.arange(width)[None, :])[mask]
-        block = np.full((queries.size, width), np.inf)
-        block[mask] = neg[rows]
-        within = np.argsort(block, axis=1, kind=kind)
-        del block
-        within += starts[:, None]
-        ranked = within[mask]
-        out[rows] = ranked if grouped is None else grouped[ranked]
 
-    tasks = _sort_tasks(sizes, offsets)
-    if n_threads > 1 and len(tasks) > 1:
-        from concurrent.futures import ThreadPoolExecutor
+@dataclass(frozen=True)
+class SupportRanks:
+    """Rank geometry of the active rows of every query (:func:`rank_support`).
 
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            list(pool.map(sort_task, tasks))
-    else:
-        for task in tasks:
-            sort_task(task)
-    return out
+    Arrays run over the active rows, queries in code order and each query's rows in rank order
+    (descending score, then the tie-break key, then input order).
+
+    Attributes
+    ----------
+    counts : ndarray of intp
+        Active rows of each query.
+    row : ndarray of intp
+        Input row index.
+    greater : ndarray of int64
+        Rows of the query (active or not) scoring strictly higher: the tied block's start.
+    tied : ndarray of int64
+        Other rows of the query with an equal score: the tied block holds ``tied + 1`` rows.
+    before : ndarray of int64 or None
+        Rows of the tied block that the tie-break puts before the row (None unless asked).
+    """
+
+    counts: np.ndarray
+    row: np.ndarray
+    greater: np.ndarray
+    tied: np.ndarray
+    before: np.ndarray | None
+
+
+def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n_threads=1):
+    """Per query, how many rows score higher than each active row, tie with it, or precede it.
+
+    This is all that the metric terms need of the ranking (``TIES.md``), and it costs
+    O(n log p) per query of n rows with p active ones: the p active scores are sorted, and every
+    row finds by binary search which of them it outranks, ties or precedes on the tie-break.
+    Queries run in parallel threads with no shared state, so the result is the same, bit for
+    bit, for any ``n_threads`` and for any set of other queries.
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The rows grouped by query.
+    y_score : ndarray
+        Scores in input order (float or integer, compared exactly).
+    active : ndarray of bool
+        The rows to rank, in input order.
+    tiebreak : ndarray, optional
+        Tie-break key inside tied blocks, ascending, before input order.
+    tie_order : bool, default=False
+        Also count, for each active row, the tied rows that precede it (``before``).
+    n_threads : int, default=1
+
+    Returns
+    -------
+    SupportRanks
+    """
+    grouped = grouping.grouped
+    counts, row, greater, tied, before = _engine.rank_support(
+        score_keys(y_score),
+        np.ascontiguousarray(active, dtype=bool).view(np.uint8),
+        grouping.offsets.astype(np.intp, copy=False),
+        grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
+        key=_tie_key(tiebreak),
+        tie_order=tie_order or tiebreak is not None,
+        n_threads=n_threads,
+    )
+    return SupportRanks(counts, row, greater, tied, before)

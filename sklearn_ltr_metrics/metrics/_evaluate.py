@@ -324,7 +324,7 @@ def _evaluate_arrays(
 ):
     """The engine behind ``evaluate`` and ``evaluate_run`` (inputs already validated)."""
     n_threads = _check_n_jobs(n_jobs)
-    grouping = group_rows(qid)
+    grouping = group_rows(qid, n_threads=n_threads)
     uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]
     if ties == "trec_eval":
@@ -334,12 +334,12 @@ def _evaluate_arrays(
                 "pass doc_id=..., or choose another ties= policy."
             )
         _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
-        order = rank_order(grouping, y_score, tiebreak=-doc_rank.ravel())
+        order = rank_order(grouping, y_score, tiebreak=-doc_rank.ravel(), n_threads=n_threads)
     elif ties in ("pessimistic", "optimistic"):
         key = y_true if ties == "pessimistic" else -y_true
-        order = rank_order(grouping, y_score, tiebreak=key)
+        order = rank_order(grouping, y_score, tiebreak=key, n_threads=n_threads)
     else:
-        order = rank_order(grouping, y_score, stable=ties == "stable", n_threads=n_threads)
+        order = rank_order(grouping, y_score, n_threads=n_threads)
 
     sizes = grouping.sizes
     labels = y_true[order]
