@@ -52,7 +52,7 @@ def test_rank_order_matches_lexsort(case, qid, n_threads):
     rng = np.random.default_rng(1)
     score = rng.integers(0, 6, qid.size).astype(float)  # many ties
     grouping = group_rows(qid, n_threads=n_threads)
-    order = rank_order(grouping, score, n_threads=n_threads)
+    order = rank_order(grouping, score, stable=True, n_threads=n_threads)
     np.testing.assert_array_equal(order, lexsort_order(qid, score))
     key = rng.integers(0, 3, qid.size).astype(float)
     order = rank_order(grouping, score, tiebreak=key, n_threads=n_threads)

@@ -334,12 +334,12 @@ def _evaluate_arrays(
                 "pass doc_id=..., or choose another ties= policy."
             )
         _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
-        order = rank_order(grouping, y_score, tiebreak=-doc_rank.ravel(), n_threads=n_threads)
+        order = rank_order(grouping, y_score, tiebreak=-doc_rank.ravel())
     elif ties in ("pessimistic", "optimistic"):
         key = y_true if ties == "pessimistic" else -y_true
-        order = rank_order(grouping, y_score, tiebreak=key, n_threads=n_threads)
+        order = rank_order(grouping, y_score, tiebreak=key)
     else:
-        order = rank_order(grouping, y_score, n_threads=n_threads)
+        order = rank_order(grouping, y_score, stable=ties == "stable", n_threads=n_threads)
 
     sizes = grouping.sizes
     labels = y_true[order]
