@@ -1,4 +1,4 @@
-"""Build the compiled engine (``sklearn_ltr_metrics._engine``), with OpenMP where the compiler
+"""Build the compiled engine (``sklearn_ltr_metrics._ranking``), with OpenMP where the compiler
 has it.
 
 Everything else about the package is declared in ``pyproject.toml``. As scikit-learn did in its
@@ -69,8 +69,8 @@ class BuildExt(build_ext):
 
 extensions = [
     Extension(
-        "sklearn_ltr_metrics._engine",
-        ["sklearn_ltr_metrics/_engine.pyx"],
+        "sklearn_ltr_metrics._ranking",
+        ["sklearn_ltr_metrics/_ranking.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

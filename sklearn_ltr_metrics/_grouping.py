@@ -5,7 +5,7 @@ dense codes (a lookup table for dense integers, hashing otherwise), and rows are
 stable counting sort of the codes: O(n), in threads. Ranking does not sort whole queries:
 :func:`rank_support` gives, for the few rows that carry metric terms, how many rows of their
 query score higher, how many tie and where tie-breaking puts them (the compiled kernels of
-``_engine``); :func:`rank_order` is the full per-query sort, for the rank correlations.
+``_ranking``); :func:`rank_order` is the full per-query sort, for the rank correlations.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 try:
-    from . import _engine
+    from . import _ranking
 except ImportError as exc:  # a source checkout whose extension was never built
     raise ImportError(
-        "sklearn_ltr_metrics._engine, the compiled engine, is not built in this checkout; run "
+        "sklearn_ltr_metrics._ranking, the compiled engine, is not built in this checkout; run "
         "`pip install -e .` (or `python setup.py build_ext --inplace`) in the repository root."
     ) from exc
 
@@ -135,7 +135,7 @@ def group_rows(qid, name="qid", n_threads=1):
     """
     n = qid.shape[0]
     if qid.dtype == object:
-        change = _engine.object_changes(np.ascontiguousarray(qid))
+        change = _ranking.object_changes(np.ascontiguousarray(qid))
     else:
         change = np.empty(n, dtype=bool)
         change[:1] = True
@@ -159,7 +159,7 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
     codes, uniques = factorize_qid(qid, name)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
-    grouped, sizes = _engine.counting_sort(codes, uniques.shape[0], n_threads)
+    grouped, sizes = _ranking.counting_sort(codes, uniques.shape[0], n_threads)
     return Grouping(uniques, sizes, grouped, codes)
 
 
@@ -349,7 +349,7 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
     SupportRanks
     """
     grouped = grouping.grouped
-    counts, row, greater, tied, before = _engine.rank_support(
+    counts, row, greater, tied, before = _ranking.rank_support(
         score_keys(y_score),
         np.ascontiguousarray(active, dtype=bool).view(np.uint8),
         grouping.offsets.astype(np.intp, copy=False),
