@@ -9,8 +9,9 @@ the first ``k`` rows (divided by a per-query denominator). The terms vanish on r
 0, so they live on the :class:`Support` only (rows with a positive label; 2 % of the rows in
 the methodology's data), and a cut-off is looked up with one ``searchsorted``. Under
 ``ties="average"`` a term is the exact expectation of the row's contribution over all
-orderings of its tied block (``TIES.md``), spread over the whole block, which keeps the same
-prefix-sum structure: tie averaging costs a segment reduction, not sampling.
+orderings of its tied block (closed forms: ``docs/conventions.rst``, "Exact tie averaging"),
+spread over the whole block, which keeps the same prefix-sum structure: tie averaging costs a
+segment reduction, not sampling.
 """
 
 from __future__ import annotations
@@ -293,7 +294,7 @@ class RankedLists:
 
     @cached_property
     def _first_relevant_law(self):
-        """P(the query's first relevant row sits at this support row) (TIES.md)."""
+        """P(the query's first relevant row sits at this support row) (docs/conventions.rst)."""
         s = self.support
         r_b, h_b, n_b, s_b = s.block_relevant
         first = (h_b == 0) & (r_b > 0)
@@ -418,7 +419,7 @@ def _err_stop_probability(labels, max_grade):
 
 
 def _err_terms(support):
-    """Expected ERR contribution of each support row (exact under tie averaging, TIES.md)."""
+    """Expected ERR contribution of each support row (exact under ties, docs/conventions.rst)."""
     ctx = support.ctx
     stop = _err_stop_probability(ctx.labels[support.rows], ctx.err_max_grade)
     if stop.size == 0:
