@@ -1,8 +1,8 @@
 """Tests of the summary of one system: means, strata, dispersion, difficulty, warning signs."""
 
 import math
-from itertools import permutations
 import statistics
+from itertools import permutations
 
 import numpy as np
 import pandas as pd
