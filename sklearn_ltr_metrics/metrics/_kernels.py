@@ -31,7 +31,8 @@ def _rank_correlation(ctx, pair_query, kk, method):
     seg = np.repeat(np.arange(pair_query.size), count)
     seg_start = np.concatenate(([0], np.cumsum(count)))[:-1]
     rows = np.repeat(ctx.starts[pair_query] - seg_start, count) + np.arange(count.sum())
-    labels = ctx.labels[rows]
+    # Judged non-relevant (negative) and unjudged rows rank with label 0.
+    labels = np.maximum(ctx.labels[rows], 0.0)
     # Blocks inside the subset: the global blocks, complete by construction.
     block_start_row = np.repeat(ctx.block_first_row, ctx.block_size)[rows]
     start_in_seg = block_start_row - np.repeat(ctx.starts[pair_query], count)
@@ -186,3 +187,22 @@ def _divide(numerator, denominator):
     out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+def _lrap(ctx, pq, pk, kk, k_eff, options):
+    """Label ranking average precision (scikit-learn's): every row of a tied block sits at the
+    block's last rank, whatever ``ties=`` says; 1 for a query without relevant rows."""
+    support = ctx.support
+    rows = support.rows[support.relevant]
+    query = support.query[support.relevant]
+    block = ctx.block_of(rows)
+    block_end = (ctx.block_first_row[block] + ctx.block_size[block] - ctx.starts[query]).astype(
+        np.float64
+    )
+    # Relevant rows of the query ranked at or before the end of each row's block.
+    through = np.searchsorted(block, block, side="right") - np.searchsorted(query, query)
+    total = np.bincount(query, weights=through / block_end, minlength=ctx.n_queries)
+    n_rel = np.bincount(query, minlength=ctx.n_queries)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(n_rel > 0, total / n_rel, 1.0)
+    return value[pq]
