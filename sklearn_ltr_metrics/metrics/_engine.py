@@ -152,7 +152,7 @@ def evaluate_arrays(
     ``judged`` whether each row has a judgment.
     """
     n_threads = _check_n_jobs(n_jobs)
-    grouping = group_rows(qid)
+    grouping = group_rows(qid, n_threads=n_threads)
     uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]
     order = _ranked_order(grouping, y_true, y_score, ties, doc_id, n_threads)
