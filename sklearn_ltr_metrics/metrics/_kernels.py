@@ -192,17 +192,20 @@ def _divide(numerator, denominator):
 def _lrap(ctx, pq, pk, kk, k_eff, options):
     """Label ranking average precision (scikit-learn's): every row of a tied block sits at the
     block's last rank, whatever ``ties=`` says; 1 for a query without relevant rows."""
-    support = ctx.support
-    rows = support.rows[support.relevant]
-    query = support.query[support.relevant]
-    block = ctx.block_of(rows)
-    block_end = (ctx.block_first_row[block] + ctx.block_size[block] - ctx.starts[query]).astype(
-        np.float64
-    )
-    # Relevant rows of the query ranked at or before the end of each row's block.
-    through = np.searchsorted(block, block, side="right") - np.searchsorted(query, query)
+    ranks = ctx.ranking.support(ctx.is_relevant(ctx.y_true))
+    query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
+    greater = ranks.greater
+    block_end = (greater + ranks.tied + 1).astype(np.float64)
+    # Relevant rows (in rank order) of the query ranked at or before the end of each row's
+    # block: the index, in the query, of the block's last relevant row, plus 1.
+    last = np.ones(greater.size, dtype=bool)
+    last[:-1] = (query[1:] != query[:-1]) | (greater[1:] != greater[:-1])
+    last_index = np.flatnonzero(last)
+    block_of_row = np.searchsorted(last_index, np.arange(greater.size))
+    query_start = np.concatenate(([0], np.cumsum(ranks.counts)))[:-1]
+    through = last_index[block_of_row] + 1 - query_start[query]
     total = np.bincount(query, weights=through / block_end, minlength=ctx.n_queries)
-    n_rel = np.bincount(query, minlength=ctx.n_queries)
+    n_rel = ranks.counts
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(n_rel > 0, total / n_rel, 1.0)
     return value[pq]
