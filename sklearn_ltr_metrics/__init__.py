@@ -41,8 +41,10 @@ _FAMILIES = {
         "metric_names",
     ),
     "model_selection": (
+        "QueryKFold",
         "RankingGridSearchCV",
         "RankingRandomizedSearchCV",
+        "StratifiedQueryKFold",
         "cross_validate_ranking",
     ),
     "rankers": ("FeatureRanker", "LambdaMARTRanker", "OracleRanker", "RandomRanker"),

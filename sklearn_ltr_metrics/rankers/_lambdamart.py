@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from .._grouping import factorize_qid
 from .._validation import (
@@ -390,7 +390,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y is None; "
                 "pass the relevance grades of the rows."
             )
-        y = check_labels(y, "y")
+        y = check_labels(column_or_1d(y, warn=True), "y")
         check_consistent_length(X=np.empty(n_rows), y=y)
         codes, uniques = _factorize_qid(qid, n_rows, owner=f"{type(self).__name__}.fit")
         w = None if sample_weight is None else _check_sample_weight(sample_weight, n_rows)
