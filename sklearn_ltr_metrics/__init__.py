@@ -49,7 +49,13 @@ _FAMILIES = {
         "StratifiedQueryKFold",
         "cross_validate_ranking",
     ),
-    "rankers": ("FeatureRanker", "LambdaMARTRanker", "OracleRanker", "RandomRanker"),
+    "rankers": (
+        "FeatureRanker",
+        "LambdaMARTRanker",
+        "OracleRanker",
+        "QueryAwareRanker",
+        "RandomRanker",
+    ),
     "stats": (
         "DifficultyCorrelation",
         "PairedTestResult",

@@ -69,6 +69,7 @@ def _row_hashes(X, seed, *, block_elements=1 << 20):
         block = block.toarray() if sp.issparse(block) else np.asarray(block)
         # + 0.0 maps -0.0 to 0.0 so that equal values have equal bits.
         bits = np.ascontiguousarray(block, dtype=np.float64) + 0.0
+        bits[np.isnan(bits)] = np.nan  # one bit pattern for every NaN
         mixed = _splitmix64(bits.view(np.uint64) ^ col_keys)
         out[start : start + step] = _splitmix64(mixed.sum(axis=1, dtype=np.uint64) ^ seed_key)
     return out
