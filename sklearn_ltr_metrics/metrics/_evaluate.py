@@ -18,6 +18,7 @@ from .._validation import (
     check_choice,
     check_consistent_length,
     check_labels,
+    check_qid,
     check_scores,
 )
 from ._cutoffs import cutoff_label, cutoff_pairs, parse_cutoff
@@ -549,12 +550,11 @@ def evaluate(
         ap_denominator=ap_denominator,
     )
     specs = parse_metrics(metrics, k)
-    qid_arr = check_1d(qid, "qid")
+    qid_arr = check_qid(qid, "qid")
     y_true_arr = check_labels(y_true)
-    y_score_arr = check_1d(y_score, "y_score", dtype=np.float64)
+    y_score_arr = check_scores(y_score, qid_arr)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
-    y_score_arr = check_scores(y_score_arr, qid_arr)
     return _evaluate_arrays(
         y_true_arr,
         y_score_arr,
