@@ -41,6 +41,7 @@ __all__ = [
     "adjust_pvalues",
     "bootstrap_ci",
     "cohens_d",
+    "correction_names",
     "effect_size_label",
     "paired_test",
     "paired_test_names",
@@ -643,6 +644,18 @@ def _bh(p):
 
 
 _CORRECTIONS = {"holm": _holm, "bh": _bh, "fdr_bh": _bh, "none": np.copy}
+
+
+def correction_names():
+    """Names accepted by ``adjust_pvalues(method=...)`` and ``compare_systems(correction=...)``.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.stats import correction_names
+    >>> correction_names()
+    ['bh', 'fdr_bh', 'holm', 'none']
+    """
+    return sorted(_CORRECTIONS)
 
 
 def adjust_pvalues(pvalues, *, method="holm"):
