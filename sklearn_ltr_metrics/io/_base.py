@@ -196,6 +196,13 @@ def _decompress(data, suffix, name):
         return decompress(data)
     except EOFError:
         reason = f"is a truncated {what} file (it ends before the compressed data does)"
+    except ValueError as exc:  # bz2 and lzma report a truncated stream as ValueError
+        truncated = "ended before" in str(exc)
+        reason = (
+            f"is a truncated {what} file (it ends before the compressed data does)"
+            if truncated
+            else f"is not a valid {what} file ({' '.join(str(exc).split())})"
+        )
     except (OSError, zlib.error, lzma.LZMAError) as exc:
         reason = f"is not a valid {what} file ({' '.join(str(exc).split()) or type(exc).__name__})"
     raise DataFormatError(
