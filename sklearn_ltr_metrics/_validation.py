@@ -126,16 +126,15 @@ def _numbers(values, name):
     ``pd.to_numeric``). Missing values (``None``, ``pd.NA``, ``NaN``) come back as NaN. Integers
     are kept as integers; Python integers beyond int64 become an object array of ints.
     """
-    if isinstance(values, (pd.Series, pd.Index)) and isinstance(
-        values.dtype, pd.api.extensions.ExtensionDtype
-    ):
-        if pd.api.types.is_bool_dtype(values.dtype) or pd.api.types.is_numeric_dtype(
-            values.dtype
-        ):
-            if values.isna().any() or not pd.api.types.is_integer_dtype(values.dtype):
-                values = values.to_numpy(dtype=np.float64, na_value=np.nan)
-            else:
-                values = values.to_numpy(dtype=values.dtype.numpy_dtype)
+    dtype = getattr(values, "dtype", None)
+    nullable_number = isinstance(dtype, pd.api.extensions.ExtensionDtype) and (
+        pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+    )
+    if isinstance(values, (pd.Series, pd.Index)) and nullable_number:
+        if values.isna().any() or not pd.api.types.is_integer_dtype(dtype):
+            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            values = values.to_numpy(dtype=dtype.numpy_dtype)
     arr = check_1d(values, name)
     kind = arr.dtype.kind
     if kind in "biuf":
@@ -156,8 +155,10 @@ def _numbers(values, name):
         if inferred == "empty":
             return np.full(arr.shape[0], np.nan)
         bad = ~missing & ~np.array(
-            [isinstance(v, numbers.Real) and not isinstance(v, (np.datetime64, np.timedelta64))
-             for v in arr]
+            [
+                isinstance(v, numbers.Real) and not isinstance(v, (np.datetime64, np.timedelta64))
+                for v in arr
+            ]
         )
         first = _first(bad) if bad.any() else 0
         raise TypeError(
@@ -192,7 +193,7 @@ def _too_big_for_float(arr):
 
 
 def check_numbers(values, name):
-    """Convert real numbers to float64, refusing other kinds (see the module docstring).
+    """Convert real numbers to float64, refusing complex numbers, dates, strings and bytes.
 
     Parameters
     ----------
