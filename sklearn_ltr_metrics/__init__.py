@@ -34,6 +34,8 @@ _FAMILIES = {
         "CONVENTIONS",
         "RankingEvaluation",
         "RankingScorer",
+        "convention_options",
+        "describe_metric",
         "evaluate",
         "evaluate_dask",
         "evaluate_run",

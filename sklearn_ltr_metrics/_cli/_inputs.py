@@ -13,10 +13,19 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..metrics._evaluate import DEFAULT_METRICS, parse_metrics
-from ..metrics._metrics import get_metric
+from ..metrics import convention_options
+from ..metrics._options import check_options
+from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
 from ..report._report import GENERATOR
-from ._parser import UsageError, convention_keys, parse_cutoff_token, parse_gain, split_list
+from ._parser import (
+    METRIC_PARAMETERS,
+    UsageError,
+    convention_keys,
+    parse_cutoff_token,
+    parse_gain,
+    parse_value,
+    split_list,
+)
 
 __all__ = [
     "Source",
@@ -48,7 +57,7 @@ def existing(path, what):
 
 def _takes_cutoff(name):
     try:
-        return getattr(get_metric(name), "takes_cutoff", True)
+        return get_metric(name).takes_cutoff
     except ValueError:
         return True  # an unknown name: the engine's parser reports it with close matches
 
@@ -91,10 +100,20 @@ def conventions(args, default_preset):
     """
     preset = args.conventions or default_preset
     options = {"conventions": None if preset == "default" else preset}
-    for key in convention_keys():
+    for key in [*convention_keys(), *METRIC_PARAMETERS]:
         value = getattr(args, key, None)
-        if value is not None:
-            options[key] = parse_gain(value) if key == "gain" else value
+        if value is None:
+            continue
+        if key == "gain":
+            options[key] = parse_gain(value)
+        elif key in METRIC_PARAMETERS or convention_options()[key]["choices"] is None:
+            options[key] = parse_value(value)  # a number (or a cut-off for default_k)
+        else:
+            options[key] = value  # one of the choices, checked by the parser
+    try:
+        check_options(**options)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
     return options
 
 

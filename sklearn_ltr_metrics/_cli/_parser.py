@@ -17,10 +17,9 @@ import argparse
 
 import numpy as np
 
-from ..metrics import CONVENTIONS, metric_names
+from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
 from ..metrics._cutoffs import STRATEGIES
-from ..metrics._evaluate import AP_DENOMINATOR, EMPTY_QUERY, TIES
-from ..metrics._metrics import get_metric
+from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
@@ -49,15 +48,13 @@ def preset_names():
 
 def convention_keys():
     """The convention keys (``ties``, ``gain``, ...), each its own option."""
-    return list(CONVENTIONS[None])
+    return list(convention_options())
 
 
-#: Choices of the convention keys that take a fixed set of names.
-_KEY_CHOICES = {"ties": TIES, "empty_query": EMPTY_QUERY, "ap_denominator": AP_DENOMINATOR}
-_KEY_HELP = {
-    "gain": "DCG gain: exponential (2**label - 1), linear (label), or a mapping "
-    "LABEL:GAIN,... such as 0:0,1:1,2:3",
-    "min_relevance": "binary metrics count a row relevant when label >= this (default: > 0)",
+#: Metric parameters that are options too (a preset never sets them).
+METRIC_PARAMETERS = {
+    "beta": "beta of fbeta (F-beta; f1 stays F1) (default: 1)",
+    "err_max_grade": "top relevance grade for err (default: 4)",
 }
 
 
@@ -78,8 +75,9 @@ def _metric_help():
     for name in metric_names():
         metric = get_metric(name)
         alias = f" (= {metric.name})" if metric.name != name else ""
-        cutoff = "" if getattr(metric, "takes_cutoff", True) else " [no @K]"
-        lines.append(f"     {name:<18}{metric.description}{alias}{cutoff}")
+        cutoff = "" if metric.takes_cutoff else " [own cut-off, no @K]"
+        description = describe_metric(name).partition(": ")[2]
+        lines.append(f"     {name:<18}{description}{alias}{cutoff}")
     lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
     lines.extend(_strategy_help(name) for name in STRATEGIES)
     lines.append("  a query with several cut-offs gets the mean over them.")
@@ -88,8 +86,10 @@ def _metric_help():
     )
     lines.append("  --metrics recall,precision --k 5,10  ->  recall@5 recall@10 precision@5 ...")
     lines.append("conventions presets (--conventions; explicit options such as --gain win):")
+    defaults = CONVENTIONS[None]
     for name, options in CONVENTIONS.items():
-        shown = ", ".join(f"{k}={v}" for k, v in options.items())
+        changed = {k: v for k, v in options.items() if name is None or v != defaults[k]}
+        shown = ", ".join(f"{k}={v}" for k, v in changed.items())
         lines.append(f"  {'default' if name is None else name:<10}{shown}")
     lines.append("  TREC files default to trec_eval, tables and LETOR files to default.")
     return "\n".join(lines).replace("%", "%%") + "\n"
@@ -160,14 +160,15 @@ def parse_gain(text):
     return mapping
 
 
-def _min_relevance(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number > 0")
-    return int(value) if value.is_integer() else value
+def parse_value(text):
+    """A free option value: an int, else a float, else the text (``default_k adaptive``)."""
+    token = text.strip()
+    for convert in (int, float):
+        try:
+            return convert(token)
+        except ValueError:
+            pass
+    return token
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,23 +252,17 @@ def _add_metric_options(parser):
         choices=preset_names(),
         help="preset of ties, gains and empty-query handling (see below)",
     )
-    for key in convention_keys():
+    for key, spec in convention_options().items():
         option = "--" + key.replace("_", "-")
-        if key in _KEY_CHOICES:
-            group.add_argument(
-                option,
-                dest=key,
-                choices=list(_KEY_CHOICES[key]),
-                help=f"overrides the preset's {key}",
-            )
-        elif key == "min_relevance":
-            group.add_argument(
-                option, dest=key, type=_min_relevance, metavar="T", help=_KEY_HELP[key]
-            )
+        text = spec["help"].replace("%", "%%")
+        if key == "gain":
+            text += "; a mapping is written LABEL:GAIN,... e.g. 0:0,1:1,2:3"
+        if spec["choices"] is not None and key != "gain":
+            group.add_argument(option, dest=key, choices=list(spec["choices"]), help=text)
         else:
-            group.add_argument(
-                option, dest=key, metavar=key.upper(), help=_KEY_HELP.get(key, f"sets {key}")
-            )
+            group.add_argument(option, dest=key, metavar=key.upper(), help=text)
+    for key, text in METRIC_PARAMETERS.items():
+        group.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(), help=text)
 
 
 def _add_demo(sub, commands):

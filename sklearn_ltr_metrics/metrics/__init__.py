@@ -5,9 +5,11 @@ and returned in one per-query table (:class:`RankingEvaluation`).
 """
 
 from .._lazy import attach
-from ._evaluate import CONVENTIONS, RankingEvaluation, evaluate
+from ._evaluate import evaluate
 from ._evaluate_run import evaluate_run
-from ._metrics import metric_names
+from ._evaluation import RankingEvaluation
+from ._options import CONVENTIONS, convention_options
+from ._registry import describe_metric, metric_names
 
 __getattr__, __dir__ = attach(
     __name__,
@@ -22,6 +24,8 @@ __all__ = [
     "CONVENTIONS",
     "RankingEvaluation",
     "RankingScorer",
+    "convention_options",
+    "describe_metric",
     "evaluate",
     "evaluate_dask",
     "evaluate_run",

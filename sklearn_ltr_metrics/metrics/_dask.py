@@ -15,7 +15,7 @@ Searches on a cluster need nothing from this module: ``cross_validate_ranking`` 
 ranking searches run unchanged under ``joblib.parallel_backend("dask")``. ``LambdaMARTRanker``
 passes its ``n_jobs`` to LightGBM explicitly (``None`` means one thread), so each Dask worker
 thread runs one single-threaded fit and workers never oversubscribe their cores; see
-``docs/dask.md``.
+``docs/dask.rst``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ import inspect
 import numpy as np
 
 from .._validation import _short
-from ._evaluate import RankingEvaluation, evaluate, make_gain, parse_metrics, resolve_conventions
+from ._evaluate import evaluate
+from ._evaluation import RankingEvaluation
+from ._options import OPTION_KEYS, check_options
+from ._registry import parse_metrics
 
 __all__ = ["evaluate_dask"]
 
@@ -40,7 +43,6 @@ _OPTIONS = tuple(
 #: Column carrying each row's global position through a shuffle (bits: partition | row).
 _ROW_KEY = "__sklearn_ltr_row__"
 _ROW_BITS = 40
-_CONVENTION_KEYS = ("ties", "gain", "min_relevance", "empty_query", "ap_denominator")
 
 
 def _import_dask():
@@ -102,16 +104,16 @@ def _check_options(options, metrics, doc_id):
             f"forwards are {', '.join(_OPTIONS)} (per-row inputs are column names: qid, label, "
             "score, doc_id)."
         )
-    conventions = resolve_conventions(
-        options.get("conventions"), **{key: options.get(key) for key in _CONVENTION_KEYS}
+    resolved = check_options(
+        options.get("conventions"),
+        **{key: options[key] for key in OPTION_KEYS if key in options},
     )
-    if conventions["ties"] == "trec_eval" and doc_id is None:
+    if resolved["ties"] in ("trec_eval", "doc_id") and doc_id is None:
         raise ValueError(
-            "ties='trec_eval' (also set by conventions='trec_eval') breaks ties by doc_id; "
-            "pass doc_id='<column name>', or choose another ties= policy."
+            f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
+            "doc_id; pass doc_id='<column name>', or choose another ties= policy."
         )
-    make_gain(conventions["gain"])
-    parse_metrics(metrics, options.get("k"))
+    parse_metrics(metrics, options.get("k"), options=resolved)
 
 
 def _check_columns(frame, qid, label, score, doc_id):

@@ -12,7 +12,10 @@ import pandas as pd
 
 from .._grouping import factorize_qid
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
-from ._evaluate import RankingEvaluation, _evaluate_arrays, parse_metrics, resolve_conventions
+from ._engine import evaluate_arrays
+from ._evaluation import RankingEvaluation
+from ._options import check_options
+from ._registry import parse_metrics
 
 __all__ = ["evaluate_run"]
 
@@ -91,14 +94,9 @@ def evaluate_run(
     qrels = qrels.drop_duplicates(["qid", "doc_id"], keep="last")
     label = check_labels(qrels["label"], "qrels['label']", allow_negative=True)
     qrels = qrels.assign(label=np.maximum(label, 0.0))
-    specs = parse_metrics(metrics, k)
-    resolved = resolve_conventions(
-        conventions,
-        **{
-            key: options.pop(key, None)
-            for key in ("ties", "gain", "min_relevance", "empty_query", "ap_denominator")
-        },
-    )
+    engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
+    resolved = check_options(conventions, **options)
+    specs = parse_metrics(metrics, k, options=resolved)
 
     judged_queries = pd.Index(qrels["qid"].unique())
     run = run[run["qid"].isin(judged_queries)]
@@ -119,7 +117,7 @@ def evaluate_run(
     threshold = resolved["min_relevance"]
     is_rel = ideal_labels >= threshold if threshold is not None else ideal_labels > 0
     n_pos = np.bincount(ideal_codes, weights=is_rel, minlength=uniques.shape[0])
-    evaluation = _evaluate_arrays(
+    evaluation = evaluate_arrays(
         y_true,
         y_score,
         qid,
@@ -129,7 +127,7 @@ def evaluate_run(
         ideal=(ideal_codes, ideal_labels),
         n_pos_judged=n_pos,
         judged=judged,
-        **options,
+        **engine_options,
     )
     if missing_queries == "zero":
         absent = judged_queries.difference(pd.Index(uniques))

@@ -16,22 +16,15 @@ import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._validation import _short
-from ._evaluate import evaluate, make_gain, parse_metrics, resolve_conventions
+from ._evaluate import evaluate
+from ._options import OPTION_KEYS, check_options
+from ._registry import parse_metrics
 
 __all__ = ["RankingScorer", "make_ranking_scorer"]
 
 #: evaluate() options a scorer accepts (per-row inputs such as doc_id cannot be fixed at
 #: construction, and query_stats belongs to one data set, not to a scorer).
-_CONVENTION_OPTIONS = (
-    "conventions",
-    "ties",
-    "gain",
-    "min_relevance",
-    "empty_query",
-    "ap_denominator",
-    "beta",
-    "err_max_grade",
-)
+_CONVENTION_OPTIONS = ("conventions", *(key for key in OPTION_KEYS if key != "default_k"))
 
 MISSING_QID_HINT = (
     "Ranking metrics are computed per query, and a fold is never treated as one query. "
@@ -114,24 +107,18 @@ class RankingScorer:
                 "metric must be a metric spec string such as 'ndcg@10' or a list of them, got "
                 f"{_short(metric)}."
             )
-        specs = parse_metrics(list(metric) if self.multimetric else metric, k)
-        resolved = resolve_conventions(
+        # The one options check of evaluate: a scorer refuses exactly what evaluate refuses.
+        resolved = check_options(
             options.get("conventions"),
-            **{key: options.get(key) for key in _CONVENTION_OPTIONS[1:6]},
+            **{key: options[key] for key in OPTION_KEYS if key in options},
         )
-        if resolved["ties"] == "trec_eval":
+        specs = parse_metrics(list(metric) if self.multimetric else metric, k, options=resolved)
+        if resolved["ties"] in ("trec_eval", "doc_id"):
             raise ValueError(
-                "ties='trec_eval' (also set by conventions='trec_eval') breaks ties by doc_id, "
-                "which a scorer does not receive; pass ties='average' or 'stable' explicitly, "
-                "or evaluate TREC runs with evaluate_run."
+                f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
+                "doc_id, which a scorer does not receive; pass ties='average' or 'stable' "
+                "explicitly, or evaluate TREC runs with evaluate_run."
             )
-        make_gain(resolved["gain"])
-        for key in ("beta", "err_max_grade"):
-            value = options.get(key)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, numbers.Real) or value <= 0
-            ):
-                raise ValueError(f"{key}={_short(value)} must be a number > 0.")
         self._metric = tuple(metric) if self.multimetric else metric
         self._k = k
         self.metrics = tuple(spec.column for spec in specs)

@@ -198,7 +198,7 @@ class RandomRanker(_BaselineRanker):
         The seed used by ``predict``.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Column names, when ``X`` was a DataFrame with string column names.
 
     Examples
@@ -258,7 +258,7 @@ class OracleRanker(_BaselineRanker):
     ----------
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Column names, when ``X`` was a DataFrame with string column names.
 
     Examples
@@ -322,7 +322,7 @@ class FeatureRanker(_BaselineRanker):
         Position of the column in ``X``.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Column names, when ``X`` was a DataFrame with string column names.
 
     Examples

@@ -231,11 +231,11 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         The best boosting round (1-based) found by early stopping; ``None`` without it.
     n_iter_ : int
         Number of trees ``predict`` uses.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (`n_features_in_`,)
         LightGBM's importances (``importance_type``).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Column names, when ``X`` was a DataFrame with string column names.
 
     Notes

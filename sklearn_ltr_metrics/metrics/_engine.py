@@ -1,0 +1,257 @@
+"""The engine behind ``evaluate`` and ``evaluate_run``: validated arrays to the per-query table.
+
+It ranks the rows (one grouped sort), builds the :class:`RankedLists`, evaluates every metric
+spec over all ``(query, cut-off)`` pairs at once and applies the undefined-query rule read
+from each metric's registry entry.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+
+import numpy as np
+import pandas as pd
+
+from .._grouping import group_rows, rank_order
+from ._cutoffs import cutoff_pairs
+from ._evaluation import RankingEvaluation
+from ._options import make_gain
+from ._ranked import RankedLists
+
+__all__ = ["evaluate_arrays", "exact_scores"]
+
+
+def _check_n_jobs(n_jobs):
+    """Threads for ``n_jobs`` (scikit-learn's convention: None is 1, -1 every core)."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(
+            f"n_jobs={n_jobs!r} is not valid; use None or 1 for one thread, a positive int, "
+            "or -1 for every core."
+        )
+    cores = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+def exact_scores(y_score):
+    """Scores as float64 with the same order and ties: integers beyond 2**53 become ranks.
+
+    A float64 holds every integer up to 2**53 exactly; larger int64/uint64 scores would round
+    and create ties that are not in the data, so they are replaced by their dense rank.
+    """
+    arr = np.asarray(y_score)
+    if arr.dtype.kind in "iu" and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        if max(abs(lo), abs(hi)) > 2**53:
+            _, rank = np.unique(arr, return_inverse=True)
+            return rank.ravel().astype(np.float64)
+    return arr
+
+
+def _count_column(values, name, *, integral=True):
+    """A query_stats count column as float64, NaN for absent queries; refuse bad counts."""
+    bad = ~np.isnan(values) & ~(np.isfinite(values) & (values >= 0))
+    if integral:
+        bad |= np.isfinite(values) & (values != np.floor(values))
+    if bad.any():
+        raise ValueError(
+            f"query_stats[{name!r}] has {int(bad.sum())} invalid value(s) (first "
+            f"{values[np.flatnonzero(bad)[0]].item()!r}); counts must be finite integers >= 0."
+        )
+    return values
+
+
+def _check_query_stats(query_stats, uniques):
+    """Map a query_stats table onto the sorted unique qids: (n_pos, n_neg) arrays or NaN."""
+    if not isinstance(query_stats, pd.DataFrame):
+        raise TypeError(
+            "query_stats must be a pandas DataFrame indexed by qid (or with a 'qid' or 'query_id' "
+            f"column) holding n_pos (and optionally n_neg), got {type(query_stats).__name__}."
+        )
+    table = query_stats
+    for key in ("qid", "query_id"):
+        if key in table.columns:
+            table = table.set_index(key)
+            break
+    if "n_pos" not in table.columns:
+        raise ValueError(f"query_stats needs an 'n_pos' column; it has {list(table.columns)}.")
+    index = pd.Index(uniques)
+    try:
+        aligned = table.reindex(index)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"query_stats ids cannot be matched to qid: {exc}") from None
+    out = []
+    for name in ("n_pos", "n_neg"):
+        if name not in aligned:
+            out.append(None)
+            continue
+        try:
+            values = aligned[name].to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"query_stats[{name!r}] must hold numbers, got dtype {aligned[name].dtype}."
+            ) from None
+        out.append(_count_column(values, name))
+    return out[0], out[1]
+
+
+def _ranked_order(grouping, y_true, y_score, ties, doc_id, n_threads):
+    """Row indices in ranked order under the tie policy."""
+    if ties in ("trec_eval", "doc_id"):
+        if doc_id is None:
+            raise ValueError(
+                f"ties={ties!r} (also set by conventions='trec_eval') breaks ties by doc_id; "
+                "pass doc_id=..., or choose another ties= policy."
+            )
+        _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
+        doc_rank = doc_rank.ravel()
+        return rank_order(
+            grouping, y_score, tiebreak=-doc_rank if ties == "trec_eval" else doc_rank
+        )
+    if ties in ("pessimistic", "optimistic"):
+        key = y_true if ties == "pessimistic" else -y_true
+        return rank_order(grouping, y_score, tiebreak=key)
+    return rank_order(grouping, y_score, stable=ties == "stable", n_threads=n_threads)
+
+
+def _check_labels_for(specs, options, gains, labels, ideal_labels):
+    """Refuse labels a requested metric cannot score (err above err_max_grade, huge gains)."""
+    top_ranked = float(labels.max()) if labels.size else 0.0
+    top = max(top_ranked, float(ideal_labels.max()) if ideal_labels.size else 0.0)
+    for spec in specs:
+        metric = spec.metric
+        if metric.max_label is not None and top_ranked > options[metric.max_label]:
+            raise ValueError(
+                f"{metric.name} needs labels <= {metric.max_label}={options[metric.max_label]:g}, "
+                f"but the labels go up to {top_ranked:g}; pass {metric.max_label}=<your top grade>."
+            )
+        if metric.graded and metric.max_label is None:
+            gains.check_labels(top)
+
+
+def evaluate_arrays(
+    y_true,
+    y_score,
+    qid,
+    specs,
+    options,
+    *,
+    doc_id=None,
+    query_stats=None,
+    ideal=None,
+    n_pos_judged=None,
+    judged=None,
+    n_jobs=None,
+):
+    """The engine behind ``evaluate`` and ``evaluate_run`` (inputs and options validated).
+
+    ``options`` is the dict of :func:`check_options`. ``ideal`` is ``(codes, labels)`` of every
+    judged document (TREC input), ``n_pos_judged`` the relevant judged documents per query,
+    ``judged`` whether each row has a judgment.
+    """
+    n_threads = _check_n_jobs(n_jobs)
+    grouping = group_rows(qid, n_threads=n_threads)
+    uniques, n_q = grouping.uniques, grouping.n_groups
+    ties = options["ties"]
+    order = _ranked_order(grouping, y_true, y_score, ties, doc_id, n_threads)
+
+    sizes = grouping.sizes
+    labels = y_true[order]
+    threshold = options["min_relevance"]
+    is_relevant = (y_true >= threshold) if threshold is not None else (y_true > 0)
+    counted_pos = np.bincount(grouping.codes_of(np.flatnonzero(is_relevant)), minlength=n_q)
+    counted_pos = counted_pos.astype(np.float64)
+    del is_relevant
+    n_pos = counted_pos if n_pos_judged is None else n_pos_judged
+    n_neg = sizes - counted_pos
+    if query_stats is not None:
+        override_pos, override_neg = _check_query_stats(query_stats, uniques)
+        bad = ~np.isnan(override_pos) & (override_pos < counted_pos)
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"query_stats gives n_pos={override_pos[first]:g} for query "
+                f"{uniques[first]!r}, but "
+                f"y_true has {counted_pos[first]:g} relevant rows there; n_pos can only add "
+                "relevant documents the ranker did not score."
+            )
+        n_pos = np.where(np.isnan(override_pos), n_pos, override_pos)
+        if override_neg is not None:
+            n_neg = np.where(np.isnan(override_neg), n_neg, override_neg)
+
+    if ideal is None:
+        ideal_codes_of, ideal_labels = grouping.codes_of, y_true
+    else:
+        ideal_codes, ideal_labels = ideal
+        ideal_codes_of = ideal_codes.__getitem__
+    gains = make_gain(options["gain"])
+    _check_labels_for(specs, options, gains, labels, ideal_labels)
+    ctx = RankedLists(
+        sizes=sizes,
+        labels=labels,
+        sorted_scores=lambda: y_score[order],
+        average_ties=ties == "average",
+        threshold_ties=ties == "label_ranking",
+        threshold=threshold,
+        n_pos=n_pos.astype(np.float64),
+        gains=gains,
+        log_base=options["log_base"],
+        ideal_codes_of=ideal_codes_of,
+        ideal_labels=ideal_labels,
+        judged=None if judged is None else judged[order],
+        err_max_grade=options["err_max_grade"],
+    )
+    columns, cutoff_parts = {}, {}
+    for spec in specs:
+        metric = spec.metric
+        if metric.needs_judgments and judged is None:
+            raise ValueError(
+                f"metric {metric.name!r} needs judgments separate from the ranked list "
+                f"({metric.description}); use evaluate_run(run, qrels, ...)."
+            )
+        if metric.own_cutoff is not None:
+            pair_query = np.arange(n_q, dtype=np.intp)
+            pair_k = np.asarray(metric.own_cutoff(n_pos, n_neg), dtype=np.float64)
+        else:
+            pair_query, pair_k = cutoff_pairs(spec.k, n_pos, n_neg)
+        pair_size = sizes[pair_query]
+        kk = np.minimum(pair_k, pair_size).astype(np.int64)
+        k_eff = np.where(np.isinf(pair_k), pair_size, pair_k)
+        kernel_options = {**options, **dict(spec.params)}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.asarray(
+                metric.kernel(ctx, pair_query, pair_k, kk, k_eff, kernel_options), dtype=np.float64
+            )
+        if metric.undefined == "n_pos":
+            undefined = n_pos == 0
+        elif metric.undefined == "ideal":
+            undefined = ~ctx.has_positive_gain
+        else:
+            undefined = None
+        if undefined is not None and undefined.any():
+            policy = options["empty_query"]
+            if policy == "error":
+                bad = uniques[undefined][:5].tolist()
+                raise ValueError(
+                    f"{int(undefined.sum())} queries have no relevant document, so {spec.column!r} "
+                    f"is undefined for them (e.g. {bad}); pass empty_query='skip', 'zero' or 'one'."
+                )
+            fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[policy]
+            values = np.where(undefined[pair_query], fill, values)
+        counts = np.bincount(pair_query, minlength=n_q)
+        with np.errstate(invalid="ignore"):
+            columns[spec.column] = np.bincount(pair_query, weights=values, minlength=n_q) / counts
+        cutoff_parts[spec.column] = (uniques[pair_query], pair_k, values)
+
+    per_query = pd.DataFrame(
+        {
+            "n_docs": sizes.astype(np.int64),
+            "n_pos": n_pos.astype(np.int64),
+            "n_neg": np.asarray(n_neg).astype(np.int64),
+            **columns,
+        },
+        index=pd.Index(uniques, name="qid"),
+    )
+    return RankingEvaluation(per_query, cutoff_parts, options)

@@ -1,0 +1,114 @@
+"""The evaluation object: per-query and per-cut-off tables of one ranked evaluation."""
+
+from __future__ import annotations
+
+import warnings
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .._grouping import factorize_qid
+
+__all__ = ["RankingEvaluation"]
+
+
+class RankingEvaluation:
+    """Per-query (and per-cut-off) metric values of one ranked evaluation.
+
+    Attributes
+    ----------
+    per_query : pandas.DataFrame
+        Indexed by ``qid`` (sorted); columns ``n_docs``, ``n_pos``, ``n_neg`` and one column per
+        metric spec. NaN marks a query for which the metric is undefined (skipped).
+    per_cutoff : pandas.DataFrame
+        Long table with columns ``qid``, ``metric``, ``k``, ``value``: every (query, cut-off)
+        value. ``k`` is ``<NA>`` for the whole list.
+    metrics : tuple of str
+        The metric columns.
+    conventions : dict
+        The options used (preset name, ties, gain, empty_query, min_relevance, ...).
+    n_skipped : dict
+        Metric -> number of queries left out of averages (undefined values).
+    """
+
+    def __init__(self, per_query, cutoff_parts, conventions):
+        self.per_query = per_query
+        self._cutoff_parts = cutoff_parts
+        self.metrics = tuple(c for c in per_query.columns if c not in ("n_docs", "n_pos", "n_neg"))
+        self.conventions = dict(conventions)
+        self.n_skipped = {m: int(per_query[m].isna().sum()) for m in self.metrics}
+
+    @cached_property
+    def per_cutoff(self):
+        frames = []
+        for column, (qids, ks, values) in self._cutoff_parts.items():
+            k = pd.array(np.where(np.isinf(ks), 0, ks).astype(np.int64), dtype="Int64")
+            k[np.isinf(ks)] = pd.NA
+            frames.append(pd.DataFrame({"qid": qids, "metric": column, "k": k, "value": values}))
+        return pd.concat(frames, ignore_index=True)
+
+    @classmethod
+    def concat(cls, evaluations):
+        """One evaluation from evaluations of disjoint sets of queries (same metrics).
+
+        Queries come out sorted, and each query's cut-offs in their order, as :func:`evaluate`
+        gives them. A query found in two of the evaluations is a ``ValueError``.
+        """
+        evaluations = list(evaluations)
+        first = evaluations[0]
+        per_query = pd.concat([e.per_query for e in evaluations])
+        if not per_query.index.is_unique:
+            dup = per_query.index[per_query.index.duplicated()][0]
+            raise ValueError(
+                f"query {dup!r} appears in more than one of the evaluations combined; "
+                "each query must be evaluated once, with all of its rows."
+            )
+        per_query = per_query.sort_index(kind="stable")
+        per_query.index.name = "qid"
+        parts = {}
+        for column in first.metrics:
+            pieces = [e._cutoff_parts[column] for e in evaluations]
+            qids = np.concatenate([p[0] for p in pieces])
+            order = np.argsort(factorize_qid(qids)[0], kind="stable")
+            parts[column] = tuple(np.concatenate([p[i] for p in pieces])[order] for i in range(3))
+        return cls(per_query, parts, first.conventions)
+
+    def mean(self, metric=None):
+        """Macro mean over queries with a defined value.
+
+        Parameters
+        ----------
+        metric : str, optional
+            A metric column. ``None`` returns a Series with every metric.
+
+        Returns
+        -------
+        float or pandas.Series
+            NaN (with a ``RuntimeWarning``) when every query is skipped.
+        """
+        if metric is None:
+            return pd.Series({m: self.mean(m) for m in self.metrics}, dtype=np.float64)
+        if metric not in self.metrics:
+            raise ValueError(
+                f"metric={metric!r} was not evaluated; available: {list(self.metrics)}."
+            )
+        values = self.per_query[metric].to_numpy(dtype=np.float64)
+        defined = values[~np.isnan(values)]
+        if defined.size == 0:
+            warnings.warn(
+                f"Every query is undefined for {metric!r} (e.g. no relevant document); the mean is "
+                "NaN. Use empty_query='zero' to count such queries as 0.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return float("nan")
+        return float(defined.mean())
+
+    def __repr__(self):
+        means = ", ".join(f"{m}={v:.4f}" for m, v in self._quiet_means().items())
+        return f"RankingEvaluation(n_queries={len(self.per_query)}, {means})"
+
+    def _quiet_means(self):
+        table = self.per_query[list(self.metrics)]
+        return table.mean(skipna=True)

@@ -1,0 +1,188 @@
+"""Metric kernels: per ``(query, cut-off)`` pair values from :class:`RankedLists`.
+
+A kernel is ``kernel(ctx, pair_query, pair_k, kk, k_eff, options) -> values``: ``pair_k`` the
+requested cut-off (``inf`` for the whole list), ``kk`` the rows actually inside it, ``k_eff``
+the cut-off a denominator uses, ``options`` the resolved options (:mod:`._options`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._ranked import segment_cumsum
+
+#: Kendall tau-b counts concordance label level by label level up to this many distinct
+#: labels in the evaluated rows; beyond it (continuous labels) it calls scipy per query.
+MAX_KENDALL_LEVELS = 64
+
+
+# -- correlations over the top k -------------------------------------------------------
+
+
+def _rank_correlation(ctx, pair_query, kk, method):
+    """Kendall tau-b or Spearman rho between scores and labels over each pair's top k.
+
+    The top k is extended to the end of a tied block that straddles the cut-off, so the
+    result does not depend on the order of tied rows.
+    """
+    block_end = np.repeat(ctx.block_first_row + ctx.block_size, ctx.block_size)
+    last_row = ctx.starts[pair_query] + kk - 1
+    count = block_end[last_row] - ctx.starts[pair_query]
+    seg = np.repeat(np.arange(pair_query.size), count)
+    seg_start = np.concatenate(([0], np.cumsum(count)))[:-1]
+    rows = np.repeat(ctx.starts[pair_query] - seg_start, count) + np.arange(count.sum())
+    labels = ctx.labels[rows]
+    # Blocks inside the subset: the global blocks, complete by construction.
+    block_start_row = np.repeat(ctx.block_first_row, ctx.block_size)[rows]
+    start_in_seg = block_start_row - np.repeat(ctx.starts[pair_query], count)
+    bsize = np.repeat(ctx.block_size, ctx.block_size)[rows]
+    n_pairs, n_rows = pair_query.size, rows.size
+    c = count.astype(np.float64)
+    # Average label ranks inside each pair's rows: one sort by (pair, label).
+    order = np.lexsort((labels, seg))
+    sorted_labels, sorted_seg = labels[order], seg[order]
+    new = np.ones(n_rows, dtype=bool)
+    new[1:] = (sorted_labels[1:] != sorted_labels[:-1]) | (sorted_seg[1:] != sorted_seg[:-1])
+    tie_first = np.flatnonzero(new)
+    tie_size = np.diff(np.append(tie_first, n_rows))
+    position = np.arange(n_rows) - seg_start[sorted_seg]
+    label_rank = np.empty(n_rows)
+    label_rank[order] = np.repeat(position[tie_first] + (tie_size + 1) / 2.0, tie_size)
+    if method == "spearman":
+        score_rank = -(start_in_seg + (bsize - 1) / 2.0)
+        mx = np.bincount(seg, score_rank, n_pairs) / c
+        my = np.bincount(seg, label_rank, n_pairs) / c
+        dx, dy = score_rank - mx[seg], label_rank - my[seg]
+        sxy = np.bincount(seg, dx * dy, n_pairs)
+        sxx = np.bincount(seg, dx * dx, n_pairs)
+        syy = np.bincount(seg, dy * dy, n_pairs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
+    levels, lcode = np.unique(labels, return_inverse=True)
+    m = levels.size
+    if m > MAX_KENDALL_LEVELS:
+        return _kendall_per_pair(labels, -block_start_row.astype(np.float64), seg_start, count)
+    # Kendall tau-b: S = sum over rows of (earlier-block rows with a higher label) - (lower).
+    starts = seg_start[count > 0]
+    s_total = np.zeros(rows.size)
+    first_of_block = start_in_seg + seg_start[seg]
+    for v in range(m):
+        is_v = (lcode == v).astype(np.int64)
+        before = segment_cumsum(is_v, starts) - is_v
+        before_block = before[first_of_block]
+        s_total += before_block * (np.sign(v - lcode))
+    s = np.bincount(seg, s_total, n_pairs)
+    n0 = c * (c - 1) / 2.0
+    is_first = start_in_seg == (np.arange(rows.size) - seg_start[seg])
+    n1 = np.bincount(seg[is_first], (bsize * (bsize - 1) / 2.0)[is_first], n_pairs)
+    n2 = np.bincount(sorted_seg[tie_first], tie_size * (tie_size - 1) / 2.0, n_pairs)
+    denom = np.sqrt((n0 - n1) * (n0 - n2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, s / denom, np.nan)
+
+
+def _kendall_per_pair(labels, tie_key, seg_start, count):
+    """Kendall tau-b per pair with scipy: the slow path for labels with many distinct values.
+
+    ``tie_key`` is a score proxy of each evaluated row (its tied block's first row, negated),
+    equal exactly where the scores tie.
+    """
+    from scipy.stats import kendalltau
+
+    out = np.full(count.size, np.nan)
+    for i, (start, n) in enumerate(zip(seg_start, count, strict=True)):
+        part = slice(start, start + n)
+        out[i] = kendalltau(tie_key[part], labels[part]).statistic
+    return out
+
+
+def _hits(ctx, pq, kk):
+    return ctx.hits(pq, kk)
+
+
+def _precision(ctx, pq, pk, kk, k_eff, options):
+    if options["precision_denominator"] == "min_k_n_docs":
+        k_eff = np.minimum(k_eff, ctx.sizes[pq])
+    return _hits(ctx, pq, kk) / k_eff
+
+
+def _recall(ctx, pq, pk, kk, k_eff, options):
+    return _divide(_hits(ctx, pq, kk), ctx.n_pos[pq])
+
+
+def _capped_recall(ctx, pq, pk, kk, k_eff, options):
+    return _divide(_hits(ctx, pq, kk), np.minimum(k_eff, ctx.n_pos[pq]))
+
+
+def _f1(ctx, pq, pk, kk, k_eff, options):
+    return _fbeta(ctx, pq, pk, kk, k_eff, {**options, "beta": 1.0})
+
+
+def _fbeta(ctx, pq, pk, kk, k_eff, options):
+    beta2 = options["beta"] ** 2
+    n_pos = ctx.n_pos[pq]
+    return _divide(
+        (1.0 + beta2) * _hits(ctx, pq, kk), np.where(n_pos > 0, beta2 * n_pos + k_eff, 0)
+    )
+
+
+def _hit_rate(ctx, pq, pk, kk, k_eff, options):
+    if not ctx.average_ties:
+        return (ctx.first_relevant_rank[pq] <= kk).astype(np.float64)
+    return ctx.hit_probability(pq, kk)
+
+
+def _mrr(ctx, pq, pk, kk, k_eff, options):
+    if not ctx.average_ties:
+        first = ctx.first_relevant_rank[pq]
+        return np.where(first <= kk, 1.0 / first, 0.0)
+    return ctx.reciprocal_rank(pq, kk)
+
+
+def _average_precision(ctx, pq, pk, kk, k_eff, options):
+    denominator = ctx.n_pos[pq]
+    if options["ap_denominator"] == "min_k":
+        denominator = np.minimum(denominator, k_eff)
+    elif options["ap_denominator"] == "retrieved":
+        # The relevant rows retrieved in the top k (torchmetrics' top_k); 0 when none is.
+        hits = _hits(ctx, pq, kk)
+        value = _divide(ctx.average_precision_sum(pq, kk), hits)
+        return np.where(hits > 0, value, np.where(denominator > 0, 0.0, np.nan))
+    return _divide(ctx.average_precision_sum(pq, kk), denominator)
+
+
+def _dcg(ctx, pq, pk, kk, k_eff, options):
+    return ctx.dcg(pq, kk)
+
+
+def _cg(ctx, pq, pk, kk, k_eff, options):
+    return ctx.dcg(pq, kk, discounted=False)
+
+
+def _ndcg(ctx, pq, pk, kk, k_eff, options):
+    # DCG and ideal DCG are summed in different orders; clip the last-bit rounding above 1.
+    return np.minimum(_divide(ctx.dcg(pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
+
+
+def _err(ctx, pq, pk, kk, k_eff, options):
+    return ctx.err(pq, kk)
+
+
+def _judged(ctx, pq, pk, kk, k_eff, options):
+    return ctx.judged_count(pq, kk) / kk
+
+
+def _kendall_tau(ctx, pq, pk, kk, k_eff, options):
+    return _rank_correlation(ctx, pq, kk, "kendall")
+
+
+def _spearman(ctx, pq, pk, kk, k_eff, options):
+    return _rank_correlation(ctx, pq, kk, "spearman")
+
+
+def _divide(numerator, denominator):
+    """numerator / denominator with NaN (undefined) where the denominator is 0."""
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out

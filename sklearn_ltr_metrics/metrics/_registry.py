@@ -1,0 +1,350 @@
+"""The metric registry: one keyword-only entry per metric, and the names accessors.
+
+Adding a metric means writing its kernel (:mod:`._kernels`) and one :class:`Metric` entry
+here; the engine, the command line and the docs read everything else from the entry.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import unknown_name_error
+from . import _kernels as K
+from ._cutoffs import cutoff_label, parse_cutoff
+
+__all__ = [
+    "ALIASES",
+    "DEFAULT_METRICS",
+    "METRICS",
+    "Metric",
+    "describe_metric",
+    "get_metric",
+    "metric_names",
+    "parse_metrics",
+]
+
+#: The metric specs evaluated when none are given.
+DEFAULT_METRICS = ("ndcg@10", "precision@10", "recall@10", "map", "mrr")
+
+
+def _k_is_n_pos(n_pos, n_neg):
+    """R-precision's own cut-off: k = n_pos (at least 1)."""
+    return np.maximum(np.asarray(n_pos, dtype=np.float64), 1.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metric:
+    """A registered metric.
+
+    Attributes
+    ----------
+    name : str
+        The canonical name.
+    kernel : callable
+        ``kernel(ctx, pair_query, pair_k, kk, k_eff, options) -> values`` (:mod:`._kernels`).
+    description : str
+        One line for docs, errors and ``--help``.
+    graded : bool, default=False
+        Uses graded labels (gains) rather than binary relevance (``min_relevance``).
+    value_range : (float, float), default=(0.0, 1.0)
+        Lowest and highest value a query can get (``inf`` for unbounded).
+    ideal : float or None, default=1.0
+        The value of an ideal ranking for every query where the metric is defined, or None
+        when it depends on the query (e.g. precision@k with fewer than k relevant rows).
+    own_cutoff : callable or None, default=None
+        ``f(n_pos, n_neg) -> k`` for a metric that defines its own cut-off per query (such a
+        metric takes no ``@k`` and ignores ``k=``); None: the cut-off comes from the spec.
+    undefined : {"never", "n_pos", "ideal"}, default="never"
+        When a query has no value (``empty_query=`` decides what it gets): no relevant
+        document (``n_pos``), an ideal DCG of 0 (``ideal``), or never.
+    max_label : str or None, default=None
+        Name of the option that bounds the labels (``err_max_grade``): a larger label is
+        refused with a message naming it.
+    needs_judgments : bool, default=False
+        Needs judgments apart from the ranked list (``evaluate_run`` only).
+    """
+
+    name: str
+    kernel: Callable
+    description: str
+    graded: bool = False
+    value_range: tuple = (0.0, 1.0)
+    ideal: float | None = 1.0
+    own_cutoff: Callable | None = None
+    undefined: str = "never"
+    max_label: str | None = None
+    needs_judgments: bool = False
+
+    @property
+    def takes_cutoff(self):
+        """Whether ``name@k`` is accepted."""
+        return self.own_cutoff is None
+
+    @property
+    def bounded(self):
+        """Whether the values have a finite upper bound."""
+        return math.isfinite(self.value_range[1])
+
+
+_UNBOUNDED = (0.0, math.inf)
+_CORRELATION = (-1.0, 1.0)
+
+
+def _register(*metrics):
+    return {m.name: m for m in metrics}
+
+
+#: name -> :class:`Metric`. ``metric_names()`` lists the keys and the aliases.
+METRICS = _register(
+    Metric(
+        name="precision",
+        kernel=K._precision,
+        ideal=None,
+        description="hits@k / k (precision_denominator='min_k_n_docs': / min(k, n_docs))",
+    ),
+    Metric(
+        name="recall",
+        kernel=K._recall,
+        ideal=None,
+        undefined="n_pos",
+        description="hits@k / n_pos, the IR recall; for per-query cut-offs (k='adaptive') "
+        "use capped_recall, the methodology's Recall@K",
+    ),
+    Metric(
+        name="capped_recall",
+        kernel=K._capped_recall,
+        undefined="n_pos",
+        description="hits@k / min(k, n_pos): the methodology's Recall@K (1 when all "
+        "reachable relevant rows are found)",
+    ),
+    Metric(
+        name="hit_rate",
+        kernel=K._hit_rate,
+        description="1 if a relevant row is in the top k, else 0 (success@k)",
+    ),
+    Metric(
+        name="mrr",
+        kernel=K._mrr,
+        description="1 / rank of the first relevant row within k, else 0",
+    ),
+    Metric(
+        name="average_precision",
+        kernel=K._average_precision,
+        undefined="n_pos",
+        description="sum of precision at the relevant ranks <= k, divided by n_pos "
+        "(ap_denominator=); 'map' is its mean",
+    ),
+    Metric(
+        name="r_precision",
+        kernel=K._precision,
+        own_cutoff=_k_is_n_pos,
+        undefined="n_pos",
+        description="precision at k = n_pos (its own cut-off; takes no @k)",
+    ),
+    Metric(
+        name="ndcg",
+        kernel=K._ndcg,
+        graded=True,
+        undefined="ideal",
+        description="DCG@k / ideal DCG@k (graded; gain=, log_base=)",
+    ),
+    Metric(
+        name="dcg",
+        kernel=K._dcg,
+        graded=True,
+        value_range=_UNBOUNDED,
+        ideal=None,
+        description="sum of gain / log_base(rank + 1) over the top k (graded)",
+    ),
+    Metric(
+        name="cg",
+        kernel=K._cg,
+        graded=True,
+        value_range=_UNBOUNDED,
+        ideal=None,
+        description="sum of gains over the top k, no discount (graded)",
+    ),
+    Metric(
+        name="f1",
+        kernel=K._f1,
+        ideal=None,
+        undefined="n_pos",
+        description="harmonic mean of precision@k and recall@k (always beta = 1)",
+    ),
+    Metric(
+        name="fbeta",
+        kernel=K._fbeta,
+        ideal=None,
+        undefined="n_pos",
+        description="F-beta of precision@k and recall@k with beta=; its column is named "
+        "f<beta> (f2@10), and 'f2@10' is accepted as a spec",
+    ),
+    Metric(
+        name="err",
+        kernel=K._err,
+        graded=True,
+        ideal=None,
+        undefined="ideal",
+        max_label="err_max_grade",
+        description="expected reciprocal rank (graded, cascade model, stop probability "
+        "(2**label - 1) / 2**err_max_grade)",
+    ),
+    Metric(
+        name="kendall_tau",
+        kernel=K._kendall_tau,
+        graded=True,
+        value_range=_CORRELATION,
+        description="Kendall tau-b of scores vs labels over the top k",
+    ),
+    Metric(
+        name="spearman",
+        kernel=K._spearman,
+        graded=True,
+        value_range=_CORRELATION,
+        description="Spearman rho of scores vs labels over the top k",
+    ),
+    Metric(
+        name="judged",
+        kernel=K._judged,
+        ideal=None,
+        needs_judgments=True,
+        description="share of the top k that has a judgment (evaluate_run only)",
+    ),
+)
+
+#: Other accepted names.
+ALIASES = {"map": "average_precision"}
+
+
+def metric_names():
+    """The metric names accepted in metric specs (``name`` or ``name@k``).
+
+    Returns
+    -------
+    list of str
+        Sorted canonical names and aliases.
+
+    See Also
+    --------
+    describe_metric : what each name means.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics import metric_names
+    >>> "ndcg" in metric_names() and "map" in metric_names()
+    True
+    """
+    return sorted([*METRICS, *ALIASES])
+
+
+def get_metric(name, *, param="metrics"):
+    """The :class:`Metric` for a (possibly aliased) name, or a ``ValueError`` listing names."""
+    key = str(name).strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in METRICS:
+        raise unknown_name_error("metric", name, metric_names(), param=param)
+    return METRICS[key]
+
+
+def describe_metric(name):
+    """One line saying what a metric computes, for help texts.
+
+    Parameters
+    ----------
+    name : str
+        A metric name or alias (see :func:`metric_names`).
+
+    Returns
+    -------
+    str
+        ``"name: description"``.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.metrics import describe_metric
+    >>> describe_metric("mrr")
+    'mrr: 1 / rank of the first relevant row within k, else 0'
+    """
+    metric = get_metric(name, param="name")
+    return f"{metric.name}: {metric.description}"
+
+
+# -- metric specs ------------------------------------------------------------------------
+
+#: ``f2``, ``f0.5``: F-beta with that beta, named by it.
+_F_BETA = re.compile(r"f(\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class _Spec:
+    column: str
+    metric: object
+    k: object
+    params: tuple = ()  # metric parameters fixed by the spec, e.g. (("beta", 2.0),)
+
+
+def _beta_label(beta):
+    return f"f{float(beta):g}"
+
+
+def parse_metrics(metrics, k=None, *, options=None):
+    """Metric specs (``"ndcg@10"``, ``"recall@adaptive"``...) -> list of :class:`_Spec`.
+
+    ``k`` applies to names given without ``@``; when it is None, the conventions' ``default_k``
+    does. A metric with its own cut-off (``r_precision``) ignores both and refuses ``@k``.
+    ``f<beta>`` (``f2``, ``f0.5``) is F-beta with that beta; ``fbeta`` takes ``beta`` from
+    ``options`` and is named after it (``beta=2``: column ``f2@10``).
+    """
+    options = {} if options is None else options
+    if metrics is None:
+        metrics = DEFAULT_METRICS
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, (list, tuple)) or not metrics:
+        raise TypeError(
+            f"metrics must be a metric spec string or a non-empty list of them, got {metrics!r}; "
+            "e.g. metrics=['ndcg@10', 'recall@adaptive']."
+        )
+    default_k = parse_cutoff(k) if k is not None else options.get("default_k")
+    specs, seen = [], set()
+    for raw in metrics:
+        if not isinstance(raw, str):
+            raise TypeError(f"metrics entries must be strings like 'ndcg@10', got {raw!r}.")
+        name, sep, k_text = raw.strip().lower().partition("@")
+        params = ()
+        f_beta = _F_BETA.fullmatch(name)
+        if f_beta and name != "f1":
+            beta = float(f_beta.group(1))
+            if not beta > 0:
+                raise ValueError(
+                    f"metrics entry {raw!r} asks for F-beta with beta={beta:g}; beta must be > 0, "
+                    "e.g. 'f2@10' or 'f0.5@10'."
+                )
+            metric, params = get_metric("fbeta"), (("beta", beta),)
+        else:
+            metric = get_metric(name)
+            if metric.name == "fbeta":
+                beta = options.get("beta", 1.0)
+                name, params = _beta_label(beta), (("beta", beta),)
+        if sep:
+            if not k_text:
+                raise ValueError(f"metrics entry {raw!r} has '@' but no cut-off; e.g. 'ndcg@10'.")
+            if not metric.takes_cutoff:
+                raise ValueError(
+                    f"metric {metric.name!r} takes no '@k' ({metric.description}): use "
+                    f"{metric.name!r} instead of {raw!r}."
+                )
+            parsed = parse_cutoff(k_text, source=f" in metric {raw!r}")
+        else:
+            parsed = default_k if metric.takes_cutoff else None
+        label = cutoff_label(parsed)
+        column = name if label is None else f"{name}@{label}"
+        if column not in seen:
+            seen.add(column)
+            specs.append(_Spec(column, metric, parsed, params))
+    return specs
