@@ -370,6 +370,37 @@ def test_compare_runs_against_a_baseline(trec, tmp_path):
     assert text.returncode == 0 and "Comparison with the baseline 'results'" in text.stdout
 
 
+def test_compare_stages_prints_the_stage_table(trec, tmp_path):
+    run = read_trec_run(trec / "results.test")
+    qrels = read_trec_qrels(trec / "qrels.test")
+    stages = {"first": run.assign(score=-run["score"]), "rerank": run}
+    paths = []
+    for name, frame in stages.items():
+        lines = [f"{q} Q0 {d} 0 {s} {name}" for q, d, s in frame.itertuples(index=False)]
+        (tmp_path / f"{name}.run").write_text("\n".join(lines) + "\n")
+        paths += ["--run", tmp_path / f"{name}.run"]
+    result = run_main(
+        *("compare", "--stages", "--qrels", trec / "qrels.test", *paths),
+        *("--format", "csv", "--random-state", 1),
+    )
+    table = csv_output(result)
+    assert table["stage"].tolist() == ["first", "rerank"] * 3
+    assert table["metric"].unique().tolist() == ["ndcg@10", "mrr@10", "recall@100"]
+    means = {
+        name: evaluate_run(frame, qrels, metrics=["ndcg@10", "mrr@10", "recall@100"]).mean()
+        for name, frame in stages.items()
+    }
+    rows = table.set_index(["metric", "stage"])
+    for name in stages:
+        for metric, value in means[name].items():
+            assert rows.loc[(metric, name), "mean"] == pytest.approx(value)
+    assert (rows.xs("rerank", level="stage")["previous"] == "first").all()
+    text = run_main("compare", "--stages", "--qrels", trec / "qrels.test", *paths)
+    assert "Stage table" in text.stdout and "rerank" in text.stdout
+    refused = run_main("compare", "--stages", "--qrels", "q", *paths, "--baseline", "x")
+    assert refused.returncode == 2
+
+
 # ---------------------------------------------------------------------------------------------
 # errors: one line, the file and the line, exit 1; usage errors exit 2; never a traceback
 # ---------------------------------------------------------------------------------------------

@@ -107,19 +107,30 @@ def _evaluate_runs(args, names, metrics, *, curves):
 
 
 def _print_stage_table(args, names, per_query, metrics):
-    try:
-        from ..stats import stage_table
-    except ImportError:
-        raise UsageError(
-            "--stages needs sklearn_ltr_metrics.stats.stage_table, which this version lacks."
-        ) from None
+    """The stage table of the runs in pipeline order, on the queries every stage has."""
+    from ..stats import stage_table
+
+    shared = per_query[names[0]].index
+    for name in names[1:]:
+        shared = shared.intersection(per_query[name].index, sort=False)
     table = stage_table(
-        {name: per_query[name] for name in names},
+        {name: per_query[name].loc[shared] for name in names},
         metrics=tuple(metrics),
         test=args.test,
+        alpha=args.alpha,
         random_state=args.random_state,
     )
-    emit(frame_as(table, args.format))
+    if args.format == "csv":
+        emit(table.to_csv(index=False, lineterminator="\n"))
+    elif args.format == "json":
+        emit(table.to_json(orient="records", double_precision=15, indent=2))
+    else:
+        title = (
+            f"Stage table: each stage against the previous one ({args.test} test, "
+            f"alpha {args.alpha:g}, {len(shared)} queries)"
+        )
+        body = frame_as(table, args.format)
+        emit(f"## {title}\n\n{body}" if args.format == "markdown" else f"{title}\n\n{body}")
 
 
 def cmd_compare(args):

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..metrics import convention_options
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
-from ..report._report import GENERATOR
+from ..report._write import GENERATOR
 from ._parser import (
     METRIC_PARAMETERS,
     UsageError,

@@ -160,6 +160,16 @@ def parse_gain(text):
     return mapping
 
 
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must lie strictly between 0 and 1")
+    return value
+
+
 def parse_value(text):
     """A free option value: an int, else a float, else the text (``default_k adaptive``)."""
     token = text.strip()
@@ -412,6 +422,13 @@ def _add_compare(sub, commands):
         "--stages",
         action="store_true",
         help="the runs are a pipeline's stages, in order: print the stage table",
+    )
+    compare.add_argument(
+        "--alpha",
+        type=_probability,
+        default=0.05,
+        metavar="A",
+        help="significance level of the stage table's tests (default: 0.05)",
     )
     compare.add_argument(
         "--test",
