@@ -1,39 +1,94 @@
-"""Evaluate TREC run files against qrels, as trec_eval does, and compare two runs.
+"""
+Evaluate TREC run and qrels files as trec_eval does
+===================================================
 
-Uses NIST trec_eval's own test files from ``../shared/datasets/trec_eval-test`` (relative to
-the repository root, beside the checkout; they are not part of the package). The
-``trec_eval`` conventions (the default of ``evaluate_run``) reproduce trec_eval's numbers:
-``map`` and ``ndcg@10`` below equal the ``map`` and ``ndcg_cut_10`` lines of trec_eval's
-expected output ``out.test.aq``.
+A TREC *run* holds a ranked list of documents per query (``qid Q0 doc_id rank score tag``);
+the *qrels* hold the judgments (``qid 0 doc_id label``).
+:func:`~sklearn_ltr_metrics.metrics.evaluate_run` evaluates one against the other with
+trec_eval's conventions by default: a retrieved document without a judgment is non-relevant,
+a judged document the run never retrieved still counts in the recall denominator and in the
+ideal DCG, and tied scores are broken by document id.
 
-Run it from anywhere (a few seconds): ``python examples/evaluate_trec_files.py``
-The same from the shell: ``ltr-eval evaluate --qrels .../qrels.test --run .../results.test``
+Run it from anywhere (a few seconds): ``python examples/evaluate_trec_files.py``. The same
+from the shell: ``ltr-eval evaluate --qrels qrels.txt --run run.txt``.
 """
 
+# %%
+# Write a run and its qrels as TREC files
+# ---------------------------------------
+# A small generated data set stands in for a test collection: the BM25-like feature is the
+# run's score, and only the top 100 documents of each query are retrieved (as a first-stage
+# retriever would), so some relevant documents are judged but never retrieved.
+import tempfile
 from pathlib import Path
 
-from sklearn_ltr_metrics import evaluate_run, make_report, read_trec_qrels, read_trec_run
+import pandas as pd
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "trec_eval-test"
-if not DATA.is_dir():
-    raise SystemExit(f"trec_eval test files not found at {DATA}; see ../shared/datasets.")
+from sklearn_ltr_metrics.datasets import BM25_FEATURE, make_ranking_data
+from sklearn_ltr_metrics.io import (
+    read_trec_qrels,
+    read_trec_run,
+    write_trec_qrels,
+    write_trec_run,
+)
+from sklearn_ltr_metrics.metrics import evaluate_run
+from sklearn_ltr_metrics.report import make_report
 
-qrels = read_trec_qrels(DATA / "qrels.test")
-run = read_trec_run(DATA / "results.test")
-metrics = ["map", "ndcg@10", "precision@5", "recall@1000", "mrr"]
+X, y, qid = make_ranking_data(8, graded=True, random_state=0)
+docs = pd.DataFrame({"qid": qid, "doc_id": [f"d{i}" for i in range(len(qid))]})
+qrels = docs.assign(label=y.astype(int))
+scored = docs.assign(score=X[:, BM25_FEATURE])
+run = scored.sort_values(["qid", "score"], ascending=[True, False]).groupby("qid").head(100)
+
+folder = Path(tempfile.mkdtemp())
+write_trec_qrels(qrels, folder / "qrels.txt")
+write_trec_run(run, folder / "bm25.run", tag="bm25")
+print((folder / "bm25.run").read_text().splitlines()[:3])
+
+# %%
+# Read them back and evaluate
+# ---------------------------
+# ``recall@100`` is below 1 for queries with relevant documents outside the retrieved 100:
+# they count in the denominator although the run never saw them.
+qrels = read_trec_qrels(folder / "qrels.txt")
+run = read_trec_run(folder / "bm25.run")
+metrics = ["map", "ndcg@10", "precision@5", "recall@100", "mrr"]
 
 evaluation = evaluate_run(run, qrels, metrics=metrics)  # conventions="trec_eval"
 print(evaluation.per_query.round(4).to_string())
-print("mean over queries:")
 print(evaluation.mean().round(4).to_string())
 
-# A second "run": the same documents in reverse score order, compared query by query.
+# %%
+# Compare two runs query by query
+# -------------------------------
+# A second run ranks the same documents in reverse order; the report pairs the two runs on
+# the same queries (a permutation test per metric, Holm-corrected, with Cohen's d).
 reversed_run = run.assign(score=-run["score"])
 report = make_report(
-    {"STANDARD": evaluation, "reversed": evaluate_run(reversed_run, qrels, metrics=metrics)},
-    baseline="STANDARD",
+    {"bm25": evaluation, "reversed": evaluate_run(reversed_run, qrels, metrics=metrics)},
+    baseline="bm25",
     n_resamples=500,
     random_state=0,
 )
 print(report.comparison[["metric", "system", "mean", "diff", "pvalue", "magnitude"]].round(4))
-print("(3 queries only: no test can be significant; use more topics in practice.)")
+
+# %%
+# trec_eval's own test files
+# --------------------------
+# NIST trec_eval ships a qrels and a run with its expected output. When they are available
+# beside the checkout (``../shared/datasets/trec_eval-test``), the same call reproduces
+# trec_eval's numbers: ``map`` is 0.1785 and ``ndcg@10`` 0.3016, the ``map all`` and
+# ``ndcg_cut_10 all`` lines of ``out.test.aq``.
+try:
+    HERE = Path(__file__).resolve().parent
+except NameError:  # sphinx-gallery runs the example from the examples directory
+    HERE = Path.cwd()
+DATA = HERE.parent / ".." / "shared" / "datasets" / "trec_eval-test"
+if DATA.is_dir():
+    trec = evaluate_run(
+        read_trec_run(DATA / "results.test"), read_trec_qrels(DATA / "qrels.test"), metrics=metrics
+    )
+    print("trec_eval test files, mean over queries:")
+    print(trec.mean().round(4).to_string())
+else:
+    print(f"trec_eval's test files are not at {DATA}; skipped.")

@@ -1,20 +1,38 @@
-"""Query ids to sort order, offsets and sizes.
+"""Query ids to groups, and the rank geometry of each query's rows.
 
-This is the only place where rows are grouped by query. Everything downstream works on rows
-sorted by (query, descending score) and the ``offsets`` of each query's segment, so that metric
-kernels are segment reductions over one flat array.
-
-The sort avoids a two-key ``np.lexsort``: it sorts scores once (the float sort is the real cost)
-and then applies a stable radix pass over the small-integer query codes, which numpy runs in
-linear time for 16-bit keys.
+This is the only place where rows are grouped by query and ranked. Query ids are factorised to
+dense codes (a lookup table for dense integers, hashing otherwise), and rows are grouped with a
+stable counting sort of the codes: O(n), in threads. Ranking does not sort whole queries:
+:func:`rank_support` gives, for the few rows that carry metric terms, how many rows of their
+query score higher, how many tie and where tie-breaking puts them (the compiled kernels of
+``_ranking``); :func:`rank_order` is the full per-query sort, for the rank correlations.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["Grouping", "factorize_qid", "group_rows", "rank_order"]
+try:
+    from . import _ranking
+except ImportError as exc:  # a source checkout whose extension was never built
+    raise ImportError(
+        "sklearn_ltr_metrics._ranking, the compiled engine, is not built in this checkout; run "
+        "`pip install -e .` (or `python setup.py build_ext --inplace`) in the repository root."
+    ) from exc
+
+__all__ = [
+    "Grouping",
+    "RowRanking",
+    "SupportRanks",
+    "factorize_qid",
+    "group_rows",
+    "rank_order",
+    "rank_support",
+]
 
 
 def factorize_qid(qid, name="qid"):
@@ -47,16 +65,21 @@ def factorize_qid(qid, name="qid"):
     if is_int and values.size:
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
-            # Dense integer ids: a bincount lookup table instead of hashing.
-            shifted = (values - values.dtype.type(low)).astype(np.intp, copy=False)
+            # Dense integer ids: a bincount lookup table instead of hashing. The offsets are
+            # taken in 64 bits (int8 ids from -100 to 100 span more than int8 holds).
+            wide = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False)
+            base = wide.dtype.type(low)
+            shifted = (wide - base).astype(np.intp, copy=False)
             present = np.bincount(shifted) > 0
             lookup = np.cumsum(present, dtype=np.intp) - 1
-            uniques = (np.flatnonzero(present) + low).astype(values.dtype)
+            uniques = (np.flatnonzero(present).astype(wide.dtype) + base).astype(values.dtype)
             return lookup[shifted], uniques
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
-        if kind.startswith("mixed"):
-            kinds = sorted({type(v).__name__ for v in values[:1000]})
+        kinds = (
+            sorted({type(v).__name__ for v in values[:1000]}) if kind.startswith("mixed") else []
+        )
+        if len(kinds) > 1:  # one kind of object (tuples, say) is fine
             raise TypeError(
                 f"{name} mixes value types ({', '.join(kinds)}); query ids must all be of one "
                 f"kind. Convert them first, e.g. qid.astype(str)."
@@ -90,15 +113,28 @@ class Grouping:
     grouped : ndarray of intp or None
         Input row indices in grouped order (queries in code order, input order inside a
         query); None when the input rows already are in that order.
+    interleaved : bool
+        Whether the queries' rows are interleaved in the input (not whole runs); ``grouped``
+        is then built on first use, by a stable counting sort of the codes.
     """
 
-    def __init__(self, uniques, sizes, grouped, codes=None):
+    def __init__(self, uniques, sizes, grouped, codes=None, *, interleaved=False, n_threads=1):
         self.uniques = uniques
         self.n_groups = uniques.shape[0]
         self.sizes = sizes
         self.offsets = np.concatenate(([0], np.cumsum(sizes)))
-        self.grouped = grouped
+        self._grouped = grouped
         self._codes = codes
+        self.interleaved = interleaved
+        self._n_threads = n_threads
+
+    @property
+    def grouped(self):
+        if self.interleaved and self._grouped is None:
+            self._grouped, _ = _ranking.counting_sort(
+                self._codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD
+            )
+        return self._grouped
 
     @property
     def codes(self):
@@ -115,16 +151,20 @@ class Grouping:
         return np.searchsorted(self.offsets, rows, side="right") - 1
 
 
-def group_rows(qid, name="qid"):
+def group_rows(qid, name="qid", n_threads=1):
     """Group rows by query id, cheaply when each query's rows are already contiguous.
 
     Only the first id of every run of equal ids is factorised; per-row codes are built only
-    when the runs do not each hold a whole query.
+    when the runs do not each hold a whole query, and then rows are grouped by a stable
+    counting sort of the codes in ``n_threads`` threads (the same order for any number).
     """
     n = qid.shape[0]
-    change = np.empty(n, dtype=bool)
-    change[:1] = True
-    np.not_equal(qid[1:], qid[:-1], out=change[1:])
+    if qid.dtype == object:
+        change = _ranking.object_changes(np.ascontiguousarray(qid))
+    else:
+        change = np.empty(n, dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
     run_start = np.flatnonzero(change)
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper.
@@ -143,19 +183,9 @@ def group_rows(qid, name="qid"):
         grouped = np.repeat(shift, lengths) + np.arange(n)
         return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
     codes, uniques = factorize_qid(qid, name)
-    grouped = _stable_sort_by_codes(codes, uniques.shape[0])
-    return Grouping(uniques, np.bincount(codes, minlength=uniques.shape[0]), grouped, codes)
-
-
-def _stable_sort_by_codes(codes, n_groups):
-    """Row indices grouped by code, input order kept inside each group (16-bit radix passes)."""
-    if n_groups <= 1 << 16:
-        return np.argsort(codes.astype(np.uint16), kind="stable")
-    order = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
-    high = codes[order] >> 16
-    if n_groups <= 1 << 32:
-        high = high.astype(np.uint16)
-    return order[np.argsort(high, kind="stable")]
+    codes = np.ascontiguousarray(codes, dtype=np.intp)
+    sizes = np.bincount(codes, minlength=uniques.shape[0])
+    return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
 
 
 def size_buckets(sizes, growth=1.25):
@@ -169,6 +199,10 @@ def size_buckets(sizes, growth=1.25):
     bounds = np.append(starts, order.size)
     return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
 
+
+#: Rows per thread of the compiled kernels: fewer rows run on fewer threads (waking a thread
+#: costs more than it saves on small inputs, far more on a loaded machine).
+_ROWS_PER_THREAD = 1 << 17
 
 #: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
 #: small enough to balance two cores.
@@ -188,6 +222,24 @@ def _sort_tasks(sizes, offsets):
     return tasks
 
 
+def score_keys(y_score):
+    """Scores as float64 or int64 arrays the kernels compare exactly.
+
+    Integer scores stay integers (int64 above 2**53 must not tie as floats would); unsigned 64-bit
+    scores are shifted by 2**63 into int64, which keeps their order.
+    """
+    arr = np.ascontiguousarray(y_score)
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
+        return (arr ^ np.uint64(1 << 63)).view(np.int64)
+    if arr.dtype.kind in "iub":
+        return arr.astype(np.int64, copy=False)
+    return arr.astype(np.float64, copy=False)
+
+
+def _tie_key(tiebreak):
+    return None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.float64)
+
+
 def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
     """Row order sorted by query code, then descending score.
 
@@ -195,8 +247,8 @@ def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
     ----------
     grouping : Grouping
         The rows grouped by query (:func:`group_rows`).
-    y_score : ndarray of float64
-        Scores; higher ranks first.
+    y_score : ndarray
+        Scores; higher ranks first (float or integer, compared exactly).
     stable : bool, default=False
         Keep input row order among tied scores (otherwise the order inside a tied block is
         arbitrary, which the ``"average"`` tie policy does not depend on).
@@ -217,14 +269,23 @@ def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
     short rows is several times faster than one global sort of all scores, and the Python
     loop runs over size buckets (a few dozen), never over queries. numpy releases the GIL
     while it sorts and gathers, so buckets sort in parallel threads; every task writes its own
-    rows of the result, so the order never depends on the threads.
+    rows of the result, so the order never depends on the threads. (numpy's sort is vectorised
+    and beats a scalar compiled sort; the engine only needs this full sort for the rank
+    correlations and tie-breaking policies, see :func:`rank_support`.)
     """
+    scores = score_keys(y_score)
+    # Descending order as an ascending sort: negate floats, complement integers (exact, and
+    # no overflow at the int64 minimum).
+    neg = np.negative(scores) if scores.dtype.kind == "f" else np.invert(scores)
     if tiebreak is not None:
-        return np.lexsort((tiebreak, np.negative(y_score), grouping.codes))
+        return np.lexsort((tiebreak, neg, grouping.codes))
     grouped, sizes, offsets = grouping.grouped, grouping.sizes, grouping.offsets
-    neg = np.negative(y_score if grouped is None else y_score[grouped])
-    out = np.empty(y_score.size, dtype=np.intp)
-    kind = "stable" if stable else "quicksort"
+    if grouped is not None:
+        neg = neg[grouped]
+    out = np.empty(scores.size, dtype=np.intp)
+    # Integer padding can equal a real key: a stable sort keeps the real rows (first) in front.
+    kind = "stable" if stable or neg.dtype.kind != "f" else "quicksort"
+    pad = np.inf if neg.dtype.kind == "f" else np.iinfo(np.int64).max
 
     def sort_task(task):
         width, queries = task
@@ -241,7 +302,7 @@ def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
             return
         mask = np.arange(width)[None, :] < q_sizes[:, None]
         rows = (starts[:, None] + np.arange(width)[None, :])[mask]
-        block = np.full((queries.size, width), np.inf)
+        block = np.full((queries.size, width), pad, dtype=neg.dtype)
         block[mask] = neg[rows]
         within = np.argsort(block, axis=1, kind=kind)
         del block
@@ -259,3 +320,129 @@ def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
         for task in tasks:
             sort_task(task)
     return out
+
+
+@dataclass(frozen=True)
+class SupportRanks:
+    """Rank geometry of the active rows of every query (:func:`rank_support`).
+
+    Arrays run over the active rows, queries in code order and each query's rows in rank order
+    (descending score, then the tie-break key, then input order).
+
+    Attributes
+    ----------
+    counts : ndarray of intp
+        Active rows of each query.
+    row : ndarray of intp
+        Input row index.
+    greater : ndarray of int64
+        Rows of the query (active or not) scoring strictly higher: the tied block's start.
+    tied : ndarray of int64
+        Other rows of the query with an equal score: the tied block holds ``tied + 1`` rows.
+    before : ndarray of int64 or None
+        Rows of the tied block that the tie-break puts before the row (None unless asked).
+    """
+
+    counts: np.ndarray
+    row: np.ndarray
+    greater: np.ndarray
+    tied: np.ndarray
+    before: np.ndarray | None
+
+
+def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n_threads=1):
+    """Per query, how many rows score higher than each active row, tie with it, or precede it.
+
+    This is all that the metric terms need of the ranking (``TIES.md``), and it costs
+    O(n log p) per query of n rows with p active ones: the p active scores are sorted, and every
+    row finds by binary search which of them it outranks, ties or precedes on the tie-break.
+    Queries run in parallel threads with no shared state, so the result is the same, bit for
+    bit, for any ``n_threads`` and for any set of other queries.
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The rows grouped by query.
+    y_score : ndarray
+        Scores in input order (float or integer, compared exactly).
+    active : ndarray of bool
+        The rows to rank, in input order.
+    tiebreak : ndarray, optional
+        Tie-break key inside tied blocks, ascending, before input order.
+    tie_order : bool, default=False
+        Also count, for each active row, the tied rows that precede it (``before``).
+    n_threads : int, default=1
+
+    Returns
+    -------
+    SupportRanks
+    """
+    active = np.ascontiguousarray(active, dtype=bool)
+    grouped = grouping.grouped
+    counts = None
+    if grouped is not None:
+        # Count the active rows per query from the codes (a sequential read) rather than
+        # through the grouped order (random reads).
+        counts = np.bincount(grouping.codes[active], minlength=grouping.n_groups)
+    counts, row, greater, tied, before = _ranking.rank_support(
+        score_keys(y_score),
+        active.view(np.uint8),
+        grouping.offsets.astype(np.intp, copy=False),
+        grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
+        key=_tie_key(tiebreak),
+        tie_order=tie_order or tiebreak is not None,
+        n_threads=n_threads,
+        grain=_ROWS_PER_THREAD,
+        counts=counts,
+    )
+    return SupportRanks(counts, row, greater, tied, before)
+
+
+class RowRanking:
+    """How the rows of every query rank under one tie-break, computed only as far as asked.
+
+    Metric terms need the rank geometry of a few rows (:meth:`support`, O(n log p) per
+    query); only the rank correlations need the full per-query order (:attr:`order`, a sort).
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The rows grouped by query.
+    y_score : ndarray
+        Scores in input order (float or integer, compared exactly).
+    tiebreak : ndarray, optional
+        Tie-break key inside tied blocks, ascending, before input order.
+    tie_order : bool, default=False
+        Whether the order inside tied blocks matters (every policy but tie averaging and
+        block ranks); then :meth:`support` also counts the tied rows before each row.
+    n_threads : int, default=1
+    """
+
+    def __init__(self, grouping, y_score, *, tiebreak=None, tie_order=False, n_threads=1):
+        self.grouping = grouping
+        self.y_score = y_score
+        self.tiebreak = tiebreak
+        self.tie_order = tie_order or tiebreak is not None
+        self.n_threads = n_threads
+
+    def support(self, active):
+        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order)."""
+        return rank_support(
+            self.grouping,
+            self.y_score,
+            active,
+            tiebreak=self.tiebreak,
+            tie_order=self.tie_order,
+            n_threads=self.n_threads,
+        )
+
+    @cached_property
+    def order(self):
+        """Every row in ranked order: by query code, descending score, tie-break, input order."""
+        return rank_order(
+            self.grouping,
+            self.y_score,
+            stable=self.tie_order,
+            tiebreak=self.tiebreak,
+            n_threads=self.n_threads,
+        )

@@ -54,7 +54,7 @@ def client():
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # a free port: other clusters may hold 8787
         ) as cluster,
         distributed.Client(cluster) as dask_client,
     ):

@@ -41,3 +41,17 @@ def test_cross_validation_report(tmp_path):
     summary = json.loads((tmp_path / "cv_report" / "summary.json").read_text())
     macro = {(r["system"], r["metric"]): r["macro"] for r in summary["overall"]}
     assert macro["LambdaMART", "ndcg@10"] > macro["BM25", "ndcg@10"] > macro["Random", "ndcg@10"]
+
+
+def test_every_example_is_a_gallery_script():
+    """Each example has a reST title in its docstring and ``# %%`` cells (sphinx-gallery)."""
+    scripts = sorted(EXAMPLES.glob("*.py"))
+    assert len(scripts) >= 3
+    for script in scripts:
+        text = script.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        assert lines[0] == '"""' and set(lines[2]) == {"="} and len(lines[2]) >= len(lines[1]), (
+            f"{script.name}: the docstring must open with a title underlined by '='"
+        )
+        assert "\n# %%\n" in text, f"{script.name}: split the script into '# %%' cells"
+    assert (EXAMPLES / "README.rst").is_file()  # the gallery's header

@@ -1,15 +1,19 @@
-"""Grouping rows by query and ranking them, against np.lexsort as the oracle."""
+"""Grouping rows by query and ranking them (the compiled engine), against numpy oracles."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_ltr_metrics._grouping import group_rows, rank_order
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._grouping import group_rows, rank_order, rank_support
 
 
-def lexsort_order(qid, score):
+def lexsort_order(qid, score, tiebreak=None):
     codes, _ = pd.factorize(qid, sort=True)
-    return np.lexsort((np.arange(len(qid)), -score, codes))  # stable among ties
+    keys = [np.arange(len(qid))]  # stable among ties
+    if tiebreak is not None:
+        keys.append(tiebreak)
+    return np.lexsort((*keys, -score, codes))
 
 
 def _cases():
@@ -22,24 +26,160 @@ def _cases():
     yield "interleaved", rng.permutation(grouped)
     yield "one query", np.zeros(30, dtype=int)
     yield "object strings", np.repeat(names, sizes).astype(object)
-    yield "many queries (two radix passes)", rng.permutation(np.arange(70_000).repeat(2))
+    yield (
+        "object strings, equal but distinct objects",
+        np.array(["".join(["q", str(v)]) for v in np.repeat(np.arange(50), sizes)], dtype=object),
+    )
+    yield "many queries", rng.permutation(np.arange(70_000).repeat(2))
     yield "negative ints, shuffled", rng.permutation(grouped - 25)
     yield "unsigned ints, shuffled", rng.permutation(grouped.astype(np.uint64) + 2**40)
     yield "sparse ints, shuffled", rng.permutation(grouped * 10**12)
+    yield (
+        "int8 spanning more than 127, shuffled",
+        rng.permutation(grouped * 5 - 120).astype(np.int8),
+    )
+    yield (
+        "uint64 at and above 2**63, shuffled",
+        rng.permutation(
+            grouped.astype(np.uint64) * np.uint64(2**57) + np.uint64(2**63 - 2**57 * 3)
+        ),
+    )
+
+
+@pytest.fixture(autouse=True)
+def _threads_on_small_inputs(monkeypatch):
+    """Let the kernels use every thread asked for, however few rows there are."""
+    from sklearn_ltr_metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 16)
 
 
 @pytest.mark.parametrize(("case", "qid"), list(_cases()))
-@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
 def test_rank_order_matches_lexsort(case, qid, n_threads):
     rng = np.random.default_rng(1)
     score = rng.integers(0, 6, qid.size).astype(float)  # many ties
-    grouping = group_rows(qid)
+    grouping = group_rows(qid, n_threads=n_threads)
     order = rank_order(grouping, score, stable=True, n_threads=n_threads)
     np.testing.assert_array_equal(order, lexsort_order(qid, score))
+    key = rng.integers(0, 3, qid.size).astype(float)
+    order = rank_order(grouping, score, tiebreak=key, n_threads=n_threads)
+    np.testing.assert_array_equal(order, lexsort_order(qid, score, key))
     assert list(grouping.uniques) == sorted(set(qid.tolist()))
     np.testing.assert_array_equal(grouping.codes, pd.factorize(qid, sort=True)[0])
     rows = rng.integers(0, qid.size, 20)
     np.testing.assert_array_equal(grouping.codes_of(rows), pd.factorize(qid, sort=True)[0][rows])
+
+
+def brute_force_ranks(qid, score, active, key):
+    """(row, g, t, before) of the active rows in rank order, by comparing every pair."""
+    order = lexsort_order(qid, score, key)
+    out = []
+    for r in order[active[order]]:
+        same = qid == qid[r]
+        tied = same & (score == score[r])
+        precede = (key < key[r]) | ((key == key[r]) & (np.arange(qid.size) < r))
+        out.append((r, (same & (score > score[r])).sum(), tied.sum() - 1, (tied & precede).sum()))
+    return np.array(out, dtype=np.int64).reshape(-1, 4)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_rank_support_matches_brute_force(seed, n_threads):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 80, 40)
+    qid = np.repeat(np.arange(40), sizes)
+    if seed % 2:
+        qid = rng.permutation(qid)
+    score = rng.integers(0, 8 if seed < 3 else 1000, qid.size)
+    score = score.astype(np.int64 if seed % 3 == 0 else np.float64)
+    active = rng.random(qid.size) < (0.9 if seed == 5 else 0.3)
+    key = rng.integers(0, 3, qid.size).astype(float)
+    grouping = group_rows(qid)
+    for tiebreak in (None, key):
+        ranks = rank_support(
+            grouping, score, active, tiebreak=tiebreak, tie_order=True, n_threads=n_threads
+        )
+        expected = brute_force_ranks(
+            qid, score, active, np.zeros(qid.size) if tiebreak is None else key
+        )
+        found = np.column_stack((ranks.row, ranks.greater, ranks.tied, ranks.before))
+        np.testing.assert_array_equal(found, expected)
+        np.testing.assert_array_equal(
+            ranks.counts, np.bincount(grouping.codes[active], minlength=40)
+        )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_direct_counting_and_sorting_rank_alike(seed):
+    """The two per-query methods (direct counting for few active rows, sort and search for
+    many) give the same geometry."""
+    from sklearn_ltr_metrics import _ranking
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 120, 30)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    score = rng.integers(0, 10, offsets[-1]).astype(np.float64)
+    active = (rng.random(offsets[-1]) < 0.5).astype(np.uint8)
+    key = rng.integers(0, 3, offsets[-1]).astype(np.float64)
+    grouped = rng.permutation(offsets[-1]).astype(np.intp) if seed else None
+    direct, sorted_ = (
+        _ranking.rank_support(
+            score,
+            active,
+            offsets,
+            grouped=grouped,
+            key=key,
+            tie_order=True,
+            direct_max=limit,
+            grain=8,
+        )
+        for limit in (10**9, 0)
+    )
+    for a, b in zip(direct, sorted_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_rank_support_of_a_query_does_not_depend_on_the_others():
+    rng = np.random.default_rng(3)
+    qid = rng.permutation(np.repeat(np.arange(30), 50))
+    score = np.round(rng.normal(size=qid.size), 1)
+    active = rng.random(qid.size) < 0.2
+    full = rank_support(group_rows(qid), score, active, n_threads=2)
+    keep = qid % 3 == 0
+    part = rank_support(group_rows(qid[keep]), score[keep], active[keep], n_threads=1)
+    rows_kept = np.flatnonzero(keep)
+    in_part = np.isin(full.row, rows_kept)
+    np.testing.assert_array_equal(rows_kept[part.row], full.row[in_part])
+    np.testing.assert_array_equal(part.greater, full.greater[in_part])
+    np.testing.assert_array_equal(part.tied, full.tied[in_part])
+
+
+def test_integer_scores_are_compared_as_integers():
+    qid = np.zeros(3, dtype=int)
+    for score in (
+        np.array([2**60, 2**60 + 1, 2**60], dtype=np.int64),
+        np.array([2**64 - 2, 2**64 - 1, 2**64 - 2], dtype=np.uint64),
+    ):
+        ranks = rank_support(group_rows(qid), score, np.ones(3, bool), tie_order=True)
+        np.testing.assert_array_equal(ranks.row, [1, 0, 2])
+        np.testing.assert_array_equal(ranks.greater, [0, 1, 1])
+        np.testing.assert_array_equal(ranks.tied, [0, 1, 1])
+        np.testing.assert_array_equal(ranks.before, [0, 0, 1])
+        np.testing.assert_array_equal(rank_order(group_rows(qid), score), [1, 0, 2])
+
+
+def test_narrow_and_huge_integer_ids_in_unsorted_rows():
+    # issue 12: int8 ids spanning more than 127 overflowed; uint64 ids >= 2**63 raised.
+    y, s = [1, 0, 1], [1, 2, 3]
+    ev = evaluate(y, s, qid=np.array([100, -100, 100], dtype=np.int8), metrics=["mrr"])
+    assert list(ev.per_query.index) == [-100, 100]
+    np.testing.assert_array_equal(ev.per_query["n_docs"], [1, 2])
+    np.testing.assert_allclose(ev.per_query["mrr"].to_numpy(), [0.0, 1.0])
+    big = np.array([2**63 + 5, 3, 2**63 + 5], dtype=np.uint64)
+    ev = evaluate(y, s, qid=big, metrics=["mrr"])
+    assert list(ev.per_query.index) == [3, 2**63 + 5]
+    np.testing.assert_allclose(ev.per_query["mrr"].to_numpy(), [0.0, 1.0])
 
 
 def test_group_rows_errors():
@@ -47,3 +187,23 @@ def test_group_rows_errors():
         group_rows(np.array([1, "a", "a"], dtype=object))
     with pytest.raises(ValueError, match="missing values"):
         group_rows(np.array([1.0, np.nan, np.nan]))
+
+
+def test_gain_metrics_never_sort_whole_queries(monkeypatch):
+    """Only the rank correlations need the full per-query order; every other metric reads
+    the rank geometry of the support rows."""
+    from sklearn_ltr_metrics import _grouping
+
+    def no_full_sort(*args, **kwargs):
+        raise AssertionError("a full per-query sort ran")
+
+    monkeypatch.setattr(_grouping, "rank_order", no_full_sort)
+    rng = np.random.default_rng(5)
+    qid = rng.permutation(np.repeat(np.arange(20), 30))
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    scores = np.round(rng.normal(size=qid.size), 1)
+    for ties in ("average", "stable", "pessimistic", "optimistic"):
+        ev = evaluate(labels, scores, qid=qid, metrics=["ndcg@5", "map", "mrr", "err"], ties=ties)
+        assert ev.per_query["map"].notna().all()
+    with pytest.raises(AssertionError, match="full per-query sort"):
+        evaluate(labels, scores, qid=qid, metrics=["kendall_tau"])

@@ -449,6 +449,7 @@ def test_threads_do_not_change_a_bit(monkeypatch, ties):
     from sklearn_ltr_metrics import _grouping
 
     monkeypatch.setattr(_grouping, "_ROWS_PER_TASK", 64)  # many small sort tasks
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 64)  # every thread gets work
     rng = np.random.default_rng(4)
     sizes = rng.integers(1, 90, 300)
     qid = rng.permutation(np.repeat(np.arange(300), sizes))
@@ -456,8 +457,9 @@ def test_threads_do_not_change_a_bit(monkeypatch, ties):
     scores = np.round(rng.normal(size=qid.size), 1)
     specs = ["ndcg@10", "map", "mrr", "recall@adaptive", "err@5"]
     one = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties).per_query
-    two = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties, n_jobs=2).per_query
-    pd.testing.assert_frame_equal(one, two, check_exact=True)
+    for n_jobs in (2, 3, -1):
+        two = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties, n_jobs=n_jobs).per_query
+        pd.testing.assert_frame_equal(one, two, check_exact=True)
 
 
 def test_concat_of_disjoint_evaluations_equals_one_evaluation():

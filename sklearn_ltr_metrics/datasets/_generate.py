@@ -148,10 +148,8 @@ def make_ranking_data(
         Relevance labels.
     qid : ndarray of shape (n_rows,), int64
         Query ids ``0 .. n_queries - 1``. Rows are grouped by query in id order, documents
-        shuffled within each query.
-
-    If ``return_frame=True``, a DataFrame with columns ``bm25, f1, ..., f{n_features-1},
-    qid, label`` instead.
+        shuffled within each query. With ``return_frame=True``, one DataFrame with columns
+        ``bm25, f1, ..., f{n_features-1}, qid, label`` is returned instead of the three arrays.
 
     Examples
     --------

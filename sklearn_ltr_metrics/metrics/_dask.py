@@ -15,7 +15,7 @@ Searches on a cluster need nothing from this module: ``cross_validate_ranking`` 
 ranking searches run unchanged under ``joblib.parallel_backend("dask")``. ``LambdaMARTRanker``
 passes its ``n_jobs`` to LightGBM explicitly (``None`` means one thread), so each Dask worker
 thread runs one single-threaded fit and workers never oversubscribe their cores; see
-``docs/dask.md``.
+``docs/dask.rst``.
 """
 
 from __future__ import annotations

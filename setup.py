@@ -1,0 +1,82 @@
+"""Build the compiled engine (``sklearn_ltr_metrics._ranking``), with OpenMP where the compiler
+has it.
+
+Everything else about the package is declared in ``pyproject.toml``. As scikit-learn did in its
+setuptools days, the build first compiles and links a tiny OpenMP program with the same compiler:
+if that works the extension gets ``-fopenmp`` (``/openmp`` on MSVC) and its ``prange`` loops run
+in threads; if not, a warning says so and the extension is built serially (same results, one
+thread). ``pip install -e .`` runs this with Cython, numpy and setuptools from the build
+requirements.
+"""
+
+import os
+import shutil
+import tempfile
+import textwrap
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+OPENMP_TEST = textwrap.dedent(
+    """
+    #include <omp.h>
+    int main(void) {
+        int n = 0;
+        #pragma omp parallel reduction(+: n)
+        n += 1;
+        return omp_get_max_threads() > 0 && n > 0 ? 0 : 1;
+    }
+    """
+)
+
+
+def openmp_flags(compiler):
+    """Compile and link flags that enable OpenMP for ``compiler``, or None when it has none."""
+    if os.environ.get("SKLEARN_LTR_NO_OPENMP"):
+        return None
+    flag = "/openmp" if compiler.compiler_type == "msvc" else "-fopenmp"
+    work = tempfile.mkdtemp(prefix="ltr_openmp_")
+    try:
+        source = os.path.join(work, "test_openmp.c")
+        with open(source, "w") as handle:
+            handle.write(OPENMP_TEST)
+        objects = compiler.compile([source], output_dir=work, extra_postargs=[flag])
+        link = [] if compiler.compiler_type == "msvc" else [flag]
+        compiler.link_executable(objects, "test_openmp", output_dir=work, extra_postargs=link)
+    except Exception:  # any compile or link failure means no usable OpenMP
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return [flag], ([] if compiler.compiler_type == "msvc" else [flag])
+
+
+class BuildExt(build_ext):
+    """``build_ext`` that adds the OpenMP flags after checking the compiler supports them."""
+
+    def build_extensions(self):
+        flags = openmp_flags(self.compiler)
+        if flags is None:
+            print("warning: no OpenMP for this compiler; the engine is built single-threaded")
+        for ext in self.extensions:
+            ext.extra_compile_args = ["-O3"] if self.compiler.compiler_type != "msvc" else []
+            if flags is not None:
+                ext.extra_compile_args += flags[0]
+                ext.extra_link_args = flags[1]
+        super().build_extensions()
+
+
+extensions = [
+    Extension(
+        "sklearn_ltr_metrics._ranking",
+        ["sklearn_ltr_metrics/_ranking.pyx"],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+]
+
+setup(
+    ext_modules=cythonize(extensions, compiler_directives={"language_level": 3}),
+    cmdclass={"build_ext": BuildExt},
+)

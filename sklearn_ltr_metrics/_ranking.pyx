@@ -1,0 +1,598 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Compiled kernels for grouping rows by query and ranking the support of each query.
+
+Every kernel here runs in ``nogil`` blocks, parallel over queries (or over chunks of rows) with
+OpenMP ``prange`` when the extension was built with OpenMP. No kernel keeps state shared
+between queries, so every result is the same, bit for bit, for any number of threads and for
+any partition of the queries.
+
+The Python layer (``_grouping``) validates and shapes the inputs; these functions trust them.
+"""
+
+import numpy as np
+
+from cython.parallel cimport parallel, prange
+from libc.stdint cimport int64_t, uint8_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+ctypedef Py_ssize_t intp
+
+#: Rows per thread below which a kernel runs on fewer threads: waking a thread costs more than
+#: it saves on small inputs (and much more on a loaded machine, where it may wait for a core).
+MIN_ROWS_PER_THREAD = 1 << 17
+
+#: Queries with at most this many active rows are ranked by direct counting (O(n m), branch-free
+#: and vectorised); more active rows are sorted and searched (O(n log m)). Measured crossover.
+DIRECT_MAX = 16
+
+ctypedef fused score_t:
+    double
+    int64_t
+
+# ----------------------------------------------------------------------------------------------
+# Grouping: a stable counting sort of dense query codes
+# ----------------------------------------------------------------------------------------------
+
+
+def counting_sort(
+    const intp[::1] codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD
+):
+    """Row indices grouped by code (input order kept inside each group) and group sizes.
+
+    Rows are split into one chunk per thread; each chunk counts its codes, the counts are
+    turned into write positions (group-major, chunk-minor, so the order is that of a serial
+    stable sort), and each chunk scatters its rows. O(n + n_groups * chunks).
+    """
+    cdef intp n = codes.shape[0]
+    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    grouped_arr = np.empty(n, dtype=np.intp)
+    counts_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
+    cdef intp[::1] grouped = grouped_arr
+    cdef intp[:, ::1] counts = counts_arr
+    cdef intp c, i, g, lo, hi, total, here
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                counts[c, codes[i]] += 1
+        total = 0
+        for g in range(n_groups):
+            for c in range(n_chunks):
+                here = counts[c, g]
+                counts[c, g] = total
+                total = total + here
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                g = codes[i]
+                grouped[counts[c, g]] = i
+                counts[c, g] += 1
+    sizes = np.bincount(codes, minlength=n_groups) if n else np.zeros(n_groups, np.intp)
+    return grouped_arr, sizes.astype(np.intp, copy=False)
+
+
+def object_changes(object[::1] values):
+    """``values[i] != values[i - 1]`` for i >= 1 (object ids), identity checked first.
+
+    Query ids built from a few id objects (the usual case) compare by pointer; only distinct
+    objects go through Python's equality.
+    """
+    cdef intp n = values.shape[0]
+    out_arr = np.zeros(n, dtype=bool)
+    cdef uint8_t[::1] out = out_arr.view(np.uint8)
+    cdef intp i
+    cdef object prev, cur
+    if n:
+        out[0] = 1
+        prev = values[0]
+    for i in range(1, n):
+        cur = values[i]
+        if cur is not prev:
+            out[i] = not (cur == prev)
+            prev = cur
+    return out_arr
+
+
+# ----------------------------------------------------------------------------------------------
+# Sorting helpers (per query, in scratch buffers): stable merge sort of a permutation
+# ----------------------------------------------------------------------------------------------
+
+
+cdef inline bint _before(const score_t* val, const double* key, intp a, intp b) noexcept nogil:
+    """Whether entry a ranks strictly before entry b: higher score, then lower key."""
+    if val[a] > val[b]:
+        return True
+    if val[a] < val[b]:
+        return False
+    if key != NULL:
+        return key[a] < key[b]
+    return False
+
+
+cdef void _sort_perm(
+    const score_t* val, const double* key, intp* perm, intp* tmp, intp m
+) noexcept nogil:
+    """Sort ``perm`` (indices 0..m-1, initially increasing) by (score desc, key asc) stably.
+
+    Insertion sort on runs of 16, then bottom-up merges; stability keeps the initial index
+    order among equal entries, so the result is a total order independent of threads.
+    """
+    cdef intp i, j, x, width, lo, mid, hi, a, b, k
+    cdef intp* src = perm
+    cdef intp* dst = tmp
+    cdef intp* swap
+    for lo in range(0, m, 16):
+        hi = min(lo + 16, m)
+        for i in range(lo + 1, hi):
+            x = perm[i]
+            j = i - 1
+            while j >= lo and _before(val, key, x, perm[j]):
+                perm[j + 1] = perm[j]
+                j = j - 1
+            perm[j + 1] = x
+    width = 16
+    while width < m:
+        lo = 0
+        while lo < m:
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a = lo
+            b = mid
+            k = lo
+            while a < mid and b < hi:
+                if _before(val, key, src[b], src[a]):
+                    dst[k] = src[b]
+                    b = b + 1
+                else:
+                    dst[k] = src[a]
+                    a = a + 1
+                k = k + 1
+            while a < mid:
+                dst[k] = src[a]
+                a = a + 1
+                k = k + 1
+            while b < hi:
+                dst[k] = src[b]
+                b = b + 1
+                k = k + 1
+            lo = hi
+        swap = src
+        src = dst
+        dst = swap
+        width = width * 2
+    if src != perm:
+        for i in range(m):
+            perm[i] = src[i]
+
+
+# ----------------------------------------------------------------------------------------------
+# The sort floor: a full per-query argsort (what every evaluator that sorts pays)
+# ----------------------------------------------------------------------------------------------
+
+
+def argsort_per_query(
+    const score_t[::1] scores,
+    const intp[::1] offsets,
+    key=None,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """Row order sorted by descending score inside each contiguous query.
+
+    Ties are broken by ``key`` ascending (float64, optional), then input order. This is the
+    full sort: the benchmark's floor, and the engine's path for the rank correlations.
+    """
+    cdef intp nq = offsets.shape[0] - 1
+    cdef intp n = scores.shape[0]
+    cdef intp longest = 0, q, i, lo, m
+    n_threads = max(1, min(n_threads, n // max(grain, 1)))
+    for q in range(nq):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    out_arr = np.empty(n, dtype=np.intp)
+    cdef intp[::1] out = out_arr
+    cdef intp* perm
+    cdef intp* tmp
+    cdef const score_t* base = &scores[0] if n else NULL
+    cdef const double[::1] key_view
+    cdef const double* kp = NULL
+    if key is not None:
+        key_view = key
+        kp = &key_view[0] if n else NULL
+    perm = tmp = NULL
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        perm = <intp*> malloc(max(longest, 1) * sizeof(intp))
+        tmp = <intp*> malloc(max(longest, 1) * sizeof(intp))
+        for q in prange(nq, schedule="dynamic", chunksize=64):
+            lo = offsets[q]
+            m = offsets[q + 1] - lo
+            for i in range(m):
+                perm[i] = i
+            _sort_perm(base + lo, kp + lo if kp != NULL else NULL, perm, tmp, m)
+            for i in range(m):
+                out[lo + i] = lo + perm[i]
+        free(perm)
+        free(tmp)
+    return out_arr
+
+
+# ----------------------------------------------------------------------------------------------
+# Ranking the support: g (rows scoring strictly higher), t (rows tying) and the tie-break order
+# ----------------------------------------------------------------------------------------------
+
+
+cdef inline intp _count_above(const score_t* sv, intp m, score_t s, bint inclusive) noexcept nogil:
+    """Entries of the descending ``sv[:m]`` above ``s`` (``>= s`` when inclusive), branch-free."""
+    cdef intp base = 0, n = m, half
+    if m == 0:
+        return 0
+    if inclusive:
+        while n > 1:
+            half = n >> 1
+            base = base + half * (sv[base + half] >= s)
+            n = n - half
+        return base + (sv[base] >= s)
+    while n > 1:
+        half = n >> 1
+        base = base + half * (sv[base + half] > s)
+        n = n - half
+    return base + (sv[base] > s)
+
+
+cdef intp _rank_query(
+    const score_t* scores,
+    const double* key,
+    const uint8_t* active,
+    const intp* grouped,
+    intp lo,
+    intp hi,
+    score_t* val,
+    score_t* sv,
+    double* kv,
+    double* skv,
+    score_t* qs,
+    double* qk,
+    intp* pos,
+    intp* perm,
+    intp* tmp,
+    int64_t* lt,
+    int64_t* eq,
+    int64_t* bf,
+    intp* out_row,
+    int64_t* out_g,
+    int64_t* out_t,
+    int64_t* out_before,
+) noexcept nogil:
+    """Rank the active rows of one query (grouped positions lo..hi); returns their count.
+
+    The m active scores are sorted (descending, then key, then input order); every row of the
+    query then finds, by binary search, the active rows it outranks, ties or precedes on the
+    tie-break, and marks those ranges in difference arrays; prefix sums give g, t and the
+    tie-break rank. O(n log m) for n rows and m active rows.
+    """
+    cdef intp i, j, r, m = 0, gt, le, a, b, mid
+    cdef score_t s
+    cdef double k
+    cdef int64_t run_lt = 0, run_eq = 0, run_bf = 0
+    cdef const score_t* q = scores + lo
+    cdef const double* kq = key + lo if key != NULL else NULL
+    if grouped != NULL:
+        # Rows in another order: read each row once (random access), then work locally.
+        for i in range(lo, hi):
+            r = grouped[i]
+            qs[i - lo] = scores[r]
+            if key != NULL:
+                qk[i - lo] = key[r]
+            if active[r]:
+                val[m] = qs[i - lo]
+                if key != NULL:
+                    kv[m] = qk[i - lo]
+                pos[m] = i
+                perm[m] = m
+                m = m + 1
+        q = qs
+        kq = qk if key != NULL else NULL
+    else:
+        for i in range(lo, hi):
+            if active[i]:
+                val[m] = scores[i]
+                if key != NULL:
+                    kv[m] = key[i]
+                pos[m] = i
+                perm[m] = m
+                m = m + 1
+    if m == 0:
+        return 0
+    _sort_perm(val, kv if key != NULL else NULL, perm, tmp, m)
+    # The active rows in rank order: scores, keys and grouped positions.
+    for j in range(m):
+        sv[j] = val[perm[j]]
+        tmp[j] = pos[perm[j]]
+        if key != NULL:
+            skv[j] = kv[perm[j]]
+    for j in range(m):
+        pos[j] = tmp[j]
+    memset(lt, 0, (m + 1) * sizeof(int64_t))
+    memset(eq, 0, (m + 1) * sizeof(int64_t))
+    if out_before != NULL:
+        memset(bf, 0, (m + 1) * sizeof(int64_t))
+    for i in range(lo, hi):
+        s = q[i - lo]
+        gt = _count_above(sv, m, s, False)  # active rows scoring strictly higher
+        le = gt
+        if gt < m and sv[gt] == s:
+            le = gt + 1
+            if le < m and sv[le] == s:
+                le = gt + 1 + _count_above(sv + gt + 1, m - gt - 1, s, True)
+            eq[gt] += 1
+            eq[le] -= 1
+            if out_before != NULL:
+                # This row precedes the tied active rows with a larger (key, position).
+                k = kq[i - lo] if kq != NULL else 0.0
+                a = gt
+                b = le
+                while a < b:
+                    mid = (a + b) >> 1
+                    if key != NULL and skv[mid] != k:
+                        if skv[mid] < k:
+                            a = mid + 1
+                        else:
+                            b = mid
+                    elif pos[mid] <= i:
+                        a = mid + 1
+                    else:
+                        b = mid
+                bf[a] += 1
+                bf[le] -= 1
+        lt[le] += 1
+    for j in range(m):
+        run_lt = run_lt + lt[j]
+        run_eq = run_eq + eq[j]
+        out_g[j] = run_lt
+        out_t[j] = run_eq - 1
+        if out_before != NULL:
+            run_bf = run_bf + bf[j]
+            out_before[j] = run_bf
+        out_row[j] = grouped[pos[j]] if grouped != NULL else pos[j]
+    return m
+
+
+cdef intp _rank_query_direct(
+    const score_t* scores,
+    const double* key,
+    const uint8_t* active,
+    const intp* grouped,
+    intp lo,
+    intp hi,
+    score_t* qs,
+    double* qk,
+    intp* act,
+    int64_t* cg,
+    int64_t* ct,
+    int64_t* cb,
+    intp* out_row,
+    int64_t* out_g,
+    int64_t* out_t,
+    int64_t* out_before,
+) noexcept nogil:
+    """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
+
+    Every active row counts the rows above and level with it in one branch-free pass over the
+    query's (contiguous) scores, which the compiler vectorises; for the few active rows of a
+    typical query this beats sorting them and searching. Each active row's place in rank order
+    is the number of active rows ranked before it (another branch-free pass), since
+    ``g + tied rows before it`` is a distinct rank for every row.
+    """
+    cdef intp i, j, r, m = 0, n = hi - lo, ia, place
+    cdef score_t sa
+    cdef double ka
+    cdef int64_t g, t, b, rank
+    cdef const score_t* q
+    cdef const double* kq = NULL
+    if grouped != NULL:
+        for i in range(n):
+            r = grouped[lo + i]
+            qs[i] = scores[r]
+            if key != NULL:
+                qk[i] = key[r]
+            if active[r]:
+                act[m] = i
+                m = m + 1
+        q = qs
+        if key != NULL:
+            kq = qk
+    else:
+        for i in range(n):
+            if active[lo + i]:
+                act[m] = i
+                m = m + 1
+        q = scores + lo
+        if key != NULL:
+            kq = key + lo
+    for j in range(m):
+        ia = act[j]
+        sa = q[ia]
+        g = 0
+        t = 0
+        for i in range(n):
+            g += q[i] > sa
+            t += q[i] == sa
+        b = 0
+        if t > 1:
+            # Tied rows before it: a smaller key, or an equal key earlier in input order.
+            ka = kq[ia] if kq != NULL else 0.0
+            for i in range(n):
+                if q[i] == sa:
+                    if kq != NULL and kq[i] != ka:
+                        b += kq[i] < ka
+                    else:
+                        b += i < ia
+        cg[j] = g
+        ct[j] = t - 1
+        cb[j] = b
+    for j in range(m):
+        rank = cg[j] + cb[j]
+        place = 0
+        for i in range(m):
+            place += cg[i] + cb[i] < rank
+        out_row[place] = grouped[lo + act[j]] if grouped != NULL else lo + act[j]
+        out_g[place] = cg[j]
+        out_t[place] = ct[j]
+        if out_before != NULL:
+            out_before[place] = cb[j]
+    return m
+
+
+def rank_support(
+    const score_t[::1] scores,
+    const uint8_t[::1] active,
+    const intp[::1] offsets,
+    grouped=None,
+    key=None,
+    bint tie_order=False,
+    int n_threads=1,
+    intp direct_max=DIRECT_MAX,
+    intp grain=MIN_ROWS_PER_THREAD,
+    counts=None,
+):
+    """Per query, the rank geometry of its active rows, in rank order.
+
+    Parameters
+    ----------
+    scores : ndarray of float64 or int64, input order
+    active : ndarray of uint8, input order; 1 on the rows to rank
+    offsets : ndarray of intp, (n_queries + 1,); query segments in grouped order
+    grouped : ndarray of intp or None; input row of each grouped position (None: identity)
+    key : ndarray of float64 or None; tie-break key, ascending, before input order
+    tie_order : bool; also count the tied rows preceding each active row (tie-break rank)
+    n_threads : int
+
+    Returns
+    -------
+    counts : ndarray of intp (n_queries,), active rows per query
+    row : ndarray of intp, input row of each active row (queries in code order, rows in rank
+        order: descending score, then key, then input order)
+    g : ndarray of int64, rows of the query scoring strictly higher
+    t : ndarray of int64, other rows of the query with an equal score
+    before : ndarray of int64 or None, rows tied with it that precede it (key, input order)
+    """
+    cdef intp nq = offsets.shape[0] - 1
+    cdef intp n = scores.shape[0]
+    cdef const intp* gp = NULL
+    n_threads = max(1, min(n_threads, n // max(grain, 1)))
+    cdef const intp[::1] grouped_view
+    cdef const double[::1] key_view
+    cdef const double* kp = NULL
+    if grouped is not None:
+        grouped_view = grouped
+        gp = &grouped_view[0] if n else NULL
+    if key is not None:
+        key_view = key
+        kp = &key_view[0] if n else NULL
+    cdef bint counted = counts is not None
+    counts_arr = np.zeros(nq, dtype=np.intp) if not counted else np.asarray(counts, np.intp)
+    cdef intp[::1] counts_view = counts_arr
+    cdef intp q, i, lo, hi, c, longest = 0, most = 0
+    cdef const uint8_t* act = &active[0] if n else NULL
+    if not counted:
+        with nogil:
+            for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
+                c = 0
+                for i in range(offsets[q], offsets[q + 1]):
+                    c = c + act[gp[i] if gp != NULL else i]
+                counts_view[q] = c
+    for q in range(nq):
+        most = max(most, counts_view[q])
+    starts_arr = np.zeros(nq + 1, dtype=np.intp)
+    np.cumsum(counts_arr, out=starts_arr[1:])
+    cdef intp[::1] starts = starts_arr
+    cdef intp total = starts[nq]
+    row_arr = np.empty(total, dtype=np.intp)
+    g_arr = np.empty(total, dtype=np.int64)
+    t_arr = np.empty(total, dtype=np.int64)
+    before_arr = np.empty(total if tie_order else 0, dtype=np.int64)
+    cdef intp[::1] row = row_arr
+    cdef int64_t[::1] g = g_arr
+    cdef int64_t[::1] t = t_arr
+    cdef int64_t[::1] before = before_arr
+    cdef const score_t* sp = &scores[0] if n else NULL
+    cdef score_t* val
+    cdef score_t* sv
+    cdef double* kv
+    cdef double* skv
+    cdef intp* pos
+    cdef intp* perm
+    cdef intp* tmp
+    cdef int64_t* lt
+    cdef int64_t* eq
+    cdef int64_t* bf
+    cdef intp width = most + 1
+    cdef intp qwidth = 1
+    for q in range(nq):
+        qwidth = max(qwidth, offsets[q + 1] - offsets[q])
+    cdef score_t* qs
+    cdef double* qk
+    cdef int64_t* cg
+    cdef int64_t* ct
+    cdef int64_t* cb
+    cdef intp* act_buf
+    cdef intp base
+    val, sv, kv, skv, pos, perm, tmp = NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    lt, eq, bf = NULL, NULL, NULL
+    qs, qk, cg, ct, cb, act_buf = NULL, NULL, NULL, NULL, NULL, NULL
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        val = <score_t*> malloc(width * sizeof(score_t))
+        sv = <score_t*> malloc(width * sizeof(score_t))
+        kv = <double*> malloc(width * sizeof(double))
+        skv = <double*> malloc(width * sizeof(double))
+        pos = <intp*> malloc(width * sizeof(intp))
+        perm = <intp*> malloc(width * sizeof(intp))
+        tmp = <intp*> malloc(width * sizeof(intp))
+        lt = <int64_t*> malloc(width * sizeof(int64_t))
+        eq = <int64_t*> malloc(width * sizeof(int64_t))
+        bf = <int64_t*> malloc(width * sizeof(int64_t))
+        qs = <score_t*> malloc(qwidth * sizeof(score_t))
+        qk = <double*> malloc(qwidth * sizeof(double))
+        cg = <int64_t*> malloc(width * sizeof(int64_t))
+        ct = <int64_t*> malloc(width * sizeof(int64_t))
+        cb = <int64_t*> malloc(width * sizeof(int64_t))
+        act_buf = <intp*> malloc(width * sizeof(intp))
+        for q in prange(nq, schedule="dynamic", chunksize=16):
+            if counts_view[q] == 0:
+                continue
+            base = starts[q]
+            if counts_view[q] <= direct_max:
+                _rank_query_direct(
+                    sp, kp, act, gp, offsets[q], offsets[q + 1],
+                    qs, qk, act_buf, cg, ct, cb,
+                    &row[base], &g[base], &t[base],
+                    &before[base] if tie_order else <int64_t*> NULL,
+                )
+                continue
+            _rank_query(
+                sp, kp, act, gp, offsets[q], offsets[q + 1],
+                val, sv, kv, skv, qs, qk, pos, perm, tmp, lt, eq, bf,
+                &row[base], &g[base], &t[base],
+                &before[base] if tie_order else <int64_t*> NULL,
+            )
+        free(val)
+        free(sv)
+        free(kv)
+        free(skv)
+        free(pos)
+        free(perm)
+        free(tmp)
+        free(lt)
+        free(eq)
+        free(bf)
+        free(qs)
+        free(qk)
+        free(cg)
+        free(ct)
+        free(cb)
+        free(act_buf)
+    return counts_arr, row_arr, g_arr, t_arr, (before_arr if tie_order else None)
+

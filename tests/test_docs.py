@@ -1,0 +1,50 @@
+"""The README runs as written and starts with the two commands.
+
+The user guide's own examples (``docs/*.rst``) run as doctests with the rest of the suite
+(``--doctest-glob='*.rst'`` in ``pyproject.toml``); the site itself is built by ``.ci/run``.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _readme_blocks(language):
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def test_readme_starts_with_the_two_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_blocks = re.findall(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M)[:2]
+    assert first_blocks == [
+        ("bash", 'pip install -e ".[plot]" && ltr-eval demo\n'),
+        ("bash", 'pip install -e ".[test,plot,dask]" && python -m pytest\n'),
+    ]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'pip install -e ".[test,plot,dask,doc]"' in ci and "python -m pytest\n" in ci
+
+
+def test_readme_python_snippets_run_as_written(tmp_path, monkeypatch):
+    """Every ```python block of the README, in order, in one namespace, in an empty folder."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    blocks = _readme_blocks("python")
+    assert len(blocks) >= 3
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "__readme__"}
+    try:
+        for number, block in enumerate(blocks, 1):
+            exec(compile(block, f"README.md python block {number}", "exec"), namespace)
+    finally:
+        plt.close("all")
+    assert (tmp_path / "my_report" / "report.html").is_file()
+    means = namespace["ev"].mean()
+    assert 0 < means["capped_recall@adaptive"] < 1
