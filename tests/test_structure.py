@@ -56,9 +56,15 @@ def _resolve(module, path, node):
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _compiled():
+    """Names of the compiled extension modules (built from ``.pyx`` sources)."""
+    return {_module_name(p) for p in PACKAGE_DIR.rglob("*.pyx")}
+
+
 def _imports():
     """(importer, imported module, imported names) for every package-internal import."""
     modules = _modules()
+    known = set(modules) | _compiled()
     edges = []
     for module, path in modules.items():
         for node in ast.walk(ast.parse(path.read_text())):
@@ -68,10 +74,10 @@ def _imports():
                     continue
                 names = [a.name for a in node.names]
                 # ``from . import x`` may import a submodule x.
-                sub = [f"{target}.{n}" for n in names if f"{target}.{n}" in modules]
+                sub = [f"{target}.{n}" for n in names if f"{target}.{n}" in known]
                 for s in sub:
                     edges.append((module, s, []))
-                rest = [n for n in names if f"{target}.{n}" not in modules]
+                rest = [n for n in names if f"{target}.{n}" not in known]
                 if rest or not sub:
                     edges.append((module, target, rest))
             elif isinstance(node, ast.Import):
