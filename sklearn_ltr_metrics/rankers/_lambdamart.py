@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._grouping import factorize_qid
+from .._random import check_random_state, random_seed
 from .._validation import (
     _short,
     check_1d,
@@ -294,9 +294,11 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     n_jobs : int, default=None
         LightGBM threads; ``None`` means 1. Training uses LightGBM's ``deterministic=True``
         and ``force_row_wise=True``, so results do not depend on the thread count.
-    random_state : int, RandomState instance or None, default=None
-        Seed for LightGBM (bagging, feature sampling) and for the early-stopping split.
-        ``None`` uses LightGBM's fixed default seeds, and a fresh split for early stopping.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        Seed for LightGBM (bagging, feature sampling) and for the early-stopping split, with
+        the package's random-state policy (a Generator or RandomState gives a seed drawn from
+        it). ``None`` uses LightGBM's fixed default seeds, and a fresh split for early
+        stopping.
     verbose : int, default=-1
         LightGBM verbosity; -1 is silent.
     lgbm_params : dict, default=None
@@ -434,7 +436,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
                 self.importance_type, "importance_type", ("split", "gain")
             ),
             "n_jobs": 1 if self.n_jobs is None else self.n_jobs,
-            "random_state": self.random_state,
+            "random_state": None if self.random_state is None else random_seed(self.random_state),
             "verbose": self.verbose,
             "deterministic": True,
             "force_row_wise": True,
