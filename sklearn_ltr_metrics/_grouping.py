@@ -65,18 +65,21 @@ def factorize_qid(qid, name="qid"):
     if is_int and values.size:
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
-            # Dense integer ids: a bincount lookup table instead of hashing. Subtract in 64 bits
-            # of the ids' signedness: the span may not fit their own dtype (int8 100 - -100).
+            # Dense integer ids: a bincount lookup table instead of hashing. The offsets are
+            # taken in 64 bits (int8 ids from -100 to 100 span more than int8 holds).
             wide = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False)
-            shifted = (wide - wide.dtype.type(low)).astype(np.intp, copy=False)
+            base = wide.dtype.type(low)
+            shifted = (wide - base).astype(np.intp, copy=False)
             present = np.bincount(shifted) > 0
             lookup = np.cumsum(present, dtype=np.intp) - 1
-            uniques = (np.flatnonzero(present) + low).astype(values.dtype)
+            uniques = (np.flatnonzero(present).astype(wide.dtype) + base).astype(values.dtype)
             return lookup[shifted], uniques
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
-        if kind.startswith("mixed"):
-            kinds = sorted({type(v).__name__ for v in values[:1000]})
+        kinds = (
+            sorted({type(v).__name__ for v in values[:1000]}) if kind.startswith("mixed") else []
+        )
+        if len(kinds) > 1:  # one kind of object (tuples, say) is fine
             raise TypeError(
                 f"{name} mixes value types ({', '.join(kinds)}); query ids must all be of one "
                 f"kind. Convert them first, e.g. qid.astype(str)."
@@ -110,15 +113,28 @@ class Grouping:
     grouped : ndarray of intp or None
         Input row indices in grouped order (queries in code order, input order inside a
         query); None when the input rows already are in that order.
+    interleaved : bool
+        Whether the queries' rows are interleaved in the input (not whole runs); ``grouped``
+        is then built on first use, by a stable counting sort of the codes.
     """
 
-    def __init__(self, uniques, sizes, grouped, codes=None):
+    def __init__(self, uniques, sizes, grouped, codes=None, *, interleaved=False, n_threads=1):
         self.uniques = uniques
         self.n_groups = uniques.shape[0]
         self.sizes = sizes
         self.offsets = np.concatenate(([0], np.cumsum(sizes)))
-        self.grouped = grouped
+        self._grouped = grouped
         self._codes = codes
+        self.interleaved = interleaved
+        self._n_threads = n_threads
+
+    @property
+    def grouped(self):
+        if self.interleaved and self._grouped is None:
+            self._grouped, _ = _ranking.counting_sort(
+                self._codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD
+            )
+        return self._grouped
 
     @property
     def codes(self):
@@ -168,8 +184,8 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
     codes, uniques = factorize_qid(qid, name)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
-    grouped, sizes = _ranking.counting_sort(codes, uniques.shape[0], n_threads)
-    return Grouping(uniques, sizes, grouped, codes)
+    sizes = np.bincount(codes, minlength=uniques.shape[0])
+    return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
 
 
 def size_buckets(sizes, growth=1.25):
@@ -183,6 +199,10 @@ def size_buckets(sizes, growth=1.25):
     bounds = np.append(starts, order.size)
     return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
 
+
+#: Rows per thread of the compiled kernels: fewer rows run on fewer threads (waking a thread
+#: costs more than it saves on small inputs, far more on a loaded machine).
+_ROWS_PER_THREAD = 1 << 17
 
 #: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
 #: small enough to balance two cores.
@@ -357,15 +377,23 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
     -------
     SupportRanks
     """
+    active = np.ascontiguousarray(active, dtype=bool)
     grouped = grouping.grouped
+    counts = None
+    if grouped is not None:
+        # Count the active rows per query from the codes (a sequential read) rather than
+        # through the grouped order (random reads).
+        counts = np.bincount(grouping.codes[active], minlength=grouping.n_groups)
     counts, row, greater, tied, before = _ranking.rank_support(
         score_keys(y_score),
-        np.ascontiguousarray(active, dtype=bool).view(np.uint8),
+        active.view(np.uint8),
         grouping.offsets.astype(np.intp, copy=False),
         grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
         key=_tie_key(tiebreak),
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,
+        grain=_ROWS_PER_THREAD,
+        counts=counts,
     )
     return SupportRanks(counts, row, greater, tied, before)
 
