@@ -41,6 +41,7 @@ _FAMILIES = {
         "evaluate_run",
         "make_ranking_scorer",
         "metric_names",
+        "rank_agreement",
     ),
     "model_selection": (
         "RankingGridSearchCV",

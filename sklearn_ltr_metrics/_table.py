@@ -31,7 +31,7 @@ __all__ = [
 #: Columns that identify a query (``fold`` only in cross-validation tables).
 KEY_COLUMNS = ("fold", "qid")
 #: Columns that count a query's documents.
-COUNT_COLUMNS = ("n_docs", "n_pos", "n_neg")
+COUNT_COLUMNS = ("n_docs", "n_pos", "n_neg", "difficulty")
 #: Columns of a per-query table that are never metrics.
 RESERVED_COLUMNS = COUNT_COLUMNS + KEY_COLUMNS
 

@@ -17,6 +17,7 @@ __getattr__, __dir__ = attach(
         "RankingScorer": "._scorer",
         "make_ranking_scorer": "._scorer",
         "evaluate_dask": "._dask",
+        "rank_agreement": "._agreement",
     },
 )
 
@@ -31,4 +32,5 @@ __all__ = [
     "evaluate_run",
     "make_ranking_scorer",
     "metric_names",
+    "rank_agreement",
 ]

@@ -94,10 +94,10 @@ def evaluate(
     ...     metrics=["precision@1", "recall@adaptive", "ndcg@10"],
     ... )
     >>> ev.per_query
-         n_docs  n_pos  n_neg  precision@1  recall@adaptive   ndcg@10
+         n_docs  n_pos  n_neg  difficulty  precision@1  recall@adaptive   ndcg@10
     qid
-    q1        3      1      2          0.5             0.75  0.815465
-    q2        2      1      1          1.0              1.0  1.000000
+    q1        3      1      2         2.0          0.5             0.75  0.815465
+    q2        2      1      1         1.0          1.0              1.0  1.000000
     >>> round(ev.mean("precision@1"), 4)
     0.75
 

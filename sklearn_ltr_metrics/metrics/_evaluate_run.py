@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._grouping import factorize_qid
 from .._validation import check_choice, check_columns, check_labels, check_scores
-from ._engine import evaluate_arrays
+from ._engine import difficulty, evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import check_options, make_gain
 from ._registry import parse_metrics
@@ -71,9 +71,9 @@ def evaluate_run(
     >>> run = pd.DataFrame({"qid": "1", "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     >>> qrels = pd.DataFrame({"qid": "1", "doc_id": ["b", "z", "a"], "label": [1, 1, 0]})
     >>> evaluate_run(run, qrels, metrics=["recall@3", "judged@3"]).per_query
-         n_docs  n_pos  n_neg  recall@3  judged@3
+         n_docs  n_pos  n_neg  difficulty  recall@3  judged@3
     qid
-    1         3      2      2       0.5  0.666667
+    1         3      2      2         1.0       0.5  0.666667
     """
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
@@ -163,7 +163,8 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     has_gain = pd.Series(gain, index=rows.index).groupby(rows["qid"]).any()
     has_gain = has_gain.reindex(queries).fillna(False).to_numpy(dtype=bool)
     table = pd.DataFrame(
-        {"n_docs": 0, "n_pos": n_pos, "n_neg": 0}, index=pd.Index(queries, name="qid")
+        {"n_docs": 0, "n_pos": n_pos, "n_neg": 0, "difficulty": difficulty(n_pos, 0 * n_pos)},
+        index=pd.Index(queries, name="qid"),
     )
     cutoff_parts = {}
     ids = np.asarray(queries)
