@@ -14,21 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .._grouping import RowRanking, group_rows
+from .._table import difficulty_values
 from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
 from ._ranked import RankedLists
 
-__all__ = ["difficulty", "evaluate_arrays", "exact_scores"]
-
-
-def difficulty(n_pos, n_neg):
-    """The methodology's difficulty ``n_neg / n_pos`` of each query; NaN when ``n_pos`` is 0
-    (undefined, as recall is: such a query has nothing to find)."""
-    n_pos = np.asarray(n_pos, dtype=np.float64)
-    out = np.full(n_pos.shape, np.nan)
-    np.divide(np.asarray(n_neg, dtype=np.float64), n_pos, out=out, where=n_pos > 0)
-    return out
+__all__ = ["evaluate_arrays", "exact_scores"]
 
 
 def _check_n_jobs(n_jobs):
@@ -259,7 +251,7 @@ def evaluate_arrays(
             "n_docs": sizes.astype(np.int64),
             "n_pos": n_pos.astype(np.int64),
             "n_neg": np.asarray(n_neg).astype(np.int64),
-            "difficulty": difficulty(n_pos, n_neg),
+            "difficulty": difficulty_values(n_pos, n_neg),
             **columns,
         },
         index=pd.Index(uniques, name="qid"),
