@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .._grouping import group_rows, rank_order
-from .._validation import check_1d, check_consistent_length, check_scores
+from .._validation import check_1d, check_consistent_length, check_qid, check_scores
 from ._cutoffs import parse_cutoff
-from ._engine import exact_scores
 from ._pairs import discordant_pairs
 
 __all__ = ["rank_agreement"]
@@ -122,12 +121,13 @@ def rank_agreement(score_a, score_b, *, qid, k=None, method="kendall"):
     k = parse_cutoff(k, source=" (rank_agreement)") if k is not None else None
     if k is not None and not isinstance(k, int):
         raise TypeError(f"k={k!r} must be an int >= 1 or None for rank_agreement.")
-    qid_arr = check_1d(qid, "qid")
-    a = exact_scores(check_1d(score_a, "score_a"))
-    b = exact_scores(check_1d(score_b, "score_b"))
-    check_consistent_length(score_a=a, score_b=b, qid=qid_arr)
-    a = check_scores(a, qid_arr, name="score_a")
-    b = check_scores(b, qid_arr, name="score_b")
+    qid_arr = check_qid(qid, "qid")
+    check_consistent_length(
+        score_a=check_1d(score_a, "score_a"), score_b=check_1d(score_b, "score_b"), qid=qid_arr
+    )
+    # Exact: integer scores beyond 2**53 become their ranks, never ties.
+    a = check_scores(score_a, qid_arr, name="score_a")
+    b = check_scores(score_b, qid_arr, name="score_b")
     grouping = group_rows(qid_arr)
     n_q = grouping.n_groups
     codes = grouping.codes_of(np.arange(a.size))
