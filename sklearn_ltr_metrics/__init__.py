@@ -42,13 +42,16 @@ _FAMILIES = {
         "make_ranking_scorer",
         "metric_names",
         "precision_recall_curves",
+        "rank_agreement",
     ),
     "model_selection": (
         "QueryKFold",
         "RankingGridSearchCV",
+        "RankingHalvingGridSearchCV",
         "RankingRandomizedSearchCV",
         "StratifiedQueryKFold",
         "cross_validate_ranking",
+        "learning_curve_ranking",
     ),
     "rankers": (
         "FeatureRanker",

@@ -24,7 +24,7 @@ import inspect
 
 import numpy as np
 
-from .._validation import _short
+from .._validation import _short, check_qid
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_options
@@ -84,6 +84,9 @@ def _combine(results):
     results = [r for r in results if r is not None]
     if not results:
         raise ValueError("frame has no rows; evaluate_dask needs at least one row.")
+    # Each partition checked its own ids; ids of different kinds may sit in different ones.
+    ids = np.concatenate([r.per_query.index.to_numpy(dtype=object) for r in results])
+    check_qid(ids, "qid")
     try:
         return RankingEvaluation.concat(results)
     except ValueError as err:
@@ -204,10 +207,10 @@ def evaluate_dask(
     >>> ev = evaluate_dask(dd.from_pandas(df, npartitions=2),
     ...                    metrics=["precision@1", "recall@adaptive", "ndcg@10"])
     >>> ev.per_query
-         n_docs  n_pos  n_neg  precision@1  recall@adaptive   ndcg@10
+         n_docs  n_pos  n_neg  difficulty  precision@1  recall@adaptive   ndcg@10
     qid
-    a         3      1      2          0.5             0.75  0.815465
-    b         3      1      2          0.0             0.50  0.630930
+    a         3      1      2         2.0          0.5             0.75  0.815465
+    b         3      1      2         2.0          0.0             0.50  0.630930
     >>> in_memory = evaluate(df["label"], df["score"], qid=df["qid"],
     ...                      metrics=["precision@1", "recall@adaptive", "ndcg@10"])
     >>> pd.testing.assert_frame_equal(ev.per_query, in_memory.per_query)
