@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+from ._commands import COMMANDS
 from ._parser import PROG, UsageError, build_parser
 
 __all__ = ["build_parser", "main"]
@@ -70,7 +71,7 @@ def main(argv=None):
         does.
     """
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(COMMANDS).parse_args(argv)
         return _run(args)
     except KeyboardInterrupt:
         return 130

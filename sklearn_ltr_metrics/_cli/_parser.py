@@ -324,7 +324,7 @@ def _add_demo(sub, commands):
         help="LightGBM threads (default: 1)",
     )
     _add_report_options(demo, formats=False)
-    demo.set_defaults(subparser=demo, func=commands["demo"], output="ltr_report")
+    demo.set_defaults(subparser=demo, func=commands.get("demo"), output="ltr_report")
 
 
 def _add_evaluate(sub, commands):
@@ -381,7 +381,7 @@ def _add_evaluate(sub, commands):
         help="print the per-query table instead of the summary",
     )
     _add_report_options(evaluate)
-    evaluate.set_defaults(subparser=evaluate, func=commands["evaluate"])
+    evaluate.set_defaults(subparser=evaluate, func=commands.get("evaluate"))
 
 
 def _add_compare(sub, commands):
@@ -444,7 +444,7 @@ def _add_compare(sub, commands):
     )
     _add_metric_options(compare)
     _add_report_options(compare)
-    compare.set_defaults(subparser=compare, func=commands["compare"])
+    compare.set_defaults(subparser=compare, func=commands.get("compare"))
 
 
 def build_parser(commands=None):
@@ -454,7 +454,8 @@ def build_parser(commands=None):
     ----------
     commands : dict of str to callable, optional
         ``{"demo": f, "evaluate": g, "compare": h}``: the function each subcommand runs
-        (stored as ``args.func``). Default: the package's commands.
+        (stored as ``args.func``). Default: none (``args.func`` is None), for parsing
+        alone; :func:`main` passes the package's commands.
 
     Returns
     -------
@@ -470,9 +471,7 @@ def build_parser(commands=None):
     ('linear', None, None)
     """
     if commands is None:
-        from ._commands import COMMANDS
-
-        commands = COMMANDS
+        commands = {}
     parser = argparse.ArgumentParser(
         prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=_formatter
     )
