@@ -77,6 +77,17 @@ def predict_scores(estimator, X, y=None):
 class RankingScorer:
     """A query-aware scorer: ``scorer(estimator, X, y, qid=qid)``; see :func:`make_ranking_scorer`.
 
+    Parameters
+    ----------
+    metric : str or list of str
+        A metric spec or a list of specs, as :func:`make_ranking_scorer` takes them.
+    k : int, str or callable, optional
+        Cut-off for specs given without ``@k``.
+    greater_is_better : bool, default=True
+        ``False`` negates the values.
+    **options
+        Options of :func:`evaluate` (``conventions``, ``ties``, ``gain``...).
+
     Attributes
     ----------
     metrics : tuple of str
@@ -88,6 +99,13 @@ class RankingScorer:
         ``False`` negates the values returned by ``__call__`` (scikit-learn's convention).
     options : dict
         The :func:`evaluate` options given at construction (``conventions``, ``ties``...).
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.metrics import RankingScorer, make_ranking_scorer
+    >>> scorer = make_ranking_scorer(["ndcg@10", "capped_recall@adaptive"])
+    >>> isinstance(scorer, RankingScorer), scorer.metrics, scorer.multimetric
+    (True, ('ndcg@10', 'capped_recall@adaptive'), True)
     """
 
     def __init__(self, metric, *, k=None, greater_is_better=True, **options):

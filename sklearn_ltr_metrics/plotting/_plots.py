@@ -168,7 +168,21 @@ def plot_recall_at_k(data, *, strata=(10, 50), title=None):
 def plot_precision_at_k(data, *, strata=(10, 50), title=None):
     """Mean precision@K against K, one line per query stratum (and all queries), per system.
 
-    Parameters and return value as :func:`plot_recall_at_k`, for precision.
+    Parameters
+    ----------
+    data : RankingEvaluation, dict of str to RankingEvaluation, or DataFrame
+        Evaluations holding precision at several cut-offs (``metrics=["precision"],
+        k=[1, 5, 50]``), or the ``curves`` table of a :class:`RankingReport`. One panel per
+        system.
+    strata : sequence of int or dict, default=(10, 50)
+        Strata on ``n_pos``, as in :func:`summarize` (ignored for a curves table).
+    title : str, optional
+        Title of the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per system.
 
     Examples
     --------

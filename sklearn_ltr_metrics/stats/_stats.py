@@ -301,6 +301,15 @@ class PairedTestResult:
         Mean of ``a - b`` over the pairs used.
     wins, ties, losses : int
         Pairs where ``a > b``, ``a == b`` and ``a < b``.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.stats import paired_test
+    >>> result = paired_test([0.9, 0.8, 0.7, 0.9, 0.6, 0.8], [0.7, 0.8, 0.5, 0.6, 0.6, 0.5])
+    >>> result.test, result.n, (result.wins, result.ties, result.losses)
+    ('permutation', 6, (4, 2, 0))
+    >>> round(result.mean_difference, 4), result.pvalue
+    (0.1667, 0.125)
     """
 
     test: str
@@ -384,7 +393,18 @@ _PAIRED_TESTS = {
 
 
 def paired_test_names():
-    """Names accepted by ``paired_test(test=...)`` and ``compare_systems(test=...)``."""
+    """Names accepted by ``paired_test(test=...)`` and ``compare_systems(test=...)``.
+
+    Returns
+    -------
+    list of str
+        The paired tests, sorted.
+
+    Examples
+    --------
+    >>> paired_test_names()
+    ['permutation', 'sign', 't', 'wilcoxon']
+    """
     return sorted(_PAIRED_TESTS)
 
 
@@ -604,8 +624,16 @@ def cohens_d(a, b, *, paired=False):
 def effect_size_label(d):
     """Magnitude label of an effect size, with the methodology's bounds 0.2 and 0.5.
 
-    ``|d| < 0.2``: ``"small"``; ``0.2 <= |d| < 0.5``: ``"medium"``; ``|d| >= 0.5``:
-    ``"large"``; NaN: ``""`` (no comparison, e.g. the baseline's own row).
+    Parameters
+    ----------
+    d : float
+        An effect size such as Cohen's d (:func:`cohens_d`); its sign does not matter.
+
+    Returns
+    -------
+    str
+        ``"small"`` when ``|d| < 0.2``, ``"medium"`` when ``0.2 <= |d| < 0.5``, ``"large"``
+        when ``|d| >= 0.5``, and ``""`` for NaN (no comparison, e.g. the baseline's own row).
 
     Examples
     --------
