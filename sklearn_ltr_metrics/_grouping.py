@@ -11,6 +11,7 @@ query score higher, how many tie and where tie-breaking puts them (the compiled 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,15 @@ except ImportError as exc:  # a source checkout whose extension was never built
         "`pip install -e .` (or `python setup.py build_ext --inplace`) in the repository root."
     ) from exc
 
-__all__ = ["Grouping", "SupportRanks", "factorize_qid", "group_rows", "rank_order", "rank_support"]
+__all__ = [
+    "Grouping",
+    "RowRanking",
+    "SupportRanks",
+    "factorize_qid",
+    "group_rows",
+    "rank_order",
+    "rank_support",
+]
 
 
 def factorize_qid(qid, name="qid"):
@@ -359,3 +368,53 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
         n_threads=n_threads,
     )
     return SupportRanks(counts, row, greater, tied, before)
+
+
+class RowRanking:
+    """How the rows of every query rank under one tie-break, computed only as far as asked.
+
+    Metric terms need the rank geometry of a few rows (:meth:`support`, O(n log p) per
+    query); only the rank correlations need the full per-query order (:attr:`order`, a sort).
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The rows grouped by query.
+    y_score : ndarray
+        Scores in input order (float or integer, compared exactly).
+    tiebreak : ndarray, optional
+        Tie-break key inside tied blocks, ascending, before input order.
+    tie_order : bool, default=False
+        Whether the order inside tied blocks matters (every policy but tie averaging and
+        block ranks); then :meth:`support` also counts the tied rows before each row.
+    n_threads : int, default=1
+    """
+
+    def __init__(self, grouping, y_score, *, tiebreak=None, tie_order=False, n_threads=1):
+        self.grouping = grouping
+        self.y_score = y_score
+        self.tiebreak = tiebreak
+        self.tie_order = tie_order or tiebreak is not None
+        self.n_threads = n_threads
+
+    def support(self, active):
+        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order)."""
+        return rank_support(
+            self.grouping,
+            self.y_score,
+            active,
+            tiebreak=self.tiebreak,
+            tie_order=self.tie_order,
+            n_threads=self.n_threads,
+        )
+
+    @cached_property
+    def order(self):
+        """Every row in ranked order: by query code, descending score, tie-break, input order."""
+        return rank_order(
+            self.grouping,
+            self.y_score,
+            stable=self.tie_order,
+            tiebreak=self.tiebreak,
+            n_threads=self.n_threads,
+        )

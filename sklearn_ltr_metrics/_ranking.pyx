@@ -19,6 +19,10 @@ from libc.string cimport memset
 
 ctypedef Py_ssize_t intp
 
+#: Queries with at most this many active rows are ranked by direct counting (O(n m), branch-free
+#: and vectorised); more active rows are sorted and searched (O(n log m)). Measured crossover.
+DIRECT_MAX = 16
+
 ctypedef fused score_t:
     double
     int64_t
@@ -207,6 +211,24 @@ def argsort_per_query(const score_t[::1] scores, const intp[::1] offsets, key=No
 # ----------------------------------------------------------------------------------------------
 
 
+cdef inline intp _count_above(const score_t* sv, intp m, score_t s, bint inclusive) noexcept nogil:
+    """Entries of the descending ``sv[:m]`` above ``s`` (``>= s`` when inclusive), branch-free."""
+    cdef intp base = 0, n = m, half
+    if m == 0:
+        return 0
+    if inclusive:
+        while n > 1:
+            half = n >> 1
+            base = base + half * (sv[base + half] >= s)
+            n = n - half
+        return base + (sv[base] >= s)
+    while n > 1:
+        half = n >> 1
+        base = base + half * (sv[base + half] > s)
+        n = n - half
+    return base + (sv[base] > s)
+
+
 cdef intp _rank_query(
     const score_t* scores,
     const double* key,
@@ -215,7 +237,9 @@ cdef intp _rank_query(
     intp lo,
     intp hi,
     score_t* val,
+    score_t* sv,
     double* kv,
+    double* skv,
     intp* pos,
     intp* perm,
     intp* tmp,
@@ -231,7 +255,7 @@ cdef intp _rank_query(
 
     The m active scores are sorted (descending, then key, then input order); every row of the
     query then finds, by binary search, the active rows it outranks, ties or precedes on the
-    tie-break, and marks those ranges in difference arrays; suffix sums give g, t and the
+    tie-break, and marks those ranges in difference arrays; prefix sums give g, t and the
     tie-break rank. O(n log m) for n rows and m active rows.
     """
     cdef intp i, j, r, m = 0, gt, le, a, b, mid
@@ -250,39 +274,27 @@ cdef intp _rank_query(
     if m == 0:
         return 0
     _sort_perm(val, kv if key != NULL else NULL, perm, tmp, m)
-    # Reorder the active rows into rank order (tmp as scratch for the positions).
+    # The active rows in rank order: scores, keys and grouped positions.
     for j in range(m):
+        sv[j] = val[perm[j]]
         tmp[j] = pos[perm[j]]
+        if key != NULL:
+            skv[j] = kv[perm[j]]
     for j in range(m):
         pos[j] = tmp[j]
-    # val and kv stay indexed by input slot (read through perm); pos is now in rank order.
     memset(lt, 0, (m + 1) * sizeof(int64_t))
     memset(eq, 0, (m + 1) * sizeof(int64_t))
-    memset(bf, 0, (m + 1) * sizeof(int64_t))
+    if out_before != NULL:
+        memset(bf, 0, (m + 1) * sizeof(int64_t))
     for i in range(lo, hi):
         r = grouped[i] if grouped != NULL else i
         s = scores[r]
-        # gt: active rows scoring strictly higher than s (first j with val <= s).
-        a = 0
-        b = m
-        while a < b:
-            mid = (a + b) >> 1
-            if val[perm[mid]] > s:
-                a = mid + 1
-            else:
-                b = mid
-        gt = a
+        gt = _count_above(sv, m, s, False)  # active rows scoring strictly higher
         le = gt
-        if gt < m and val[perm[gt]] == s:
-            b = m
-            a = gt + 1
-            while a < b:
-                mid = (a + b) >> 1
-                if val[perm[mid]] == s:
-                    a = mid + 1
-                else:
-                    b = mid
-            le = a
+        if gt < m and sv[gt] == s:
+            le = gt + 1
+            if le < m and sv[le] == s:
+                le = gt + 1 + _count_above(sv + gt + 1, m - gt - 1, s, True)
             eq[gt] += 1
             eq[le] -= 1
             if out_before != NULL:
@@ -292,8 +304,8 @@ cdef intp _rank_query(
                 b = le
                 while a < b:
                     mid = (a + b) >> 1
-                    if key != NULL and kv[perm[mid]] != k:
-                        if kv[perm[mid]] < k:
+                    if key != NULL and skv[mid] != k:
+                        if skv[mid] < k:
                             a = mid + 1
                         else:
                             b = mid
@@ -316,6 +328,92 @@ cdef intp _rank_query(
     return m
 
 
+cdef intp _rank_query_direct(
+    const score_t* scores,
+    const double* key,
+    const uint8_t* active,
+    const intp* grouped,
+    intp lo,
+    intp hi,
+    score_t* qs,
+    double* qk,
+    intp* act,
+    int64_t* cg,
+    int64_t* ct,
+    int64_t* cb,
+    intp* out_row,
+    int64_t* out_g,
+    int64_t* out_t,
+    int64_t* out_before,
+) noexcept nogil:
+    """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
+
+    Every active row counts the rows above and level with it in one branch-free pass over the
+    query's (contiguous) scores, which the compiler vectorises; for the few active rows of a
+    typical query this beats sorting them and searching. Each active row's place in rank order
+    is the number of active rows ranked before it (another branch-free pass), since
+    ``g + tied rows before it`` is a distinct rank for every row.
+    """
+    cdef intp i, j, r, m = 0, n = hi - lo, ia, place
+    cdef score_t sa
+    cdef double ka
+    cdef int64_t g, t, b, rank
+    cdef const score_t* q
+    cdef const double* kq = NULL
+    if grouped != NULL:
+        for i in range(n):
+            r = grouped[lo + i]
+            qs[i] = scores[r]
+            if key != NULL:
+                qk[i] = key[r]
+            if active[r]:
+                act[m] = i
+                m = m + 1
+        q = qs
+        if key != NULL:
+            kq = qk
+    else:
+        for i in range(n):
+            if active[lo + i]:
+                act[m] = i
+                m = m + 1
+        q = scores + lo
+        if key != NULL:
+            kq = key + lo
+    for j in range(m):
+        ia = act[j]
+        sa = q[ia]
+        g = 0
+        t = 0
+        for i in range(n):
+            g += q[i] > sa
+            t += q[i] == sa
+        b = 0
+        if t > 1:
+            # Tied rows before it: a smaller key, or an equal key earlier in input order.
+            ka = kq[ia] if kq != NULL else 0.0
+            for i in range(n):
+                if q[i] == sa:
+                    if kq != NULL and kq[i] != ka:
+                        b += kq[i] < ka
+                    else:
+                        b += i < ia
+        cg[j] = g
+        ct[j] = t - 1
+        cb[j] = b
+    for j in range(m):
+        rank = cg[j] + cb[j]
+        place = 0
+        for i in range(m):
+            place += cg[i] + cb[i] < rank
+        out_row[place] = grouped[lo + act[j]] if grouped != NULL else lo + act[j]
+        out_g[place] = cg[j]
+        out_t[place] = ct[j]
+        if out_before != NULL:
+            out_before[place] = cb[j]
+    return m
+
+
 def rank_support(
     const score_t[::1] scores,
     const uint8_t[::1] active,
@@ -324,6 +422,7 @@ def rank_support(
     key=None,
     bint tie_order=False,
     int n_threads=1,
+    intp direct_max=DIRECT_MAX,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -384,7 +483,9 @@ def rank_support(
     cdef int64_t[::1] before = before_arr
     cdef const score_t* sp = &scores[0] if n else NULL
     cdef score_t* val
+    cdef score_t* sv
     cdef double* kv
+    cdef double* skv
     cdef intp* pos
     cdef intp* perm
     cdef intp* tmp
@@ -392,33 +493,68 @@ def rank_support(
     cdef int64_t* eq
     cdef int64_t* bf
     cdef intp width = most + 1
+    cdef intp qwidth = 1
+    for q in range(nq):
+        qwidth = max(qwidth, offsets[q + 1] - offsets[q])
+    cdef score_t* qs
+    cdef double* qk
+    cdef int64_t* cg
+    cdef int64_t* ct
+    cdef int64_t* cb
+    cdef intp* act_buf
     cdef intp base
-    val, kv, pos, perm, tmp, lt, eq, bf = NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    val, sv, kv, skv, pos, perm, tmp = NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    lt, eq, bf = NULL, NULL, NULL
+    qs, qk, cg, ct, cb, act_buf = NULL, NULL, NULL, NULL, NULL, NULL
     with nogil, parallel(num_threads=max(n_threads, 1)):
         val = <score_t*> malloc(width * sizeof(score_t))
+        sv = <score_t*> malloc(width * sizeof(score_t))
         kv = <double*> malloc(width * sizeof(double))
+        skv = <double*> malloc(width * sizeof(double))
         pos = <intp*> malloc(width * sizeof(intp))
         perm = <intp*> malloc(width * sizeof(intp))
         tmp = <intp*> malloc(width * sizeof(intp))
         lt = <int64_t*> malloc(width * sizeof(int64_t))
         eq = <int64_t*> malloc(width * sizeof(int64_t))
         bf = <int64_t*> malloc(width * sizeof(int64_t))
+        qs = <score_t*> malloc(qwidth * sizeof(score_t))
+        qk = <double*> malloc(qwidth * sizeof(double))
+        cg = <int64_t*> malloc(width * sizeof(int64_t))
+        ct = <int64_t*> malloc(width * sizeof(int64_t))
+        cb = <int64_t*> malloc(width * sizeof(int64_t))
+        act_buf = <intp*> malloc(width * sizeof(intp))
         for q in prange(nq, schedule="dynamic", chunksize=16):
             if counts[q] == 0:
                 continue
             base = starts[q]
+            if counts[q] <= direct_max:
+                _rank_query_direct(
+                    sp, kp, act, gp, offsets[q], offsets[q + 1],
+                    qs, qk, act_buf, cg, ct, cb,
+                    &row[base], &g[base], &t[base],
+                    &before[base] if tie_order else <int64_t*> NULL,
+                )
+                continue
             _rank_query(
                 sp, kp, act, gp, offsets[q], offsets[q + 1],
-                val, kv, pos, perm, tmp, lt, eq, bf,
+                val, sv, kv, skv, pos, perm, tmp, lt, eq, bf,
                 &row[base], &g[base], &t[base],
                 &before[base] if tie_order else <int64_t*> NULL,
             )
         free(val)
+        free(sv)
         free(kv)
+        free(skv)
         free(pos)
         free(perm)
         free(tmp)
         free(lt)
         free(eq)
         free(bf)
+        free(qs)
+        free(qk)
+        free(cg)
+        free(ct)
+        free(cb)
+        free(act_buf)
     return counts_arr, row_arr, g_arr, t_arr, (before_arr if tie_order else None)

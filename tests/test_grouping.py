@@ -102,6 +102,29 @@ def test_rank_support_matches_brute_force(seed, n_threads):
         )
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_direct_counting_and_sorting_rank_alike(seed):
+    """The two per-query methods (direct counting for few active rows, sort and search for
+    many) give the same geometry."""
+    from sklearn_ltr_metrics import _ranking
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 120, 30)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    score = rng.integers(0, 10, offsets[-1]).astype(np.float64)
+    active = (rng.random(offsets[-1]) < 0.5).astype(np.uint8)
+    key = rng.integers(0, 3, offsets[-1]).astype(np.float64)
+    grouped = rng.permutation(offsets[-1]).astype(np.intp) if seed else None
+    direct, sorted_ = (
+        _ranking.rank_support(
+            score, active, offsets, grouped=grouped, key=key, tie_order=True, direct_max=limit
+        )
+        for limit in (10**9, 0)
+    )
+    for a, b in zip(direct, sorted_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_rank_support_of_a_query_does_not_depend_on_the_others():
     rng = np.random.default_rng(3)
     qid = rng.permutation(np.repeat(np.arange(30), 50))
@@ -149,3 +172,23 @@ def test_group_rows_errors():
         group_rows(np.array([1, "a", "a"], dtype=object))
     with pytest.raises(ValueError, match="missing values"):
         group_rows(np.array([1.0, np.nan, np.nan]))
+
+
+def test_gain_metrics_never_sort_whole_queries(monkeypatch):
+    """Only the rank correlations need the full per-query order; every other metric reads
+    the rank geometry of the support rows."""
+    from sklearn_ltr_metrics import _grouping
+
+    def no_full_sort(*args, **kwargs):
+        raise AssertionError("a full per-query sort ran")
+
+    monkeypatch.setattr(_grouping, "rank_order", no_full_sort)
+    rng = np.random.default_rng(5)
+    qid = rng.permutation(np.repeat(np.arange(20), 30))
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    scores = np.round(rng.normal(size=qid.size), 1)
+    for ties in ("average", "stable", "pessimistic", "optimistic"):
+        ev = evaluate(labels, scores, qid=qid, metrics=["ndcg@5", "map", "mrr", "err"], ties=ties)
+        assert ev.per_query["map"].notna().all()
+    with pytest.raises(AssertionError, match="full per-query sort"):
+        evaluate(labels, scores, qid=qid, metrics=["kendall_tau"])

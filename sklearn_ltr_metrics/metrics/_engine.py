@@ -13,7 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from .._grouping import group_rows, rank_order
+from .._grouping import RowRanking, group_rows
 from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
@@ -97,23 +97,22 @@ def _check_query_stats(query_stats, uniques):
     return out[0], out[1]
 
 
-def _ranked_order(grouping, y_true, y_score, ties, doc_id, n_threads):
-    """Row indices in ranked order under the tie policy."""
-    if ties in ("trec_eval", "doc_id"):
+def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
+    """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
+    tiebreak = None
+    if ties == "trec_eval":
         if doc_id is None:
             raise ValueError(
-                f"ties={ties!r} (also set by conventions='trec_eval') breaks ties by doc_id; "
+                "ties='trec_eval' (also set by conventions='trec_eval') breaks ties by doc_id; "
                 "pass doc_id=..., or choose another ties= policy."
             )
         _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
-        doc_rank = doc_rank.ravel()
-        return rank_order(
-            grouping, y_score, tiebreak=-doc_rank if ties == "trec_eval" else doc_rank
-        )
-    if ties in ("pessimistic", "optimistic"):
-        key = y_true if ties == "pessimistic" else -y_true
-        return rank_order(grouping, y_score, tiebreak=key)
-    return rank_order(grouping, y_score, stable=ties == "stable", n_threads=n_threads)
+        tiebreak = -doc_rank.ravel()
+    elif ties in ("pessimistic", "optimistic"):
+        tiebreak = y_true if ties == "pessimistic" else -y_true
+    return RowRanking(
+        grouping, y_score, tiebreak=tiebreak, tie_order=ties != "average", n_threads=n_threads
+    )
 
 
 def _check_labels_for(specs, options, gains, labels, ideal_labels):
@@ -155,10 +154,9 @@ def evaluate_arrays(
     grouping = group_rows(qid, n_threads=n_threads)
     uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]
-    order = _ranked_order(grouping, y_true, y_score, ties, doc_id, n_threads)
+    ranking = _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads)
 
     sizes = grouping.sizes
-    labels = y_true[order]
     threshold = options["min_relevance"]
     is_relevant = (y_true >= threshold) if threshold is not None else (y_true > 0)
     counted_pos = np.bincount(grouping.codes_of(np.flatnonzero(is_relevant)), minlength=n_q)
@@ -187,11 +185,12 @@ def evaluate_arrays(
         ideal_codes, ideal_labels = ideal
         ideal_codes_of = ideal_codes.__getitem__
     gains = make_gain(options["gain"])
-    _check_labels_for(specs, options, gains, labels, ideal_labels)
+    _check_labels_for(specs, options, gains, y_true, ideal_labels)
     ctx = RankedLists(
         sizes=sizes,
-        labels=labels,
-        sorted_scores=lambda: y_score[order],
+        ranking=ranking,
+        y_true=y_true,
+        y_score=y_score,
         average_ties=ties == "average",
         threshold_ties=ties == "label_ranking",
         threshold=threshold,
@@ -200,7 +199,7 @@ def evaluate_arrays(
         log_base=options["log_base"],
         ideal_codes_of=ideal_codes_of,
         ideal_labels=ideal_labels,
-        judged=None if judged is None else judged[order],
+        judged=judged,
         err_max_grade=options["err_max_grade"],
     )
     columns, cutoff_parts = {}, {}

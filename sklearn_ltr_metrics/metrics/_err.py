@@ -16,7 +16,7 @@ def _err_stop_probability(labels, max_grade):
 def err_terms(support):
     """Expected ERR contribution of each support row (exact under ties, docs/conventions.rst)."""
     ctx = support.ctx
-    stop = _err_stop_probability(ctx.labels[support.rows], ctx.err_max_grade)
+    stop = _err_stop_probability(support.labels, ctx.err_max_grade)
     if stop.size == 0:
         return stop
     log_keep = np.log1p(-stop)

@@ -67,35 +67,61 @@ class Support:
 
     Attributes
     ----------
-    rows : ndarray of intp
-        Indices of the support rows in the ranked (sorted) order, increasing.
     query, position : ndarray
         Query code and 0-based rank of each support row (under ``ties="label_ranking"``,
         the last rank of its tied block).
+    labels : ndarray of float64
+        Label of each support row (0 on the rows that only fill a tied block).
+    member : ndarray of bool
+        Whether the row is one of the active rows the support was built from (False on the
+        rows that only fill a tied block).
     offsets : ndarray
         Start of each query's run in the support arrays (``n_queries + 1`` entries).
+
+    Notes
+    -----
+    The support is built from :class:`SupportRanks`: per active row, how many rows of its
+    query score higher (``g``), tie with it (``t``) and precede it on the tie-break. Its rank
+    is ``g`` plus the tie-break count; its tied block starts at ``g`` and holds ``t + 1`` rows.
+    Under tie averaging the block is widened to all its rows, the active ones first and then
+    label-0 fillers: the terms of a block's positions do not depend on which row sits where.
     """
 
-    def __init__(self, ctx, active):
+    def __init__(self, ctx, ranks):
         self.ctx = ctx
-        rows = np.flatnonzero(active)
+        n_active = ranks.row.size
+        query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
+        labels = ctx.y_true[ranks.row]
+        greater, tied = ranks.greater, ranks.tied
         if ctx.average_ties:
             # Widen to whole tied blocks: the term of a tied row is spread over its block.
-            blocks = np.unique(ctx.block_of(rows))
-            first, size = ctx.block_first_row[blocks], ctx.block_size[blocks]
-            local_first = np.cumsum(np.append(0, size[:-1])) if size.size else size
-            rows = np.repeat(first - local_first, size) + np.arange(size.sum())
+            new = np.ones(n_active, dtype=bool)
+            new[1:] = (query[1:] != query[:-1]) | (greater[1:] != greater[:-1])
+            first = np.flatnonzero(new)
+            members = np.diff(np.append(first, n_active))
+            size = tied[first] + 1
+            local_first = np.concatenate(([0], np.cumsum(size)[:-1])) if size.size else size
+            block = np.repeat(np.arange(first.size), size)
+            within = np.arange(block.size) - local_first[block]
+            self.member = within < members[block]
+            self.labels = np.zeros(block.size)
+            self.labels[self.member] = labels
+            self.query = query[first][block]
+            self.position = greater[first][block] + within
             self.block_first = local_first
             self.block_size = size
-            self.block_start = first - ctx.starts[ctx.query_of(first)]
-        self.rows = rows
-        self.query = ctx.query_of(rows)
-        self.position = rows - ctx.starts[self.query]
-        if ctx.threshold_ties:
-            # Every row of a tied block sits at the block's last rank.
-            block = ctx.block_of(rows)
-            last = ctx.block_first_row[block] + ctx.block_size[block] - 1
-            self.position = last - ctx.starts[self.query]
+            self.block_start = greater[first]
+        else:
+            self.member = np.ones(n_active, dtype=bool)
+            self.labels = labels
+            self.query = query
+            if ctx.threshold_ties:
+                # Every row of a tied block sits at the block's last rank.
+                self.position = greater + tied
+            elif ranks.before is not None:
+                self.position = greater + ranks.before
+            else:
+                self.position = greater  # no ties among these rows
         #: Where each row's term starts counting: a cut-off k includes it when k > position.
         self.rank_rows = ctx.starts[self.query] + self.position
         self.sizes = np.bincount(self.query, minlength=ctx.n_queries)
@@ -145,7 +171,7 @@ class Support:
 
     @cached_property
     def relevant(self):
-        return self.ctx.is_relevant(self.ctx.labels[self.rows])
+        return self.ctx.is_relevant(self.labels)
 
     @cached_property
     def block_relevant(self):
@@ -167,16 +193,22 @@ class Support:
 
 
 class RankedLists:
-    """Rows of all queries in ranked order, with the quantities metric kernels need.
+    """The ranked lists of all queries, with the quantities metric kernels need.
+
+    Nothing here sorts whole queries: the metric terms read the rank geometry of their support
+    rows (:class:`Support`, from ``ranking.support``); only the rank correlations ask for the
+    full ranked order (``labels``, tied blocks), which ``ranking.order`` sorts on first use.
 
     Parameters
     ----------
     sizes : ndarray of int64
         Rows (documents) of each query, all >= 1.
-    labels : ndarray of float64
-        Graded labels of the rows in ranked order.
-    sorted_scores : callable
-        Returns the scores in ranked order (called only when tied blocks are needed).
+    ranking : RowRanking
+        How the rows rank (``support(active)`` and the lazy full ``order``).
+    y_true : ndarray of float64
+        Graded labels of the rows, in input order.
+    y_score : ndarray
+        Scores of the rows, in input order (read only for the full ranked order's ties).
     average_ties : bool
         Whether metric terms are averaged over each tied block (``ties="average"``).
     threshold_ties : bool
@@ -194,7 +226,7 @@ class RankedLists:
     ideal_codes_of : callable
         Maps indices of ``ideal_labels`` to their query codes.
     judged : ndarray of bool, optional
-        Whether each ranked row has a judgment (TREC input only).
+        Whether each row has a judgment, in input order (TREC input only).
     err_max_grade : float
         Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
     """
@@ -203,8 +235,9 @@ class RankedLists:
         self,
         *,
         sizes,
-        labels,
-        sorted_scores,
+        ranking,
+        y_true,
+        y_score,
         average_ties,
         threshold,
         n_pos,
@@ -220,8 +253,9 @@ class RankedLists:
         self.n_queries = sizes.shape[0]
         self.offsets = np.concatenate(([0], np.cumsum(sizes)))
         self.starts = self.offsets[:-1]
-        self.labels = labels
-        self._sorted_scores = sorted_scores
+        self.ranking = ranking
+        self.y_true = y_true
+        self.y_score = y_score
         self.threshold = threshold
         self.n_pos = n_pos
         self.gains = gains
@@ -231,18 +265,26 @@ class RankedLists:
         self.judged = judged
         self.err_max_grade = err_max_grade
         self._prefixes = {}  # metric term name -> prefix sums over its support
-        # Averaging only matters when some scores tie.
-        self.average_ties = bool(average_ties) and not self.score_blocks.all()
-        self.threshold_ties = bool(threshold_ties) and not self.score_blocks.all()
+        # Averaging (or block ranks) only matter when some support rows tie.
+        tied = self._support_ranks.tied.any() or (
+            judged is not None and self._judged_ranks.tied.any()
+        )
+        self.average_ties = bool(average_ties) and bool(tied)
+        self.threshold_ties = bool(threshold_ties) and bool(tied)
 
     def is_relevant(self, labels):
         return labels >= self.threshold if self.threshold is not None else labels > 0
 
-    # -- geometry of the full ranked lists (tied blocks; correlations) -------------------
+    # -- the full ranked lists (correlations only): sorted on first use -------------------
+    @cached_property
+    def labels(self):
+        """Labels of every row in ranked order."""
+        return self.y_true[self.ranking.order]
+
     @cached_property
     def score_blocks(self):
         """True on rows that start a block of tied scores (and on each query's first row)."""
-        scores = self._sorted_scores()
+        scores = self.y_score[self.ranking.order]
         blocks = np.ones(scores.size, dtype=bool)
         np.not_equal(scores[1:], scores[:-1], out=blocks[1:])
         blocks[self.starts[self.sizes > 0]] = True
@@ -254,22 +296,22 @@ class RankedLists:
 
     @cached_property
     def block_size(self):
-        return np.diff(np.append(self.block_first_row, self.labels.size))
-
-    def block_of(self, rows):
-        """Index of the tied block holding each of ``rows``."""
-        return np.searchsorted(self.block_first_row, rows, side="right") - 1
-
-    def query_of(self, rows):
-        """Query code of each of ``rows``."""
-        return np.searchsorted(self.offsets, rows, side="right") - 1
+        return np.diff(np.append(self.block_first_row, self.y_true.size))
 
     # -- the support and the per-row terms on it -----------------------------------------
     @cached_property
-    def support(self):
+    def _support_ranks(self):
         if self.gains.scores_nonpositive:  # a gain mapping that scores label 0
-            return Support(self, np.ones(self.labels.size, dtype=bool))
-        return Support(self, self.labels > 0)
+            return self.ranking.support(np.ones(self.y_true.size, dtype=bool))
+        return self.ranking.support(self.y_true > 0)
+
+    @cached_property
+    def _judged_ranks(self):
+        return self.ranking.support(self.judged)
+
+    @cached_property
+    def support(self):
+        return Support(self, self._support_ranks)
 
     def _prefix_at(self, name, term_of, pair_query, kk, support=None):
         """Cached prefix sums of a support term, looked up at each pair's cut-off."""
@@ -288,7 +330,7 @@ class RankedLists:
 
     def dcg(self, pair_query, kk, *, discounted=True):
         def term(s):
-            gain = s.block_mean(self.gains(self.labels[s.rows]))
+            gain = s.block_mean(self.gains(s.labels))
             return gain / self.discount(s.position + 1.0) if discounted else gain
 
         return self._prefix_at("dcg" if discounted else "cg", term, pair_query, kk)
@@ -318,7 +360,7 @@ class RankedLists:
         r_b, h_b, n_b, s_b = s.block_relevant
         first = (h_b == 0) & (r_b > 0)
         j = (s.position - s_b + 1).astype(np.float64)
-        prob = np.zeros(s.rows.size)
+        prob = np.zeros(s.position.size)
         valid = first & (j <= n_b - r_b + 1)
         nb, rb, jj = n_b[valid].astype(np.float64), r_b[valid].astype(np.float64), j[valid]
         prob[valid] = np.exp(_log_comb(nb - jj, rb - 1.0) - _log_comb(nb, rb))
@@ -348,11 +390,11 @@ class RankedLists:
 
     @cached_property
     def _judged_support(self):
-        return Support(self, self.judged)
+        return Support(self, self._judged_ranks)
 
     def judged_count(self, pair_query, kk):
         def term(s):
-            return s.block_mean(self.judged[s.rows])
+            return s.block_mean(s.member)
 
         return self._prefix_at("judged", term, pair_query, kk, support=self._judged_support)
 
