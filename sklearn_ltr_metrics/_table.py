@@ -3,7 +3,8 @@
 A per-query table has one row per query. Its *key* is ``qid`` (the index of
 ``evaluate(...).per_query``) or ``(fold, qid)`` (the ``per_query`` of
 ``cross_validate_ranking``, with both as columns). Its *count* columns are ``n_docs``,
-``n_pos`` and ``n_neg``; every other numeric column is a *metric* column. This module owns
+``n_pos``, ``n_neg`` and ``difficulty`` (``n_neg / n_pos``, NaN when ``n_pos`` is 0); every
+other numeric column is a *metric* column. This module owns
 those rules: the statistics, the report, the plots and the command line import them from here
 and never re-parse a table themselves.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from ._validation import float_values
@@ -21,6 +23,9 @@ __all__ = [
     "KEY_COLUMNS",
     "RESERVED_COLUMNS",
     "SINGLE_SYSTEM",
+    "common_keys",
+    "count_values",
+    "difficulty_values",
     "keyed_table",
     "metric_columns",
     "metric_values",
@@ -30,18 +35,27 @@ __all__ = [
 
 #: Columns that identify a query (``fold`` only in cross-validation tables).
 KEY_COLUMNS = ("fold", "qid")
-#: Columns that count a query's documents.
-COUNT_COLUMNS = ("n_docs", "n_pos", "n_neg")
+#: Columns that count a query's documents (``difficulty`` = ``n_neg / n_pos``).
+COUNT_COLUMNS = ("n_docs", "n_pos", "n_neg", "difficulty")
 #: Columns of a per-query table that are never metrics.
 RESERVED_COLUMNS = COUNT_COLUMNS + KEY_COLUMNS
+
+
+def _per_query_of(table):
+    """An evaluation's ``per_query`` table; anything else as it is."""
+    if isinstance(table, pd.DataFrame):
+        return table
+    return getattr(table, "per_query", table)
 
 
 def keyed_table(table, name):
     """Return a copy of a per-query table indexed by its query key, (fold, qid) or qid.
 
     Accepts the table of ``evaluate`` (indexed by qid) and of ``cross_validate_ranking`` (a
-    ``fold`` column, ``qid`` as a column). Duplicate keys are an error.
+    ``fold`` column, ``qid`` as a column), or an evaluation (its ``per_query``). Duplicate
+    keys are an error.
     """
+    table = _per_query_of(table)
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
             f"{name} must be a pandas DataFrame of per-query values (the per_query table of "
@@ -95,7 +109,7 @@ def query_frame(table, name, *, counts=False):
     ``per_query`` attribute. With ``counts=True`` the result also has ``n_pos`` and ``n_neg``
     (``n_neg`` derived from ``n_docs`` when missing).
     """
-    table = getattr(table, "per_query", table)
+    table = _per_query_of(table)
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
             f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
@@ -108,13 +122,52 @@ def query_frame(table, name, *, counts=False):
     else:
         frame = table.reset_index(names="qid")
     if counts:
-        if "n_pos" not in frame.columns:
-            raise ValueError(f"{name} needs an 'n_pos' column; it has {list(frame.columns)}.")
+        n_pos, n_neg = count_values(frame, name)
         if "n_neg" not in frame.columns:
-            if "n_docs" not in frame.columns:
-                raise ValueError(f"{name} needs an 'n_neg' or 'n_docs' column for difficulty.")
             frame = frame.assign(n_neg=frame["n_docs"] - frame["n_pos"])
+        if "difficulty" not in frame.columns:
+            frame = frame.assign(difficulty=difficulty_values(n_pos, n_neg))
     return frame
+
+
+def count_values(table, name="per_query"):
+    """``n_pos`` and ``n_neg`` of every query as float arrays (``n_neg`` from ``n_docs``).
+
+    Raises a ``ValueError`` naming the table when ``n_pos`` is missing, when neither ``n_neg``
+    nor ``n_docs`` is there, or when a count is negative or NaN.
+    """
+    if "n_pos" not in table.columns:
+        raise ValueError(
+            f"{name} needs an 'n_pos' column (relevant documents per query), as in the "
+            f"per-query table of evaluate; got columns {list(table.columns)!r}."
+        )
+    n_pos = float_values(table["n_pos"], f"{name}['n_pos']")
+    if "n_neg" in table.columns:
+        n_neg = float_values(table["n_neg"], f"{name}['n_neg']")
+    elif "n_docs" in table.columns:
+        n_neg = float_values(table["n_docs"], f"{name}['n_docs']") - n_pos
+    else:
+        raise ValueError(
+            f"{name} needs an 'n_neg' or an 'n_docs' column for difficulty; got columns "
+            f"{list(table.columns)!r}."
+        )
+    for col, values in (("n_pos", n_pos), ("n_neg", n_neg)):
+        if np.isnan(values).any() or (values < 0).any():
+            raise ValueError(f"{name}[{col!r}] must hold non-negative counts without NaN.")
+    return n_pos, n_neg
+
+
+def difficulty_values(n_pos, n_neg):
+    """Difficulty ``n_neg / n_pos`` per query; NaN where ``n_pos`` is 0 (no relevant document).
+
+    >>> difficulty_values([1, 4, 0], [9, 2, 5]).tolist()
+    [9.0, 0.5, nan]
+    """
+    n_pos = np.asarray(n_pos, dtype=np.float64)
+    n_neg = np.asarray(n_neg, dtype=np.float64)
+    out = np.full(n_pos.shape, np.nan)
+    np.divide(n_neg, n_pos, out=out, where=n_pos > 0)
+    return out
 
 
 def metric_columns(table, metrics, name):
@@ -155,3 +208,45 @@ def metric_columns(table, metrics, name):
 def metric_values(table, metric, name="per_query"):
     """Float values of a metric column (``pd.NA`` becomes NaN), checked finite-or-NaN."""
     return float_values(table[metric], f"{name}[{metric!r}]")
+
+
+def common_keys(tables, baseline, on_mismatch="error"):
+    """Align several systems: the query keys every table has, in the baseline's order.
+
+    ``tables`` maps system name -> a table from :func:`keyed_table`. With
+    ``on_mismatch="error"`` systems evaluated on different queries are a ``ValueError``
+    naming the systems and the counts; with ``"intersect"`` the shared keys are kept.
+    """
+    base = tables[baseline].index
+    problems = []
+    common = base
+    for system, df in tables.items():
+        if system == baseline:
+            continue
+        if df.index.nlevels != base.nlevels:
+            raise ValueError(
+                f"Systems {baseline!r} and {system!r} have different query keys: one table has a "
+                "fold column (cross-validation) and the other does not; compare like with like."
+            )
+        if df.index.equals(base):
+            continue
+        extra = len(df.index.difference(base))
+        missing = len(base.difference(df.index))
+        if extra or missing:
+            problems.append(
+                f"{system!r} has {extra} quer{'y' if extra == 1 else 'ies'} not in {baseline!r} "
+                f"and lacks {missing} of its {len(base)}"
+            )
+        common = common[common.isin(df.index)]
+    if problems and on_mismatch == "error":
+        raise ValueError(
+            "Systems were evaluated on different query sets: "
+            + "; ".join(problems)
+            + ". Evaluate them on the same queries, or pass on_mismatch='intersect' to compare "
+            "on the queries they share."
+        )
+    if len(common) == 0:
+        raise ValueError(
+            "The systems share no query key; check that qid (and fold) use the same ids."
+        )
+    return common

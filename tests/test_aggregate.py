@@ -2,14 +2,15 @@
 
 import math
 import statistics
+from itertools import permutations
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from sklearn_ltr_metrics.stats._stats import bootstrap_ci
-from sklearn_ltr_metrics.stats._summary import (
+from sklearn_ltr_metrics.stats import (
+    bootstrap_ci,
     coefficient_of_variation,
     difficulty_correlation,
     summarize,
@@ -127,16 +128,51 @@ def test_strata_bad(strata, error):
         summarize(_table(), strata=strata)
 
 
+def _exact_spearman(x, y):
+    """Exact two-sided p of Spearman's rho: scipy's rho over every pairing (the reference)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    observed = abs(stats.spearmanr(x, y).statistic)
+    null = [abs(stats.spearmanr(x, y[list(p)]).statistic) for p in permutations(range(len(y)))]
+    return float(np.mean(np.asarray(null) >= observed - 1e-12))
+
+
 def test_difficulty_matches_spearmanr():
     table = _table()
     got = summarize(table, n_resamples=50, random_state=0).difficulty.set_index("metric")
     keep = table["n_pos"] > 0
     x = table.loc[keep, "recall@10"]
-    ref = stats.spearmanr(x, table.loc[keep, "n_neg"] / table.loc[keep, "n_pos"])
+    difficulty = table.loc[keep, "n_neg"] / table.loc[keep, "n_pos"]
+    ref = stats.spearmanr(x, difficulty)
+    exact = _exact_spearman(x, difficulty)  # 7 queries: the p-value is exact
     row = got.loc["recall@10"]
-    assert (row.spearman_rho, row.pvalue, row.n) == (ref.statistic, ref.pvalue, 7)
+    assert (row.spearman_rho, row.n) == (ref.statistic, 7)
+    assert row.pvalue == pytest.approx(exact, rel=1e-12)
     single = difficulty_correlation(table, "recall@10")
-    assert (single.spearman_rho, single.pvalue, single.n) == (ref.statistic, ref.pvalue, 7)
+    assert (single.spearman_rho, single.n, single.exact) == (ref.statistic, 7, True)
+    assert single.pvalue == pytest.approx(exact, rel=1e-12)
+
+
+def test_difficulty_pvalue_exact_for_tiny_samples_and_t_above():
+    # Three queries in reversed order: rho = -1, and 2 of the 3! = 6 pairings reach |rho| = 1.
+    three = pd.DataFrame({"n_pos": [1, 2, 4], "n_neg": [8, 8, 8], "m": [0.1, 0.5, 0.9]})
+    result = difficulty_correlation(three, "m")
+    assert result.spearman_rho == -1.0 and result.pvalue == pytest.approx(1 / 3)
+    assert result.pvalue == pytest.approx(_exact_spearman([0.1, 0.5, 0.9], [8, 4, 2]))
+    # With ties among the values, the exact test still agrees with scipy's.
+    tied = pd.DataFrame(
+        {"n_pos": [1, 2, 3, 4, 5], "n_neg": [9, 9, 9, 9, 9], "m": [0.1, 0.2, 0.2, 0.5, 0.4]}
+    )
+    got = difficulty_correlation(tied, "m")
+    ref = _exact_spearman([0.1, 0.2, 0.2, 0.5, 0.4], [9, 4.5, 3, 2.25, 1.8])
+    assert got.pvalue == pytest.approx(ref, rel=1e-12) and got.exact
+    # Nine queries and more: the t approximation of scipy.stats.spearmanr.
+    rng = np.random.default_rng(0)
+    nine = pd.DataFrame(
+        {"n_pos": np.arange(1, 10), "n_neg": np.full(9, 30), "m": rng.uniform(size=9)}
+    )
+    got = difficulty_correlation(nine, "m")
+    ref = stats.spearmanr(nine["m"], nine["n_neg"] / nine["n_pos"])
+    assert (got.spearman_rho, got.pvalue, got.exact) == (ref.statistic, ref.pvalue, False)
 
 
 def test_difficulty_from_n_docs_and_degenerate():

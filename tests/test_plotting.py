@@ -1,25 +1,47 @@
-"""Plots draw the data they are given, return Figures, and say which extra to install."""
+"""Plots draw precomputed tables, into the caller's Axes or a new Figure, and import no stats."""
 
+import ast
 import io
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics.plotting._plots import (
-    PLOT_EXTRA_HINT,
+from sklearn_ltr_metrics.metrics import precision_recall_curves
+from sklearn_ltr_metrics.plotting import (
     plot_difficulty,
     plot_heatmap,
+    plot_metric_at_k,
     plot_precision_at_k,
     plot_precision_recall,
     plot_recall_at_k,
 )
-from sklearn_ltr_metrics.report._report import cutoff_curves
+from sklearn_ltr_metrics.plotting._common import PLOT_EXTRA_HINT
+from sklearn_ltr_metrics.stats import cutoff_curves
+
+PLOTTING = Path(__file__).resolve().parents[1] / "sklearn_ltr_metrics" / "plotting"
+SHARED_LEAVES = {"_validation", "_table", "_grouping", "_lazy", "_random"}
+
+
+def test_plotting_imports_only_the_shared_leaves():
+    # No statistics inside plotting and no cycle with stats/report: only leaves and itself.
+    for path in PLOTTING.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                target = (node.module or "").split(".")[0]
+                if node.level == 1:
+                    continue  # inside the plotting family
+                assert node.level == 2 and target in SHARED_LEAVES, (path.name, node.module)
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert not alias.name.startswith("sklearn_ltr_metrics"), path.name
+
 
 pytest.importorskip("matplotlib")
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +54,23 @@ def evaluations():
     out = {}
     for name, noise in {"good": 0.5, "weak": 3.0}.items():
         score = y + rng.normal(scale=noise, size=y.size)
-        out[name] = evaluate(y, score, qid=qid, metrics=["recall", "precision"], k=[1, 5, 10, 50])
+        out[name] = evaluate(
+            y,
+            score,
+            qid=qid,
+            metrics=["capped_recall", "recall", "precision", "ndcg"],
+            k=[1, 5, 10, 50],
+        )
+        out[name].scores = (y, score, qid)
     return out
+
+
+@pytest.fixture(scope="module")
+def curves(evaluations):
+    return cutoff_curves(
+        {n: e.per_cutoff for n, e in evaluations.items()},
+        {n: e.per_query for n, e in evaluations.items()},
+    )
 
 
 def _png(fig):
@@ -42,10 +79,11 @@ def _png(fig):
     return buffer.getvalue()
 
 
-def test_recall_and_precision_at_k_draw_one_line_per_stratum(evaluations):
-    fig = plot_recall_at_k(evaluations)
+def test_recall_at_k_draws_capped_recall_per_stratum(evaluations, curves):
+    fig = plot_recall_at_k(curves)
     assert isinstance(fig, Figure)
     assert [ax.get_title() for ax in fig.axes] == ["good", "weak"]
+    assert fig.axes[0].get_ylabel() == "mean capped_recall@K"  # the methodology's Recall@K
     lines = fig.axes[0].get_lines()
     # low (2, 5), medium (12, 30), high (60, 70) and all.
     assert [line.get_label() for line in lines] == [
@@ -55,41 +93,71 @@ def test_recall_and_precision_at_k_draw_one_line_per_stratum(evaluations):
         "all (n=6)",
     ]
     ev = evaluations["good"]
-    all_line = lines[-1]
-    np.testing.assert_array_equal(all_line.get_xdata(), [1, 5, 10, 50])
-    recall = ev.per_cutoff[ev.per_cutoff["metric"] == "recall@1,5,10,50"]
-    expected = recall.groupby("k")["value"].mean().to_numpy(dtype=float)
-    np.testing.assert_allclose(all_line.get_ydata(), expected)
+    np.testing.assert_array_equal(lines[-1].get_xdata(), [1, 5, 10, 50])
+    spec = ev.per_cutoff[ev.per_cutoff["metric"] == "capped_recall@1,5,10,50"]
+    expected = spec.groupby("k")["value"].mean().to_numpy(dtype=float)
+    np.testing.assert_allclose(lines[-1].get_ydata(), expected)
     assert _png(fig).startswith(b"\x89PNG")
-    fig = plot_precision_at_k(evaluations["weak"])
-    assert len(fig.axes) == 1 and fig.axes[0].get_title() == ""
+    # The IR recall on request, and precision through its wrapper.
+    fig = plot_recall_at_k(curves, metric="recall")
+    assert fig.axes[0].get_ylabel() == "mean recall@K"
+    fig = plot_precision_at_k(curves[curves["system"] == "weak"])
+    assert [ax.get_title() for ax in fig.axes] == ["weak"]
     assert fig.axes[0].get_ylabel() == "mean precision@K"
 
 
-def test_curves_table_is_accepted_as_it_is(evaluations):
-    curves = cutoff_curves(
-        {n: e.per_cutoff for n, e in evaluations.items()},
-        {n: e.per_query for n, e in evaluations.items()},
+def test_metric_at_k_takes_any_metric_and_the_callers_axes(curves):
+    from matplotlib.figure import Figure as MplFigure
+
+    own = MplFigure()
+    axes = own.subplots(1, 2)
+    fig = plot_metric_at_k(curves, metric="ndcg", ax=axes)
+    assert fig is own and [ax.get_title() for ax in axes] == ["good", "weak"]
+    ndcg = curves[(curves["metric"] == "ndcg") & (curves["system"] == "weak")]
+    all_line = axes[1].get_lines()[-1]
+    np.testing.assert_allclose(
+        all_line.get_ydata(), ndcg[ndcg["stratum"] == "all"].sort_values("k")["mean"]
     )
-    fig = plot_recall_at_k(curves)
-    assert len(fig.axes) == 2
-    fig = plot_precision_recall(curves)
+    with pytest.raises(ValueError, match="ax has 1 Axes but the plot draws 2 panel"):
+        plot_metric_at_k(curves, metric="ndcg", ax=axes[0])
+    with pytest.raises(TypeError, match="ax must be a matplotlib Axes"):
+        plot_metric_at_k(curves, metric="ndcg", ax=["not an axes", "x"])
+
+
+def test_precision_recall_plots_the_ir_curve_and_the_cutoff_curve(evaluations, curves):
+    pr = {
+        name: precision_recall_curves(*ev.scores[:2], qid=ev.scores[2])
+        for name, ev in evaluations.items()
+    }
+    fig = plot_precision_recall(pr)
     (ax,) = fig.axes
-    good = ax.get_lines()[0]
+    good, weak = ax.get_lines()
+    np.testing.assert_allclose(good.get_xdata(), np.linspace(0, 1, 11))
+    np.testing.assert_allclose(good.get_ydata(), pr["good"]["precision"])
+    assert np.mean(good.get_ydata()) > np.mean(weak.get_ydata())
+    # One long table with a system column works the same way.
+    long = pd.concat([t.assign(system=n) for n, t in pr.items()])
+    np.testing.assert_allclose(
+        plot_precision_recall(long).axes[0].get_lines()[1].get_ydata(), pr["weak"]["precision"]
+    )
+    # A cutoff_curves table: mean precision@K against mean recall@K.
+    fig = plot_precision_recall(curves)
+    line = fig.axes[0].get_lines()[0]
     rows = curves[(curves["system"] == "good") & (curves["stratum"] == "all")]
-    np.testing.assert_allclose(good.get_xdata(), rows[rows["metric"] == "recall"]["mean"])
-    np.testing.assert_allclose(good.get_ydata(), rows[rows["metric"] == "precision"]["mean"])
+    np.testing.assert_allclose(line.get_xdata(), rows[rows["metric"] == "recall"]["mean"])
+    np.testing.assert_allclose(line.get_ydata(), rows[rows["metric"] == "precision"]["mean"])
 
 
-def test_missing_metric_is_a_clear_error(evaluations):
-    ev = evaluate([1, 0], [1, 0], qid=[1, 1], metrics=["ndcg@10"])
-    with pytest.raises(ValueError, match="No recall@K values"):
-        plot_recall_at_k(ev)
-    only_recall = evaluate([1, 0], [1, 0], qid=[1, 1], metrics=["recall"], k=[1, 2])
+def test_errors_name_the_table_to_pass(evaluations, curves):
+    with pytest.raises(TypeError, match=r"stats.cutoff_curves\(ev.per_cutoff, ev.per_query\)"):
+        plot_recall_at_k(evaluations["good"])
+    with pytest.raises(ValueError, match="No map@K values to plot"):
+        plot_metric_at_k(curves, metric="map")
+    only_recall = curves[curves["metric"] == "recall"]
     with pytest.raises(ValueError, match="needs both recall and precision"):
         plot_precision_recall(only_recall)
-    with pytest.raises(TypeError, match="per_cutoff"):
-        plot_recall_at_k({"x": pd.DataFrame({"a": [1]})})
+    with pytest.raises(ValueError, match="lacks the column"):
+        plot_recall_at_k(pd.DataFrame({"a": [1]}))
 
 
 def test_difficulty_and_heatmap_show_hostile_text_literally():
@@ -102,12 +170,16 @@ def test_difficulty_and_heatmap_show_hostile_text_literally():
         },
         index=pd.Index(["$x^2$", "<script>", "a_b", "q4"], name="qid"),
     )
-    fig = plot_difficulty({"$sys$": table}, metric="map")
+    correlations = pd.DataFrame(
+        {"system": ["$sys$"], "metric": ["map"], "spearman_rho": [-1.0], "pvalue": [1 / 3]}
+    )
+    fig = plot_difficulty({"$sys$": table}, metric="map", difficulty=correlations)
     (ax,) = fig.axes
     assert ax.get_xscale() == "log"
     (points,) = ax.collections
-    assert len(points.get_offsets()) == 3  # the NaN query is not drawn
-    assert ax.get_legend().get_texts()[0].get_text().startswith("$sys$: Spearman rho = -1.00")
+    np.testing.assert_allclose(points.get_offsets()[:, 0], [90, 15, 30 / 9])  # NaN not drawn
+    legend = ax.get_legend().get_texts()[0].get_text()
+    assert legend == "$sys$: Spearman rho = -1.00 (p = 0.33)"  # as given, never recomputed
     _png(fig)  # mathtext would fail on an unbalanced or odd '$' label
 
     fig = plot_heatmap({"$sys$": table, "other": table})

@@ -10,13 +10,9 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import compare_systems, evaluate
-from sklearn_ltr_metrics.report._report import (
-    REPORT_FILES,
-    RankingReport,
-    cutoff_curves,
-    make_report,
-)
-from sklearn_ltr_metrics.stats._summary import summarize
+from sklearn_ltr_metrics.report import RankingReport, make_report
+from sklearn_ltr_metrics.report._write import REPORT_FILES
+from sklearn_ltr_metrics.stats import cutoff_curves, summarize
 
 METRICS = ["ndcg@10", "recall@adaptive", "map"]
 HOSTILE = "<script>alert('x')</script>"
@@ -118,7 +114,9 @@ def test_renderers_escape_and_parse(report):
     assert HOSTILE not in html_page and "<script" not in html_page
     assert html.escape(HOSTILE) in html_page
     markdown = report.to_markdown()
-    assert markdown.startswith(f"# Report on {HOSTILE}")
+    # Markdown viewers render raw HTML: the system name and title are escaped, never copied.
+    assert "<script" not in markdown
+    assert markdown.startswith("# Report on &lt;script&gt;alert('x')&lt;/script&gt;")
     assert "| ndcg@10 | strong |" in markdown
     data = json.loads(report.to_json())
     assert data["generator"].startswith("sklearn_ltr_metrics")
@@ -219,3 +217,16 @@ def test_without_matplotlib_the_page_says_what_to_install(tmp_path, report, monk
     assert "pip install sklearn-ltr-metrics[plot]" in page
     assert "data:image/png" not in page
     assert os.path.getsize(target / "per_query.csv") > 0
+
+
+def test_one_interval_per_mean(report):
+    # One bootstrap per (system, metric): the primary table and the comparison table show the
+    # same interval for the same mean, in the DataFrames and in every rendering.
+    merged = report.comparison.merge(report.overall, on=["system", "metric"])
+    assert len(merged) == len(report.overall) == 6
+    np.testing.assert_array_equal(merged["mean"], merged["macro"])
+    np.testing.assert_array_equal(merged["ci_low_x"], merged["ci_low_y"])
+    np.testing.assert_array_equal(merged["ci_high_x"], merged["ci_high_y"])
+    tables = {key: table for key, _, table in report.tables()}
+    primary = set(tables["overall"]["95% CI"])
+    assert set(tables["comparison"]["95% CI"]) == primary

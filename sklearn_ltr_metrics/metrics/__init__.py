@@ -17,6 +17,7 @@ __getattr__, __dir__ = attach(
         "RankingScorer": "._scorer",
         "make_ranking_scorer": "._scorer",
         "evaluate_dask": "._dask",
+        "precision_recall_curves": "._pr_curves",
     },
 )
 
@@ -31,4 +32,5 @@ __all__ = [
     "evaluate_run",
     "make_ranking_scorer",
     "metric_names",
+    "precision_recall_curves",
 ]

@@ -100,14 +100,15 @@ def _check_query_stats(query_stats, uniques):
 def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
     """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
     tiebreak = None
-    if ties == "trec_eval":
+    if ties in ("trec_eval", "doc_id"):
         if doc_id is None:
             raise ValueError(
-                "ties='trec_eval' (also set by conventions='trec_eval') breaks ties by doc_id; "
+                f"ties={ties!r} (also set by conventions='trec_eval') breaks ties by doc_id; "
                 "pass doc_id=..., or choose another ties= policy."
             )
         _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
-        tiebreak = -doc_rank.ravel()
+        # trec_eval: doc ids in descending order; "doc_id": ascending.
+        tiebreak = -doc_rank.ravel() if ties == "trec_eval" else doc_rank.ravel()
     elif ties in ("pessimistic", "optimistic"):
         tiebreak = y_true if ties == "pessimistic" else -y_true
     return RowRanking(

@@ -14,10 +14,13 @@ from .._grouping import factorize_qid
 from .._validation import check_choice, check_columns, check_labels, check_scores
 from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
-from ._options import check_options
+from ._options import check_options, make_gain
 from ._registry import parse_metrics
 
 __all__ = ["evaluate_run"]
+
+#: The label of a retrieved document without a judgment: below every judgment, gain 0.
+UNJUDGED = -np.inf
 
 
 def evaluate_run(
@@ -91,62 +94,91 @@ def evaluate_run(
         )
     qrels = qrels.drop_duplicates(["qid", "doc_id"], keep="last")
     label = check_labels(qrels["label"], "qrels['label']", allow_negative=True)
-    qrels = qrels.assign(label=np.maximum(label, 0.0))
+    qrels = qrels.assign(label=label)
     engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
     resolved = check_options(conventions, **options)
     specs = parse_metrics(metrics, k, options=resolved)
 
     judged_queries = pd.Index(qrels["qid"].unique())
     run = run[run["qid"].isin(judged_queries)]
+    if run.empty:
+        raise ValueError("run and qrels share no query; check that their qid values match.")
     merged = run.merge(qrels, on=["qid", "doc_id"], how="left", sort=False)
     judged = merged["label"].notna().to_numpy()
+    emptied = pd.Index([])
     if unjudged == "remove":
-        merged = merged[judged]
-        judged = judged[judged]
-    if merged.empty:
-        raise ValueError("run and qrels share no query; check that their qid values match.")
-    y_true = merged["label"].fillna(0.0).to_numpy(dtype=np.float64)
-    y_score = check_scores(merged["score"], merged["qid"].to_numpy())
-    qid = merged["qid"].to_numpy()
-    _, uniques = factorize_qid(qid)
-    ideal_rows = qrels[qrels["qid"].isin(pd.Index(uniques))]
-    ideal_codes = pd.Index(uniques).get_indexer(ideal_rows["qid"])
-    ideal_labels = ideal_rows["label"].to_numpy(dtype=np.float64)
+        # trec_eval -J: unjudged and negatively judged documents leave the ranking; a query
+        # left with nothing keeps its place and scores as an empty ranking.
+        keep = judged & (merged["label"].to_numpy() >= 0)
+        emptied = pd.Index(merged["qid"].unique()).difference(pd.Index(merged["qid"][keep]))
+        merged, judged = merged[keep], judged[keep]
     threshold = resolved["min_relevance"]
-    is_rel = ideal_labels >= threshold if threshold is not None else ideal_labels > 0
-    n_pos = np.bincount(ideal_codes, weights=is_rel, minlength=uniques.shape[0])
-    evaluation = evaluate_arrays(
-        y_true,
-        y_score,
-        qid,
-        specs,
-        resolved,
-        doc_id=merged["doc_id"].to_numpy(),
-        ideal=(ideal_codes, ideal_labels),
-        n_pos_judged=n_pos,
-        judged=judged,
-        **engine_options,
-    )
+    parts = []
+    if not merged.empty:
+        # Unjudged retrieved documents: never relevant, gain 0 whatever the gain mapping says.
+        y_true = merged["label"].fillna(UNJUDGED).to_numpy(dtype=np.float64)
+        y_score = check_scores(merged["score"], merged["qid"].to_numpy())
+        qid = merged["qid"].to_numpy()
+        _, uniques = factorize_qid(qid)
+        ideal_rows = qrels[qrels["qid"].isin(pd.Index(uniques))]
+        ideal_codes = pd.Index(uniques).get_indexer(ideal_rows["qid"])
+        ideal_labels = ideal_rows["label"].to_numpy(dtype=np.float64)
+        is_rel = ideal_labels >= threshold if threshold is not None else ideal_labels > 0
+        n_pos = np.bincount(ideal_codes, weights=is_rel, minlength=uniques.shape[0])
+        parts.append(
+            evaluate_arrays(
+                y_true,
+                y_score,
+                qid,
+                specs,
+                resolved,
+                doc_id=merged["doc_id"].to_numpy(),
+                ideal=(ideal_codes, ideal_labels),
+                n_pos_judged=n_pos,
+                judged=judged,
+                **engine_options,
+            )
+        )
+    if len(emptied):
+        parts.append(_empty_rankings(specs, emptied, qrels, resolved, undefined_rule=True))
     if missing_queries == "zero":
-        absent = judged_queries.difference(pd.Index(uniques))
+        absent = judged_queries.difference(pd.Index(merged["qid"].unique())).difference(emptied)
         if len(absent):
-            evaluation = _with_missing_queries(evaluation, absent, qrels, threshold, resolved)
-    return evaluation
+            parts.append(_empty_rankings(specs, absent, qrels, resolved, undefined_rule=False))
+    return parts[0] if len(parts) == 1 else RankingEvaluation.concat(parts)
 
 
-def _with_missing_queries(evaluation, absent, qrels, threshold, options):
-    """Add queries the run did not retrieve anything for, scored 0 (trec_eval ``-c``)."""
-    rows = qrels[qrels["qid"].isin(absent)]
+def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
+    """The evaluation of queries that rank no document: every metric 0.
+
+    With ``undefined_rule`` (trec_eval ``-J`` emptied a query), a metric undefined for the
+    query (no relevant judgment, or no positive gain) follows ``empty_query`` as it would
+    with documents; without it (trec_eval ``-c``) every value is 0, as trec_eval has it.
+    """
+    rows = qrels[qrels["qid"].isin(queries)]
+    threshold = options["min_relevance"]
     rel = rows["label"] >= threshold if threshold is not None else rows["label"] > 0
-    n_pos = rel.groupby(rows["qid"]).sum().reindex(absent).astype(np.int64)
-    extra = pd.DataFrame(
-        {"n_docs": 0, "n_pos": n_pos.to_numpy(), "n_neg": 0}, index=pd.Index(absent, name="qid")
+    n_pos = rel.groupby(rows["qid"]).sum().reindex(queries).fillna(0).to_numpy(np.int64)
+    gain = make_gain(options["gain"])(rows["label"].to_numpy(dtype=np.float64)) > 0
+    has_gain = pd.Series(gain, index=rows.index).groupby(rows["qid"]).any()
+    has_gain = has_gain.reindex(queries).fillna(False).to_numpy(dtype=bool)
+    table = pd.DataFrame(
+        {"n_docs": 0, "n_pos": n_pos, "n_neg": 0}, index=pd.Index(queries, name="qid")
     )
-    for column in evaluation.metrics:
-        extra[column] = 0.0
-    absent = np.asarray(absent)
-    parts = {
-        column: (absent, np.full(absent.size, np.inf), np.zeros(absent.size))
-        for column in evaluation.metrics
-    }
-    return RankingEvaluation.concat([evaluation, RankingEvaluation(extra, parts, options)])
+    cutoff_parts = {}
+    ids = np.asarray(queries)
+    for spec in specs:
+        values = np.zeros(ids.size)
+        undefined = {"n_pos": n_pos == 0, "ideal": ~has_gain}.get(spec.metric.undefined)
+        if undefined_rule and undefined is not None and undefined.any():
+            if options["empty_query"] == "error":
+                raise ValueError(
+                    f"{int(undefined.sum())} queries have no relevant document, so "
+                    f"{spec.column!r} is undefined for them (e.g. {ids[undefined][:5].tolist()})"
+                    "; pass empty_query='skip', 'zero' or 'one'."
+                )
+            fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[options["empty_query"]]
+            values[undefined] = fill
+        table[spec.column] = values
+        cutoff_parts[spec.column] = (ids, np.full(ids.size, np.inf), values)
+    return RankingEvaluation(table, cutoff_parts, options)

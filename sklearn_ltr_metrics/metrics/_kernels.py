@@ -31,7 +31,8 @@ def _rank_correlation(ctx, pair_query, kk, method):
     seg = np.repeat(np.arange(pair_query.size), count)
     seg_start = np.concatenate(([0], np.cumsum(count)))[:-1]
     rows = np.repeat(ctx.starts[pair_query] - seg_start, count) + np.arange(count.sum())
-    labels = ctx.labels[rows]
+    # Judged non-relevant (negative) and unjudged rows rank with label 0.
+    labels = np.maximum(ctx.labels[rows], 0.0)
     # Blocks inside the subset: the global blocks, complete by construction.
     block_start_row = np.repeat(ctx.block_first_row, ctx.block_size)[rows]
     start_in_seg = block_start_row - np.repeat(ctx.starts[pair_query], count)
@@ -186,3 +187,25 @@ def _divide(numerator, denominator):
     out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
     np.divide(numerator, denominator, out=out, where=denominator > 0)
     return out
+
+
+def _lrap(ctx, pq, pk, kk, k_eff, options):
+    """Label ranking average precision (scikit-learn's): every row of a tied block sits at the
+    block's last rank, whatever ``ties=`` says; 1 for a query without relevant rows."""
+    ranks = ctx.ranking.support(ctx.is_relevant(ctx.y_true))
+    query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
+    greater = ranks.greater
+    block_end = (greater + ranks.tied + 1).astype(np.float64)
+    # Relevant rows (in rank order) of the query ranked at or before the end of each row's
+    # block: the index, in the query, of the block's last relevant row, plus 1.
+    last = np.ones(greater.size, dtype=bool)
+    last[:-1] = (query[1:] != query[:-1]) | (greater[1:] != greater[:-1])
+    last_index = np.flatnonzero(last)
+    block_of_row = np.searchsorted(last_index, np.arange(greater.size))
+    query_start = np.concatenate(([0], np.cumsum(ranks.counts)))[:-1]
+    through = last_index[block_of_row] + 1 - query_start[query]
+    total = np.bincount(query, weights=through / block_end, minlength=ctx.n_queries)
+    n_rel = ranks.counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(n_rel > 0, total / n_rel, 1.0)
+    return value[pq]

@@ -94,6 +94,16 @@ CONVENTIONS = {
     "trec_eval": _preset(ties="trec_eval", gain="linear", empty_query="zero", min_relevance=1),
     "lightgbm": _preset(ties="stable", empty_query="one", ap_denominator="min_k"),
     "sklearn": _preset(gain="linear", empty_query="zero"),
+    "ranx": _preset(ties="trec_eval", gain="linear", empty_query="zero"),
+    "ir_measures": _preset(ties="trec_eval", gain="linear", empty_query="zero", min_relevance=1),
+    "xgboost": _preset(
+        ties="stable",
+        empty_query="one",
+        ap_denominator="min_k",
+        precision_denominator="min_k_n_docs",
+        default_k=32,
+    ),
+    "torchmetrics": _preset(gain="linear", empty_query="zero", ap_denominator="retrieved"),
 }
 
 
@@ -214,7 +224,8 @@ def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
 class Gain:
     """A gain function: ``gain(labels) -> gains``.
 
-    Negative labels (trec_eval's judged-non-relevant) have gain 0 unless a mapping names them.
+    Labels <= 0 (0, trec_eval's negative "judged non-relevant", unjudged documents) have gain
+    0 unless a mapping names them; a positive label a mapping does not name is an error.
 
     Attributes
     ----------
@@ -238,8 +249,8 @@ class Gain:
         keys = self.keys
         idx = np.clip(np.searchsorted(keys, labels), 0, keys.size - 1)
         known = keys[idx] == labels
-        if not np.all(known | (labels < 0)):
-            missing = np.unique(labels[~known & (labels >= 0)])[:5]
+        if not np.all(known | (labels <= 0)):
+            missing = np.unique(labels[~known & (labels > 0)])[:5]
             raise ValueError(
                 f"gain mapping has no entry for label(s) {missing.tolist()}; add them to the "
                 f"mapping (it has {keys.tolist()})."

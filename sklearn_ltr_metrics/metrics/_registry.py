@@ -37,6 +37,11 @@ def _k_is_n_pos(n_pos, n_neg):
     return np.maximum(np.asarray(n_pos, dtype=np.float64), 1.0)
 
 
+def _whole_list(n_pos, n_neg):
+    """The whole list, for metrics defined over it only."""
+    return np.full(np.shape(n_pos), np.inf)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Metric:
     """A registered metric.
@@ -207,6 +212,14 @@ METRICS = _register(
         graded=True,
         value_range=_CORRELATION,
         description="Spearman rho of scores vs labels over the top k",
+    ),
+    Metric(
+        name="lrap",
+        kernel=K._lrap,
+        own_cutoff=_whole_list,
+        description="label ranking average precision (scikit-learn's): average precision over "
+        "the whole list with every row of a tied block at the block's last rank; 1 when a "
+        "query has no relevant row",
     ),
     Metric(
         name="judged",

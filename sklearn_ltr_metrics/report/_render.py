@@ -1,7 +1,10 @@
 """Pure renderers of report tables: plain text, Markdown and HTML, and number formatting.
 
 They turn already-computed DataFrames of strings into text; nothing here computes a statistic.
-Every piece of text that reaches HTML goes through :func:`html.escape`.
+Every piece of text that reaches HTML goes through :func:`html.escape`; every piece that
+reaches Markdown through :func:`markdown_text` (HTML special characters become entities and
+Markdown's own are backslash-escaped, so a system named ``<script>`` or ``*x*`` is shown as
+written, never run or formatted).
 """
 
 from __future__ import annotations
@@ -59,9 +62,19 @@ def _looks_numeric(text):
     return bool(re.fullmatch(r"[<>+-]?\d[\d.e+-]*|n/a", text))
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*|#!{}~]|\](?=[(\[]))")
+_LONE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def markdown_text(text):
+    """``text`` safe inside Markdown: no raw HTML, no accidental formatting, one line."""
+    text = html.escape(str(text), quote=False).replace("\r", " ").replace("\n", " ")
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _LONE_UNDERSCORE.sub(r"\\_", text)
+
+
 def markdown_table(frame):
-    def cell(text):
-        return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    cell = markdown_text
 
     header = "| " + " | ".join(cell(c) for c in frame.columns) + " |"
     rule = (
@@ -85,17 +98,22 @@ def html_table(frame):
             for v in map(str, row)
         )
         body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (
+        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;
 max-width:1150px;padding:0 1rem;color:#222;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
-th,td{border:1px solid #ddd;padding:.25rem .55rem}th{background:#f3f5f7;text-align:left}
+.table-wrap{max-width:100%;overflow-x:auto;margin:.5rem 0 1rem}
+table{border-collapse:collapse;font-size:.9rem}
+th,td{border:1px solid #ddd;padding:.25rem .55rem;overflow-wrap:anywhere}
+th{background:#f3f5f7;text-align:left}
 tr:nth-child(even) td{background:#fafbfc}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .note{color:#555;font-size:.9rem}.warn{background:#fff4e5;border-left:4px solid #f0a020;
 padding:.4rem .8rem;margin:.3rem 0}figure{margin:1rem 0}img{max-width:100%;height:auto}
-figcaption{color:#555;font-size:.85rem}code{background:#f3f5f7;padding:0 .2rem}
+figcaption{color:#444;font-size:.85rem;max-width:60rem}code{background:#f3f5f7;padding:0 .2rem}
 """

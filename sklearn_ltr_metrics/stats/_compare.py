@@ -12,24 +12,17 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .._table import keyed_table, metric_columns, metric_values
+from .._random import check_seed_sequence
+from .._table import common_keys, keyed_table, metric_columns, metric_values
 from .._validation import check_choice, check_positive_int, check_probability, unknown_name_error
-from ._stats import (
-    _CORRECTIONS,
-    _check_test,
-    _ci,
-    _cohens_d,
-    _paired,
-    _seed_sequence,
-    _warn,
-    adjust_pvalues,
-    effect_size_label,
-)
+from ._effects import _CORRECTIONS, _cohens_d, adjust_pvalues, effect_size_label
+from ._stats import _check_test, _ci, _paired, _warn
 
 __all__ = ["COMPARISON_COLUMNS", "compare_systems"]
 
 
 _MISMATCH = ("error", "intersect")
+_INTERVAL_COLUMNS = ("system", "metric", "ci_low", "ci_high")
 
 #: Columns of the table :func:`compare_systems` returns, in order.
 COMPARISON_COLUMNS = (
@@ -41,49 +34,13 @@ COMPARISON_COLUMNS = (
     "diff",
     "pvalue",
     "pvalue_corrected",
+    "significant",
     "effect_size",
     "magnitude",
     "wins",
     "ties",
     "losses",
 )
-
-
-def _common_keys(tables, baseline, on_mismatch):
-    """Query keys shared by all systems (baseline order); raise on a mismatch unless asked."""
-    base = tables[baseline].index
-    problems = []
-    common = base
-    for system, df in tables.items():
-        if system == baseline:
-            continue
-        if df.index.nlevels != base.nlevels:
-            raise ValueError(
-                f"Systems {baseline!r} and {system!r} have different query keys: one table has a "
-                "fold column (cross-validation) and the other does not; compare like with like."
-            )
-        if df.index.equals(base):
-            continue
-        extra = len(df.index.difference(base))
-        missing = len(base.difference(df.index))
-        if extra or missing:
-            problems.append(
-                f"{system!r} has {extra} quer{'y' if extra == 1 else 'ies'} not in {baseline!r} "
-                f"and lacks {missing} of its {len(base)}"
-            )
-        common = common[common.isin(df.index)]
-    if problems and on_mismatch == "error":
-        raise ValueError(
-            "Systems were evaluated on different query sets: "
-            + "; ".join(problems)
-            + ". Evaluate them on the same queries, or pass on_mismatch='intersect' to compare "
-            "on the queries they share."
-        )
-    if len(common) == 0:
-        raise ValueError(
-            "The systems share no query key; check that qid (and fold) use the same ids."
-        )
-    return common
 
 
 def compare_systems(
@@ -98,6 +55,8 @@ def compare_systems(
     confidence_level=0.95,
     on_mismatch="error",
     random_state=None,
+    alpha=0.05,
+    intervals=None,
 ):
     """Compare several systems with a baseline on the same queries, in one tidy table.
 
@@ -126,9 +85,17 @@ def compare_systems(
     on_mismatch : {"error", "intersect"}, default="error"
         What to do when the systems' query keys differ: raise a ``ValueError`` naming the
         systems and the counts, or keep only the queries every system has.
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed; each (metric, system) gets its own stream from ``SeedSequence.spawn``, so the
         table is identical for the same int.
+    alpha : float, default=0.05
+        Significance level: ``significant`` is ``pvalue_corrected < alpha``.
+    intervals : DataFrame, optional
+        Intervals already computed for the systems' means, with columns ``system, metric,
+        ci_low, ci_high`` (e.g. the ``overall`` table of a report, or :func:`summarize`'s
+        ``overall`` with a ``system`` column): they are used as they are instead of a new
+        bootstrap, so one mean has one interval wherever it is shown. Every compared
+        (system, metric) must have a row.
 
     Returns
     -------
@@ -139,7 +106,8 @@ def compare_systems(
           and its bootstrap percentile interval (NaN with fewer than 2 queries).
         - ``diff``: mean of the per-query differences system - baseline over queries where
           both are defined (the permutation test's statistic).
-        - ``pvalue`` (raw, two-sided) and ``pvalue_corrected``.
+        - ``pvalue`` (raw, two-sided) and ``pvalue_corrected``; ``significant``:
+          ``pvalue_corrected < alpha`` (False for the baseline and for NaN p-values).
         - ``effect_size``: the methodology's pooled Cohen's d of system vs baseline over the
           same pairs (:func:`cohens_d`); ``magnitude``: its label (:func:`effect_size_label`).
         - ``wins``, ``ties``, ``losses``: queries where the system is above, equal to and below
@@ -187,14 +155,16 @@ def compare_systems(
     n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
     confidence_level = check_probability(confidence_level, "confidence_level")
     on_mismatch = check_choice(on_mismatch, "on_mismatch", _MISMATCH)
-    seeds = _seed_sequence(random_state)
+    alpha = check_probability(alpha, "alpha")
+    seeds = check_seed_sequence(random_state)
 
     tables = {s: keyed_table(df, f"per_query[{s!r}]") for s, df in per_query.items()}
     metrics = metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
     for system, df in tables.items():
         metric_columns(df, metrics, f"per_query[{system!r}]")
-    common = _common_keys(tables, baseline, on_mismatch)
+    common = common_keys(tables, baseline, on_mismatch)
     systems = [baseline] + [s for s in tables if s != baseline]
+    given = _given_intervals(intervals, systems, metrics)
 
     rows, too_few = [], []
     children = iter(seeds.spawn(len(metrics) * len(systems)))
@@ -206,8 +176,11 @@ def compare_systems(
             x = values[system]
             defined = x[~np.isnan(x)]
             mean = float(defined.mean()) if defined.size else float("nan")
-            rng = np.random.default_rng(ci_seed)
-            low, high = _ci(defined, None, n_bootstrap, confidence_level, "percentile", rng)
+            if given is None:
+                rng = np.random.default_rng(ci_seed)
+                low, high = _ci(defined, None, n_bootstrap, confidence_level, "percentile", rng)
+            else:
+                low, high = given[(system, metric)]
             row = {"metric": metric, "system": system, "mean": mean, "ci_low": low, "ci_high": high}
             if system == baseline:
                 if defined.size < 2:
@@ -244,4 +217,40 @@ def compare_systems(
     table.loc[compared, "pvalue_corrected"] = adjust_pvalues(
         table.loc[compared, "pvalue"].to_numpy(), method=correction
     )
+    table["significant"] = (table["pvalue_corrected"] < alpha).to_numpy()
     return table.astype({"wins": np.int64, "ties": np.int64, "losses": np.int64})
+
+
+def _given_intervals(intervals, systems, metrics):
+    """(system, metric) -> (low, high) from a precomputed table, or None."""
+    if intervals is None:
+        return None
+    if not isinstance(intervals, pd.DataFrame):
+        raise TypeError(
+            "intervals must be a DataFrame with columns system, metric, ci_low, ci_high "
+            f"(e.g. a report's overall table), got {type(intervals).__name__}."
+        )
+    missing = [c for c in _INTERVAL_COLUMNS if c not in intervals.columns]
+    if missing:
+        raise ValueError(
+            f"intervals lacks the column(s) {missing!r}; it needs system, metric, ci_low, "
+            f"ci_high, got {list(intervals.columns)!r}."
+        )
+    out = {
+        (str(s), m): (float(lo), float(hi))
+        for s, m, lo, hi in zip(
+            intervals["system"],
+            intervals["metric"],
+            intervals["ci_low"],
+            intervals["ci_high"],
+            strict=True,
+        )
+    }
+    absent = [(s, m) for m in metrics for s in systems if (s, m) not in out]
+    if absent:
+        raise ValueError(
+            f"intervals has no row for {absent[:3]!r}"
+            + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
+            + "; give an interval for every compared (system, metric), or intervals=None."
+        )
+    return out

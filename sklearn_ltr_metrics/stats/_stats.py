@@ -3,16 +3,18 @@
 Every function here works on *per-query* values (one number per query, as in the per-query
 table of :func:`evaluate` or of :func:`cross_validate_ranking`), so resampling and pairing are
 always over queries, never over rows. The summary of one system (means, strata, difficulty) lives
-in ``_aggregate.py`` and the comparison of several systems' tables in ``_compare.py``; both
-build on the kernels of this module.
+in ``_summary.py``, effect sizes and corrections in ``_effects.py`` and the comparison of
+several systems' tables in ``_compare.py``; they build on the kernels of this module.
 
 Conventions shared by every function:
 
 - NaN marks a query for which a metric is undefined (for example no relevant document); it is
   dropped before any statistic (for paired inputs the whole pair is dropped) and counted.
-- Randomness comes only from ``random_state``: ``None``, a non-negative int or a
-  :class:`numpy.random.Generator`. Runs with the same int are identical. Functions that need
-  several independent streams derive them with :class:`numpy.random.SeedSequence` ``.spawn``.
+- Randomness comes only from ``random_state``, under the package's one policy
+  (``sklearn_ltr_metrics._random``): ``None``, a non-negative int, a
+  :class:`numpy.random.Generator` or a :class:`numpy.random.RandomState`. Runs with the same
+  int are identical. Functions that need several independent streams spawn them from one
+  :class:`numpy.random.SeedSequence`.
 - Paired differences with ``|a - b| <= TIE_TOLERANCE`` (1e-12) are float rounding: ties.
 - Fewer than 2 usable values make an interval or a test undefined: the result is NaN and a
   ``RuntimeWarning`` says why. Nothing else here emits warnings.
@@ -20,7 +22,6 @@ Conventions shared by every function:
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._random import check_random_state
 from .._validation import (
     check_choice,
     check_positive_int,
@@ -38,10 +40,7 @@ from .._validation import (
 
 __all__ = [
     "PairedTestResult",
-    "adjust_pvalues",
     "bootstrap_ci",
-    "cohens_d",
-    "effect_size_label",
     "paired_test",
     "paired_test_names",
 ]
@@ -52,9 +51,6 @@ EXACT_PERMUTATION_MAX_N = 16
 #: Per-query differences ``|a - b|`` up to this are float rounding (e.g. 1e-16 from expected
 #: values over ties): they count as ties, and every test sees an exact zero.
 TIE_TOLERANCE = 1e-12
-
-#: Upper bounds of the small / medium labels of :func:`effect_size_label` (the methodology's).
-EFFECT_SIZE_BOUNDS = (0.2, 0.5)
 
 # Entries (resamples x queries) drawn at once: about 2 MB of indices per chunk, small enough to
 # stay in cache (faster than larger chunks) and to bound memory for any number of queries.
@@ -67,31 +63,6 @@ _CI_METHODS = ("percentile", "bca")
 # --------------------------------------------------------------------------------------------
 # Shared input handling
 # --------------------------------------------------------------------------------------------
-
-
-def _check_random_state(random_state, name="random_state"):
-    """Return a :class:`numpy.random.Generator` from ``None``, an int >= 0 or a Generator."""
-    if random_state is None or isinstance(random_state, np.random.Generator):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {random_state!r}.")
-        return np.random.default_rng(int(random_state))
-    raise TypeError(
-        f"{name} must be None, a non-negative int or a numpy.random.Generator, "
-        f"got {random_state!r}; e.g. random_state=0 for reproducible results."
-    )
-
-
-def _seed_sequence(random_state, name="random_state"):
-    """Return a SeedSequence to ``spawn`` independent, reproducible child streams from."""
-    rng = _check_random_state(random_state, name)
-    if isinstance(random_state, np.random.Generator):
-        # Draw the entropy from the user's generator: reproducible for a seeded generator.
-        return np.random.SeedSequence(int(rng.integers(2**63)))
-    if random_state is None:
-        return np.random.SeedSequence()
-    return np.random.SeedSequence(int(random_state))
 
 
 def _warn(message):
@@ -209,7 +180,7 @@ def bootstrap_ci(
         (the methodology's method, as ``scipy.stats.bootstrap(method="percentile")``);
         ``"bca"`` applies the bias-corrected and accelerated levels (Efron & Tibshirani),
         with the jackknife acceleration computed in closed form.
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed of the resampling; the same int gives the same interval.
 
     Returns
@@ -238,7 +209,7 @@ def bootstrap_ci(
     method = check_choice(method, "method", _CI_METHODS)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     confidence_level = check_probability(confidence_level, "confidence_level")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     w = None
     if weights is not None:
         w = float_values(weights, "weights")
@@ -501,7 +472,7 @@ def paired_test(
         ``"greater"``: ``a`` tends to be larger than ``b``.
     n_resamples : int, default=10000
         Random sign flips of the Monte-Carlo permutation test (ignored by other tests).
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed of the Monte-Carlo permutation test.
 
     Returns
@@ -533,7 +504,7 @@ def paired_test(
     test = _check_test(test)
     alternative = check_choice(alternative, "alternative", _ALTERNATIVES)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
-    rng = _check_random_state(random_state)
+    rng = check_random_state(random_state)
     xa, xb = _align_pair(a, b)
     result = _paired(xa, xb, test, alternative, n_resamples, rng)
     if result.n < 2:
@@ -542,6 +513,7 @@ def paired_test(
             "statistic and pvalue are NaN."
         )
     return result
+<<<<<<< HEAD
 
 
 # --------------------------------------------------------------------------------------------
@@ -711,3 +683,5 @@ def adjust_pvalues(pvalues, *, method="holm"):
     out = np.full(p.shape, np.nan)
     out[finite] = _CORRECTIONS[method](p[finite])
     return out
+=======
+>>>>>>> main

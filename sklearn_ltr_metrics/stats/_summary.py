@@ -14,19 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from .._table import keyed_table, metric_columns, metric_values
+from .._random import check_seed_sequence
+from .._table import count_values, keyed_table, metric_columns, metric_values
 from .._validation import check_positive_int, check_probability, float_values
-from ._stats import _ci, _seed_sequence, _warn
+from ._difficulty import _difficulty
+from ._stats import _ci, _warn
 
-__all__ = [
-    "DifficultyCorrelation",
-    "Summary",
-    "coefficient_of_variation",
-    "difficulty_correlation",
-    "summarize",
-]
+__all__ = ["Summary", "coefficient_of_variation", "summarize"]
 
 #: Warning sign "high_cv": coefficient of variation above this value.
 CV_THRESHOLD = 0.5
@@ -46,41 +41,6 @@ _OVERALL_COLUMNS = [
 _STRATA_COLUMNS = ["metric", "stratum", "n_queries", "mean", "ci_low", "ci_high"]
 _DIFFICULTY_COLUMNS = ["metric", "spearman_rho", "pvalue", "n"]
 _WARNING_COLUMNS = ["metric", "kind", "message", "value"]
-
-
-@dataclass(frozen=True)
-class DifficultyCorrelation:
-    """Spearman correlation of a metric with query difficulty ``n_neg / n_pos``.
-
-    Returned by :func:`difficulty_correlation`.
-
-    Attributes
-    ----------
-    metric : str
-        The metric column.
-    spearman_rho : float
-        Spearman's rho between the metric and ``n_neg / n_pos``; NaN when fewer than 3
-        queries took part or either side is constant.
-    pvalue : float
-        Its two-sided p-value (NaN with ``spearman_rho``).
-    n : int
-        Queries that took part (metric defined and ``n_pos > 0``).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from sklearn_ltr_metrics.stats import difficulty_correlation
-    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
-    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
-    >>> result = difficulty_correlation(table, "map")
-    >>> result.metric, round(result.spearman_rho, 3), result.n
-    ('map', -0.8, 4)
-    """
-
-    metric: str
-    spearman_rho: float
-    pvalue: float
-    n: int
 
 
 @dataclass(frozen=True)
@@ -164,72 +124,6 @@ def coefficient_of_variation(values):
     return _cv(x[~np.isnan(x)])
 
 
-def _difficulty(x, n_pos, n_neg):
-    """(rho, pvalue, n) of Spearman(x, n_neg / n_pos) over defined x and n_pos > 0."""
-    keep = ~np.isnan(x) & (n_pos > 0)
-    n = int(keep.sum())
-    x, diff = x[keep], n_neg[keep] / n_pos[keep]
-    if n < 3 or np.ptp(x) == 0 or np.ptp(diff) == 0:
-        return float("nan"), float("nan"), n
-    res = stats.spearmanr(x, diff)
-    return float(res.statistic), float(res.pvalue), n
-
-
-def _counts(table, name):
-    """``n_pos`` and ``n_neg`` (``n_docs - n_pos`` when absent) as float arrays, checked."""
-    if "n_pos" not in table.columns:
-        raise ValueError(
-            f"{name} needs an 'n_pos' column (relevant documents per query), as in the "
-            f"per-query table of evaluate; got columns {list(table.columns)!r}."
-        )
-    out = {}
-    for col in ("n_pos", "n_neg"):
-        if col in table.columns:
-            out[col] = float_values(table[col], f"{name}[{col!r}]")
-        elif "n_docs" in table.columns:
-            out[col] = float_values(table["n_docs"], f"{name}['n_docs']") - out["n_pos"]
-        else:
-            raise ValueError(f"{name} needs an 'n_neg' or an 'n_docs' column for difficulty.")
-        if np.isnan(out[col]).any() or (out[col] < 0).any():
-            raise ValueError(f"{name}[{col!r}] must hold non-negative counts without NaN.")
-    return out["n_pos"], out["n_neg"]
-
-
-def difficulty_correlation(per_query, metric):
-    """Spearman correlation of a metric with difficulty ``n_neg / n_pos`` across queries.
-
-    Parameters
-    ----------
-    per_query : DataFrame
-        Per-query table with ``n_pos`` and ``n_neg`` (or ``n_docs``) columns.
-    metric : str
-        Metric column.
-
-    Returns
-    -------
-    DifficultyCorrelation
-        ``spearman_rho`` and ``pvalue`` as ``scipy.stats.spearmanr`` gives them over queries
-        with a defined value and ``n_pos > 0``, and their number ``n``; NaN (no warning) when
-        fewer than 3 queries remain or either side is constant. A significantly negative rho
-        is a warning sign: the metric favours easy queries.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
-    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
-    >>> difficulty_correlation(table, "map").spearman_rho
-    -0.8
-    """
-    df = keyed_table(per_query, "per_query")
-    if not isinstance(metric, str):
-        raise TypeError(f"metric must be a column name (str), got {metric!r}.")
-    metric_columns(df, [metric], "per_query")
-    n_pos, n_neg = _counts(df, "per_query")
-    rho, pvalue, n = _difficulty(metric_values(df, metric), n_pos, n_neg)
-    return DifficultyCorrelation(metric=metric, spearman_rho=rho, pvalue=pvalue, n=n)
-
-
 def _check_strata(strata):
     """Stratum label -> inclusive (low, high) bounds on n_pos."""
     if strata is None:
@@ -290,6 +184,7 @@ def summarize(
     n_resamples=1000,
     confidence_level=0.95,
     random_state=None,
+    upper_bound=False,
 ):
     """Summarise one system's per-query table: means, intervals, strata, difficulty, warnings.
 
@@ -311,8 +206,12 @@ def summarize(
     n_resamples : int, default=1000
         Bootstrap resamples (of queries) for every interval.
     confidence_level : float, default=0.95
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed; each metric and stratum gets its own stream (``SeedSequence.spawn``).
+    upper_bound : bool, default=False
+        The table is an upper bound (an oracle ranking by the true labels): a correlation of
+        its values with difficulty is the metric's own ceiling, not a weakness of a ranker,
+        so the ``difficulty_bias`` sign is not raised (the correlation is still reported).
 
     Returns
     -------
@@ -323,7 +222,8 @@ def summarize(
         ``strata``: per stratum, the number of defined queries, the macro mean and its interval
         (NaN interval with fewer than 2 queries, no warning). ``difficulty``: Spearman rho with
         ``n_neg / n_pos`` (see :func:`difficulty_correlation`). ``warnings``: the warning signs
-        ``high_cv`` (cv > 0.5), ``difficulty_bias`` (rho < 0 and p < 0.05) and ``stratum_gap``
+        ``high_cv`` (cv > 0.5), ``difficulty_bias`` (rho < 0 and p < 0.05, never for an
+        ``upper_bound``) and ``stratum_gap``
         (largest minus smallest mean among strata with >= 2 queries above 0.2).
 
     Warns
@@ -356,8 +256,10 @@ def summarize(
     bins = _check_strata(strata)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     confidence_level = check_probability(confidence_level, "confidence_level")
-    seeds = _seed_sequence(random_state)
-    n_pos, n_neg = _counts(df, "per_query")
+    if not isinstance(upper_bound, (bool, np.bool_)):
+        raise TypeError(f"upper_bound must be True or False, got {upper_bound!r}.")
+    seeds = check_seed_sequence(random_state)
+    n_pos, n_neg = count_values(df, "per_query")
 
     overall, strata_rows, difficulty, signs, too_few = [], [], [], [], []
     for metric, seed in zip(metrics, seeds.spawn(len(metrics)), strict=True):
@@ -388,7 +290,7 @@ def summarize(
             if xs.size >= MIN_STRATUM_QUERIES:
                 means[label] = mean
 
-        rho, pvalue, n_diff = _difficulty(x_all, n_pos, n_neg)
+        rho, pvalue, n_diff, _ = _difficulty(x_all, n_pos, n_neg)
         difficulty.append((metric, rho, pvalue, n_diff))
 
         if cv > CV_THRESHOLD:
@@ -401,7 +303,7 @@ def summarize(
                     cv,
                 )
             )
-        if rho < 0 and pvalue < DIFFICULTY_ALPHA:
+        if rho < 0 and pvalue < DIFFICULTY_ALPHA and not upper_bound:
             signs.append(
                 (
                     metric,

@@ -1,0 +1,170 @@
+"""Precision-recall curves as the IR texts draw them: per query, interpolated, averaged.
+
+For one query with ``n_pos`` relevant documents, each relevant document found at rank ``r``
+as the ``j``-th relevant one gives a point ``(recall = j / n_pos, precision = j / r)``. The
+*interpolated* precision at a recall level ``R`` is the highest precision at any recall
+``>= R`` (0 when the ranking never reaches ``R``); it is a non-increasing step function of
+``R``. Averaging it over queries at fixed recall levels gives the curve of trec_eval's
+``iprec_at_recall`` (11 levels 0.0, 0.1, ..., 1.0) or, at every recall level any query
+reaches, the full curve.
+
+Computed for all queries at once: one grouped sort, cumulative counts of relevant documents,
+a reverse running maximum per query (offset per query, so one ``maximum.accumulate`` serves
+every query) and one gather per (query, level). No Python loop over queries.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from .._grouping import group_rows, rank_order
+from .._validation import (
+    check_1d,
+    check_choice,
+    check_consistent_length,
+    check_labels,
+    check_scores,
+)
+
+__all__ = ["PR_CURVE_COLUMNS", "precision_recall_curves"]
+
+PR_CURVE_COLUMNS = ["recall", "precision", "n_queries"]
+_TIES = ("stable", "pessimistic", "optimistic")
+#: Guard against ``0.3 * 10 = 3.0000000000000004`` when a level is turned into a count.
+_EPS = 1e-9
+
+
+def _levels(recall_levels, recall_points):
+    if isinstance(recall_levels, str):
+        if recall_levels != "all":
+            raise ValueError(
+                f"recall_levels must be an int >= 2, a list of levels in [0, 1] or 'all', "
+                f"got {recall_levels!r}."
+            )
+        return np.unique(np.concatenate(([0.0], recall_points)))
+    if isinstance(recall_levels, numbers.Integral) and not isinstance(recall_levels, bool):
+        if recall_levels < 2:
+            raise ValueError(f"recall_levels must be >= 2 levels, got {recall_levels!r}.")
+        return np.linspace(0.0, 1.0, int(recall_levels))
+    try:
+        levels = np.asarray(recall_levels, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"recall_levels must be an int, a list of numbers or 'all', got {recall_levels!r}."
+        ) from None
+    if levels.ndim != 1 or levels.size == 0 or not np.all((levels >= 0) & (levels <= 1)):
+        raise ValueError(
+            f"recall_levels must be a non-empty list of numbers in [0, 1], got {recall_levels!r}."
+        )
+    return np.unique(levels)
+
+
+def precision_recall_curves(
+    y_true,
+    y_score,
+    *,
+    qid,
+    recall_levels=11,
+    ties="pessimistic",
+    min_relevance=None,
+):
+    """Interpolated precision at recall levels, averaged over queries (the IR texts' curve).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        Relevance labels; a row is relevant when ``y_true > 0`` (``>= min_relevance``).
+    y_score : array-like of shape (n_rows,)
+        Scores; higher ranks first.
+    qid : array-like of shape (n_rows,)
+        Query id of each row; rows need not be grouped.
+    recall_levels : int, sequence of float or "all", default=11
+        Where the interpolated precision is read: ``n`` equally spaced levels from 0 to 1
+        (11 gives trec_eval's ``iprec_at_recall_0.00`` ... ``_1.00``), given levels in
+        [0, 1], or ``"all"``: every recall level some query reaches (``j / n_pos``), plus 0.
+    ties : {"pessimistic", "optimistic", "stable"}, default="pessimistic"
+        Order of tied scores: relevant rows last (the lower bound, default), first (the upper
+        bound) or in input order. (The package's ``"average"`` has no closed form for an
+        interpolated curve.)
+    min_relevance : float, optional
+        Label threshold for relevance (default: any label > 0).
+
+    Returns
+    -------
+    DataFrame
+        One row per recall level: ``recall``, ``precision`` (the mean over queries of the
+        interpolated precision at that level) and ``n_queries`` (queries averaged: those
+        with at least one relevant row; queries without one have no curve and are left out).
+
+    Examples
+    --------
+    Query a finds its 2 relevant documents at ranks 1 and 3: points (0.5, 1) and (1, 2/3).
+    Query b finds its one at rank 2: point (1, 1/2). Interpolated, a is 1 up to recall 0.5
+    and 2/3 above; b is 1/2 everywhere. The mean: 0.75 up to 0.5, then 7/12.
+
+    >>> from sklearn_ltr_metrics.metrics import precision_recall_curves
+    >>> y = [1, 0, 1, 0, 0, 1]
+    >>> s = [6, 5, 4, 3, 2, 1]
+    >>> qid = ["a", "a", "a", "a", "b", "b"]
+    >>> precision_recall_curves(y, s, qid=qid, recall_levels=[0, 0.5, 1]).round(4)
+       recall  precision  n_queries
+    0     0.0     0.7500          2
+    1     0.5     0.7500          2
+    2     1.0     0.5833          2
+    >>> precision_recall_curves(y, s, qid=qid)["precision"].round(3).tolist()
+    [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.583, 0.583, 0.583, 0.583, 0.583]
+    """
+    ties = check_choice(ties, "ties", _TIES)
+    qid_values = check_1d(qid, "qid")
+    y_true = check_labels(y_true)
+    y_score = check_scores(y_score, qid_values)
+    check_consistent_length(y_true=y_true, y_score=y_score, qid=qid_values)
+    if min_relevance is not None and (
+        isinstance(min_relevance, bool)
+        or not isinstance(min_relevance, numbers.Real)
+        or not np.isfinite(min_relevance)
+    ):
+        raise ValueError(f"min_relevance must be a finite number or None, got {min_relevance!r}.")
+
+    grouping = group_rows(qid_values)
+    if ties == "stable":
+        order = rank_order(grouping, y_score, stable=True)
+    else:
+        key = y_true if ties == "pessimistic" else -y_true
+        order = rank_order(grouping, y_score, tiebreak=key)
+    relevant = (y_true >= min_relevance) if min_relevance is not None else (y_true > 0)
+    ranked_relevant = relevant[order]
+    offsets = grouping.offsets
+    n_q = grouping.n_groups
+    codes = np.repeat(np.arange(n_q), grouping.sizes)  # code of each ranked row
+    rows = np.flatnonzero(ranked_relevant)  # ranked positions of relevant rows
+    q = codes[rows]
+    rank = rows - offsets[q] + 1
+    n_pos = np.bincount(q, minlength=n_q)
+    first = np.concatenate(([0], np.cumsum(n_pos)))  # where each query's points start
+    j = np.arange(rows.size) - first[q] + 1
+    precision = j / rank
+    recall = j / n_pos[q]
+    # Interpolated precision: running maximum from the last point of each query backwards.
+    # Offsets grow along the reversed order, so no maximum leaks from one query to another.
+    offset = 2.0 * (n_q - q[::-1])
+    interp = (np.maximum.accumulate(precision[::-1] + offset) - offset)[::-1]
+
+    levels = _levels(recall_levels, recall)
+    has_curve = n_pos > 0
+    pos = n_pos[has_curve]
+    start = first[:-1][has_curve]
+    # The first point with recall >= level is the ceil(level * n_pos)-th relevant document.
+    need = np.maximum(np.ceil(levels[None, :] * pos[:, None] - _EPS), 1).astype(np.int64)
+    reached = need <= pos[:, None]
+    index = np.where(reached, start[:, None] + need - 1, 0)
+    values = np.where(reached, interp[index] if interp.size else 0.0, 0.0)
+    n_queries = int(has_curve.sum())
+    mean = values.mean(axis=0) if n_queries else np.full(levels.size, np.nan)
+    return pd.DataFrame(
+        {"recall": levels, "precision": mean, "n_queries": np.full(levels.size, n_queries)},
+        columns=PR_CURVE_COLUMNS,
+    )

@@ -1,0 +1,87 @@
+"""What every plot shares: lazy matplotlib, figures or the caller's Axes, colours, plain text.
+
+The plotting family draws tables that were computed elsewhere (``stats``, ``metrics``); it
+imports only the package's shared leaves, never ``stats`` or ``report``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["COLORS", "PLOT_EXTRA_HINT", "panels", "plain_text"]
+
+PLOT_EXTRA_HINT = "install the 'plot' extra: pip install sklearn-ltr-metrics[plot]"
+
+#: Colours of the strata (low, medium, high, ...) and of the systems (tab10).
+COLORS = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+
+
+def _figure(n_panels, *, panel_size=(4.6, 3.6), max_cols=3, sharey=True):
+    """A Figure with ``n_panels`` axes on a grid (matplotlib imported here, lazily)."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError(f"Plotting needs matplotlib; {PLOT_EXTRA_HINT}") from exc
+    n_cols = 2 if n_panels == 4 and max_cols >= 2 else min(n_panels, max_cols)
+    n_rows = -(-n_panels // n_cols)
+    fig = Figure(
+        figsize=(panel_size[0] * n_cols, panel_size[1] * n_rows + 0.4), layout="constrained"
+    )
+    axes = fig.subplots(n_rows, n_cols, sharey=sharey, squeeze=False).ravel()
+    for extra in axes[n_panels:]:
+        fig.delaxes(extra)
+    return fig, list(axes[:n_panels])
+
+
+def panels(n_panels, ax, **figure_options):
+    """``(figure, axes, own)``: the caller's Axes when ``ax`` is given, else a new Figure.
+
+    ``ax`` is one matplotlib Axes or a sequence of them, one per panel (scikit-learn's
+    Display convention); ``own`` says whether the figure was made here (then the plot may
+    give it a title).
+    """
+    if ax is None:
+        fig, axes = _figure(n_panels, **figure_options)
+        return fig, axes, True
+    axes = list(np.ravel(np.asarray(ax, dtype=object))) if not hasattr(ax, "plot") else [ax]
+    for one in axes:
+        if not hasattr(one, "plot") or not hasattr(one, "figure"):
+            raise TypeError(
+                f"ax must be a matplotlib Axes or a sequence of them, got {type(one).__name__}."
+            )
+    if len(axes) != n_panels:
+        raise ValueError(
+            f"ax has {len(axes)} Axes but the plot draws {n_panels} panel(s) (one per system); "
+            "pass that many Axes, or ax=None for a new figure."
+        )
+    return axes[0].figure, axes, False
+
+
+def plain_text(*texts):
+    """Turn mathtext off for user-supplied labels (a ``$`` in a qid stays a ``$``)."""
+    for text in texts:
+        text.set_parse_math(False)
+
+
+def check_table(table, name, columns, hint):
+    """Raise a TypeError/ValueError unless ``table`` is a DataFrame with ``columns``."""
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{name} must be a DataFrame ({hint}), got {type(table).__name__}.")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"{name} lacks the column(s) {missing!r} ({hint}); got {list(table.columns)!r}."
+        )

@@ -1,0 +1,62 @@
+"""Plain text and Markdown renderings of a report: pure functions of its tables."""
+
+from __future__ import annotations
+
+from ._render import markdown_table, markdown_text, text_table
+from ._tables import display_tables
+
+__all__ = ["header_lines", "render_markdown", "render_text", "warning_lines"]
+
+
+def header_lines(report):
+    """The lines under the title: systems, queries, bootstrap settings, notes."""
+    s = report.settings
+    lines = [
+        f"Systems: {', '.join(report.systems)}"
+        + (f" (baseline: {report.baseline})" if report.baseline else ""),
+        f"Queries: {s['n_queries']}; metrics: {', '.join(report.metrics)}",
+        f"Bootstrap: {s['n_resamples']} resamples of queries, {s['confidence_level']:.0%} "
+        f"percentile intervals; random_state={s['random_state']!r}",
+    ]
+    if s["upper_bounds"]:
+        lines.append(
+            f"Upper bounds (no 'drops on hard queries' sign): {', '.join(s['upper_bounds'])}"
+        )
+    return lines + [str(n) for n in s["notes"]]
+
+
+def warning_lines(report):
+    multi = len(report.systems) > 1
+    return [
+        f"{system}: {message}" if multi else message
+        for system, message in zip(
+            report.warnings["system"], report.warnings["message"], strict=True
+        )
+    ]
+
+
+def render_text(report):
+    """Plain-text tables for a terminal."""
+    title = report.settings["title"]
+    parts = [title, "=" * len(title), *header_lines(report)]
+    for _, heading, table in display_tables(report):
+        parts += ["", heading, "-" * len(heading)]
+        parts.append(text_table(table) if not table.empty else "(none)")
+    if report.omissions:
+        parts += ["", "Left out", "--------", *[f"- {line}" for line in report.omissions]]
+    return "\n".join(parts) + "\n"
+
+
+def render_markdown(report):
+    """GitHub-flavoured Markdown; every piece of user text is escaped (:func:`markdown_text`)."""
+    parts = [f"# {markdown_text(report.settings['title'])}", ""]
+    parts += [f"- {markdown_text(line)}" for line in header_lines(report)]
+    for key, heading, table in display_tables(report):
+        parts += ["", f"## {markdown_text(heading)}", ""]
+        if key == "warnings":
+            parts += [f"- {markdown_text(line)}" for line in warning_lines(report)] or ["None."]
+        else:
+            parts.append(markdown_table(table) if not table.empty else "None.")
+    if report.omissions:
+        parts += ["", "## Left out", ""] + [f"- {markdown_text(x)}" for x in report.omissions]
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,279 @@
+"""The report's result object: every table computed once, plus renderers that only draw them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ._figures import report_figures, report_pngs
+from ._render_html import render_html
+from ._render_json import render_dict, render_json
+from ._render_text import render_markdown, render_text
+from ._tables import display_tables
+from ._write import REPORT_FILES, write_bytes, write_csv, write_report, write_text
+
+__all__ = ["RankingReport"]
+
+
+@dataclass(frozen=True, eq=False)
+class RankingReport:
+    """The methodology's report on one or several systems, computed once by :func:`make_report`.
+
+    All numbers live in the DataFrame attributes below; the methods only render them (text,
+    Markdown, HTML, JSON, plots) or write them (:meth:`write`).
+
+    Attributes
+    ----------
+    systems : tuple of str
+        System names, the baseline first.
+    baseline : str or None
+        The reference system of ``comparison`` (None for a single system).
+    metrics : tuple of str
+        Metric columns reported.
+    per_query : dict of str to DataFrame
+        Each system's per-query table (``qid`` and ``fold`` as columns, plus ``difficulty``).
+    per_cutoff : dict of str to DataFrame
+        Each system's per-cut-off table, when it was given.
+    overall : DataFrame
+        The primary table: ``system``, then :func:`summarize`'s ``overall`` columns
+        (``metric, n_queries, n_skipped, macro, weighted, geometric, ci_low, ci_high, ...,
+        cv``).
+    characteristics : DataFrame
+        ``system``, then :func:`data_characteristics` (n_pos, n_neg, total, n_neg/n_pos).
+    strata : DataFrame
+        ``system``, then ``summarize``'s ``strata`` columns (``metric, stratum, n_queries,
+        mean, ci_low, ci_high``).
+    stratum_sizes : DataFrame
+        ``system, stratum, low, high, n_queries``: queries whose ``n_pos`` lies in the stratum.
+    difficulty : DataFrame
+        ``system, metric, spearman_rho, pvalue, n``.
+    difficulty_ranges : DataFrame
+        ``system``, then :func:`difficulty_ranges` (mean by range of ``n_neg / n_pos``).
+    warnings : DataFrame
+        ``system, metric, kind, message, value``: the methodology's warning signs.
+    comparison : DataFrame or None
+        :func:`compare_systems` against ``baseline`` (None for a single system); its
+        intervals are the ones of ``overall`` (one bootstrap per system and metric).
+    curves : DataFrame
+        :func:`cutoff_curves` of every metric with cut-offs (empty without per-cut-off data).
+    precision_recall : DataFrame or None
+        Interpolated precision-recall curves (``system, recall, precision, n_queries``), when
+        given to :func:`make_report`.
+    worst_queries : DataFrame
+        ``system, qid, n_pos, n_neg, metric, value``: the lowest values of the headline metric.
+    omissions : tuple of str
+        What the report leaves out for lack of data, and how to get it.
+    settings : dict
+        How the numbers were computed (resamples, confidence level, test, alpha, strata...).
+    """
+
+    systems: tuple
+    baseline: str | None
+    metrics: tuple
+    per_query: dict
+    per_cutoff: dict
+    overall: pd.DataFrame
+    characteristics: pd.DataFrame
+    strata: pd.DataFrame
+    stratum_sizes: pd.DataFrame
+    difficulty: pd.DataFrame
+    difficulty_ranges: pd.DataFrame
+    warnings: pd.DataFrame
+    comparison: pd.DataFrame | None
+    curves: pd.DataFrame
+    precision_recall: pd.DataFrame | None
+    worst_queries: pd.DataFrame
+    omissions: tuple = ()
+    settings: dict = field(default_factory=dict)
+
+    def __repr__(self):
+        return (
+            f"RankingReport(systems={list(self.systems)!r}, metrics={list(self.metrics)!r}, "
+            f"n_queries={self.settings['n_queries']!r})"
+        )
+
+    # ---------------------------------------------------------------- renderers
+    def tables(self):
+        """The report's tables formatted for display, in reading order.
+
+        Returns
+        -------
+        list of (str, str, DataFrame)
+            ``(key, title, table of strings)``; keys are ``characteristics``, ``overall``,
+            ``strata``, ``comparison`` (several systems), ``difficulty``,
+            ``difficulty_ranges``, ``warnings``, ``worst_queries``.
+        """
+        return display_tables(self)
+
+    def to_text(self):
+        """Plain-text tables for a terminal.
+
+        Returns
+        -------
+        str
+        """
+        return render_text(self)
+
+    def to_markdown(self):
+        """The report's tables in Markdown (GitHub-flavoured pipe tables, user text escaped).
+
+        Returns
+        -------
+        str
+        """
+        return render_markdown(self)
+
+    def to_dict(self):
+        """Every table as JSON-ready records (NaN as None), plus the settings.
+
+        Returns
+        -------
+        dict
+        """
+        return render_dict(self)
+
+    def to_json(self, indent=2):
+        """:meth:`to_dict` as strict JSON text (no NaN literals).
+
+        Returns
+        -------
+        str
+        """
+        return render_json(self, indent=indent)
+
+    def to_html(self, *, plots=True):
+        """One self-contained HTML page: the tables and the plots as embedded base64 PNG.
+
+        Every piece of text is escaped with :func:`html.escape`; tables scroll sideways
+        inside the page rather than overflow it. Without matplotlib the page says which
+        extra to install.
+
+        Parameters
+        ----------
+        plots : bool, default=True
+            Embed the plots.
+
+        Returns
+        -------
+        str
+        """
+        images, note = report_pngs(self) if plots else ({}, "Plots left out (plots=False).")
+        return render_html(self, images, note)
+
+    def figures(self):
+        """Draw every plot of the report.
+
+        Returns
+        -------
+        dict of str to Figure or str
+            Plot name -> figure, or -> the reason it was not drawn (no data for it).
+
+        Raises
+        ------
+        ImportError
+            Without matplotlib (install the ``plot`` extra).
+        """
+        return report_figures(self)
+
+    # ---------------------------------------------------------------- plots
+    def plot_metric_at_k(self, metric=None, *, ax=None):
+        """Mean ``metric``@K against K per stratum (default the report's Recall@K metric)."""
+        from ..plotting import plot_metric_at_k
+
+        metric = metric or self.settings["recall_metric"] or "capped_recall"
+        return plot_metric_at_k(self.curves, metric=metric, ax=ax)
+
+    def plot_recall_at_k(self, *, ax=None):
+        """Recall@K against K per stratum: ``capped_recall`` (the methodology's) if evaluated."""
+        from ..plotting import plot_recall_at_k
+
+        return plot_recall_at_k(self.curves, metric=self.settings["recall_metric"], ax=ax)
+
+    def plot_precision_at_k(self, *, ax=None):
+        """Precision@K against K per stratum (:func:`plot_precision_at_k`)."""
+        from ..plotting import plot_precision_at_k
+
+        return plot_precision_at_k(self.curves, ax=ax)
+
+    def plot_precision_recall(self, *, ax=None):
+        """Precision against recall per system (:func:`plot_precision_recall`)."""
+        from ..plotting import plot_precision_recall
+
+        table = self.precision_recall
+        return plot_precision_recall(
+            table if table is not None and not table.empty else self.curves, ax=ax
+        )
+
+    def plot_difficulty(self, metric=None, *, ax=None):
+        """Per-query ``metric`` (default the headline) against difficulty."""
+        from ..plotting import plot_difficulty
+
+        return plot_difficulty(
+            self.per_query,
+            metric=metric or self.settings["headline"],
+            difficulty=self.difficulty,
+            ax=ax,
+        )
+
+    def plot_heatmap(self, *, ax=None):
+        """Per-query values of every metric, per system (:func:`plot_heatmap`)."""
+        from ..plotting import plot_heatmap
+
+        return plot_heatmap(self.per_query, metrics=list(self.metrics), ax=ax)
+
+    # ---------------------------------------------------------------- files
+    def write(self, directory, *, force=False):
+        """Write the report directory, all or nothing.
+
+        A report directory holds ``per_query.csv`` (one row per system and query: ``system``,
+        [``fold``], ``qid``, counts, ``difficulty`` and every metric), ``per_cutoff.csv`` (one
+        row per system, query, metric and cut-off, when per-cut-off data was given),
+        ``summary.md``, ``summary.json``, ``report.html`` (self-contained) and ``plots/*.png``
+        (with matplotlib). What is left out for lack of data is listed in the report itself
+        (``omissions``). Text cells that a spreadsheet would run as a formula (starting with
+        ``=``, ``+``, ``-``, ``@``) are written with a leading apostrophe.
+
+        The files are written into a hidden temporary folder beside ``directory`` and renamed
+        into place at the end, so ``directory`` never holds half a report: on any error it is
+        left as it was and the temporary folder is removed (one left by a killed process is
+        removed by the next write).
+
+        Parameters
+        ----------
+        directory : str or os.PathLike
+            The report directory; its parent must exist.
+        force : bool, default=False
+            Replace an existing ``directory``. Without it an existing path raises
+            ``FileExistsError`` before anything is written. Even with it, only an empty
+            directory or a previous report holding nothing but a report's files is replaced:
+            a directory holding any other file is never deleted, and a read-only one is
+            refused (``PermissionError``).
+
+        Returns
+        -------
+        pathlib.Path
+            The directory written.
+        """
+        return write_report(directory, self._write_files, force=force)
+
+    def _long_table(self, tables):
+        frames = [t.assign(system=name) for name, t in tables.items() if t is not None]
+        if not frames:
+            return None
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[["system", *[c for c in frame.columns if c != "system"]]]
+
+    def _write_files(self, folder):
+        write_csv(folder, REPORT_FILES["per_query"], self._long_table(self.per_query))
+        if self.per_cutoff:
+            write_csv(folder, REPORT_FILES["per_cutoff"], self._long_table(self.per_cutoff))
+        write_text(folder, REPORT_FILES["markdown"], self.to_markdown())
+        write_text(folder, REPORT_FILES["json"], self.to_json())
+        images, note = report_pngs(self)
+        if any(isinstance(image, bytes) for image in images.values()):
+            (folder / REPORT_FILES["plots"]).mkdir()
+            for name, image in images.items():
+                if isinstance(image, bytes):
+                    write_bytes(folder / REPORT_FILES["plots"], f"{name}.png", image)
+        write_text(folder, REPORT_FILES["html"], render_html(self, images, note))

@@ -1,0 +1,194 @@
+"""The report's tables as text: each computed DataFrame of a report, formatted for display.
+
+Pure functions of a :class:`RankingReport`: numbers are formatted, never computed (every mean,
+interval, p-value and count comes from the report's tables as they are).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ._render import format_number, format_pvalue, split_spec
+
+__all__ = ["display_tables"]
+
+
+def _system(report, system):
+    return {"system": system} if len(report.systems) > 1 else {}
+
+
+def _interval(low, high):
+    return f"[{format_number(low)}, {format_number(high)}]"
+
+
+def _overall(report, level):
+    rows = []
+    for r in report.overall.itertuples(index=False):
+        name, k = split_spec(r.metric)
+        rows.append(
+            _system(report, r.system)
+            | {
+                "metric": name,
+                "K": k,
+                "queries": str(r.n_queries),
+                "skipped": str(r.n_skipped),
+                "macro": format_number(r.macro),
+                f"{level} CI": _interval(r.ci_low, r.ci_high),
+                "weighted": format_number(r.weighted),
+                "gMAP-style geometric": format_number(r.geometric),
+                "CV": format_number(r.cv, 2),
+            }
+        )
+    title = (
+        f"Primary table: macro mean with its {level} bootstrap CI over queries, n_pos-weighted "
+        "mean, geometric mean (gMAP: exp mean log, floor 1e-5) and coefficient of variation"
+    )
+    return ("overall", title, pd.DataFrame(rows))
+
+
+def _characteristics(report):
+    table = report.characteristics
+    systems = list(dict.fromkeys(table["system"]))
+    parts = [
+        table[table["system"] == s].drop(columns="system").reset_index(drop=True) for s in systems
+    ]
+    same = all(p.equals(parts[0]) for p in parts[1:])
+    rows = []
+    for r in table.itertuples(index=False):
+        if same and r.system != systems[0]:
+            continue
+        row = {} if same else _system(report, r.system)
+        row |= {"quantity": r.quantity, "queries": str(r.n_queries)}
+        row |= {c: format_number(getattr(r, c), 2) for c in ("min", "max", "median", "mean", "std")}
+        rows.append(row)
+    title = "Data characteristics: documents per query (n_pos relevant, n_neg others)"
+    return ("characteristics", title, pd.DataFrame(rows))
+
+
+def _strata(report):
+    sizes = report.stratum_sizes.set_index(["system", "stratum"])
+    means = report.strata.pivot_table(
+        index=["system", "stratum"], columns="metric", values="mean", sort=False, dropna=False
+    )
+    rows = []
+    for (system, stratum), values in means.iterrows():
+        size = sizes.loc[(system, stratum)]
+        high = "+" if math.isinf(size["high"]) else f"-{int(size['high'])}"
+        row = _system(report, system) | {
+            "stratum": stratum,
+            "n_pos": f"{int(size['low'])}{high}",
+            "queries": str(int(size["n_queries"])),
+        }
+        row.update({m: format_number(values[m]) for m in report.metrics})
+        rows.append(row)
+    title = "By stratum of n_pos (relevant documents per query): mean"
+    return ("strata", title, pd.DataFrame(rows))
+
+
+def _comparison(report, level):
+    alpha = report.settings["alpha"]
+    rows = []
+    for r in report.comparison.itertuples(index=False):
+        base = r.system == report.baseline
+        rows.append(
+            {
+                "metric": r.metric,
+                "system": r.system,
+                "mean": format_number(r.mean),
+                f"{level} CI": _interval(r.ci_low, r.ci_high),
+                "diff": "" if base else f"{r.diff:+.4f}",
+                "p": "" if base else format_pvalue(r.pvalue),
+                "p corrected": "" if base else format_pvalue(r.pvalue_corrected),
+                f"sig. (alpha={alpha:g})": "" if base else ("yes *" if r.significant else "no"),
+                "Cohen's d": "" if base else format_number(r.effect_size, 2),
+                "effect": r.magnitude or "",
+                "W/T/L": "baseline" if base else f"{r.wins}/{r.ties}/{r.losses}",
+            }
+        )
+    s = report.settings
+    title = (
+        f"Comparison with the baseline {report.baseline!r} ({s['test']} test, "
+        f"{s['correction']} correction; * = significant at alpha={alpha:g} after correction; "
+        "W/T/L = queries won/tied/lost)"
+    )
+    return ("comparison", title, pd.DataFrame(rows))
+
+
+def _difficulty(report):
+    rows = [
+        _system(report, r.system)
+        | {
+            "metric": r.metric,
+            "Spearman rho": format_number(r.spearman_rho, 3),
+            "p": format_pvalue(r.pvalue),
+            "queries": str(r.n),
+        }
+        for r in report.difficulty.itertuples(index=False)
+    ]
+    title = (
+        "Correlation with query difficulty n_neg / n_pos (p exact for up to 8 queries, "
+        "else the t approximation)"
+    )
+    return ("difficulty", title, pd.DataFrame(rows))
+
+
+def _ranges(report):
+    table = report.difficulty_ranges
+    wide = table.pivot_table(
+        index=["system", "range"], columns="metric", values="mean", sort=False, dropna=False
+    )
+    counts = table.groupby(["system", "range"], sort=False)["n_queries"].max()
+    rows = []
+    for (system, label), values in wide.iterrows():
+        row = _system(report, system) | {
+            "n_neg/n_pos": label,
+            "queries": str(int(counts.loc[(system, label)])),
+        }
+        row.update({m: format_number(values.get(m)) for m in report.metrics})
+        rows.append(row)
+    title = "Struggling query ranges: mean by range of difficulty n_neg / n_pos (easy to hard)"
+    return ("difficulty_ranges", title, pd.DataFrame(rows))
+
+
+def _warnings(report):
+    rows = [
+        _system(report, r.system) | {"sign": r.kind, "message": r.message}
+        for r in report.warnings.itertuples(index=False)
+    ]
+    columns = (["system"] if len(report.systems) > 1 else []) + ["sign", "message"]
+    return ("warnings", "Warning signs", pd.DataFrame(rows, columns=columns))
+
+
+def _worst(report):
+    rows = [
+        _system(report, r.system)
+        | {
+            "qid": str(r.qid),
+            "n_pos": str(r.n_pos),
+            "n_neg": str(r.n_neg),
+            r.metric: format_number(r.value),
+        }
+        for r in report.worst_queries.itertuples(index=False)
+    ]
+    metric = report.worst_queries["metric"].iloc[0]
+    n = report.settings["n_worst"]
+    return ("worst_queries", f"Queries to look at: the {n} lowest {metric}", pd.DataFrame(rows))
+
+
+def display_tables(report):
+    """``[(key, title, DataFrame of strings)]``: the report's tables in reading order."""
+    level = f"{report.settings['confidence_level']:.0%}"
+    out = [_characteristics(report), _overall(report, level)]
+    if not report.strata.empty:
+        out.append(_strata(report))
+    if report.comparison is not None:
+        out.append(_comparison(report, level))
+    out.append(_difficulty(report))
+    if not report.difficulty_ranges.empty:
+        out.append(_ranges(report))
+    out.append(_warnings(report))
+    if not report.worst_queries.empty:
+        out.append(_worst(report))
+    return out

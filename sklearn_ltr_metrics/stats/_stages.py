@@ -1,0 +1,170 @@
+"""The stage table: a retrieval pipeline's stages, each tested against the one before it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .._random import check_seed_sequence
+from .._table import common_keys, keyed_table, metric_columns, metric_values
+from .._validation import check_probability
+from ._effects import _cohens_d, effect_size_label
+from ._stats import _check_test, _paired
+
+__all__ = ["STAGE_COLUMNS", "stage_table"]
+
+#: Columns of the table :func:`stage_table` returns, in order.
+STAGE_COLUMNS = (
+    "metric",
+    "stage",
+    "n_queries",
+    "mean",
+    "previous",
+    "diff",
+    "pvalue",
+    "significant",
+    "effect_size",
+    "magnitude",
+    "wins",
+    "ties",
+    "losses",
+)
+#: Sign flips of the permutation test between consecutive stages.
+STAGE_PERMUTATIONS = 10000
+
+
+def stage_table(
+    per_query_by_stage,
+    *,
+    metrics=("ndcg@10", "mrr@10", "recall@100"),
+    test="permutation",
+    alpha=0.05,
+    random_state=None,
+):
+    """The stage table: each stage of a pipeline against the previous one, on the same queries.
+
+    A retrieval pipeline (first-stage retrieval, fusion, one re-ranker after another) is read
+    stage by stage: the mean of each metric per stage, and a paired test of each stage against
+    the stage just before it (not against the first), with its effect size.
+
+    Parameters
+    ----------
+    per_query_by_stage : mapping of str to DataFrame
+        Stage name -> that stage's per-query table (``evaluate(...).per_query``, or a
+        ``cross_validate_ranking`` table), in pipeline order (a ``dict`` keeps the order it
+        was written in). Every stage must hold the same queries.
+    metrics : sequence of str, default=("ndcg@10", "mrr@10", "recall@100")
+        Metric columns, which every table must have.
+    test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
+        Paired test between consecutive stages (two-sided; see :func:`paired_test`). The
+        permutation test uses 10,000 random sign flips (every flip for up to 16 queries).
+    alpha : float, default=0.05
+        Significance level of each consecutive comparison: ``significant`` is
+        ``pvalue < alpha``. No correction across comparisons: each stage answers its own
+        question ("did this stage help?"); use :func:`adjust_pvalues` on ``pvalue`` for a
+        family-wise reading.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
+        Seed of the permutation tests (one stream per metric and stage).
+
+    Returns
+    -------
+    DataFrame
+        One row per (metric, stage), metric by metric, stages in order, with columns
+        ``metric, stage, n_queries, mean, previous, diff, pvalue, significant, effect_size,
+        magnitude, wins, ties, losses``: ``mean`` over the stage's defined queries;
+        ``previous`` the stage compared with; ``diff`` the mean per-query difference
+        (this stage - previous); ``effect_size`` the pooled Cohen's d and ``magnitude`` its
+        label; ``wins``/``ties``/``losses`` the queries where this stage is above, equal to,
+        below the previous one. The first stage has ``previous=""``, NaN ``diff``,
+        ``pvalue`` and ``effect_size``, ``significant=False`` and zero wins/ties/losses.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> qid = pd.Index(range(8), name="qid")
+    >>> stages = {
+    ...     "BM25": pd.DataFrame({"ndcg@10": [.2, .3, .1, .4, .3, .2, .5, .1]}, index=qid),
+    ...     "fusion": pd.DataFrame({"ndcg@10": [.3, .4, .2, .5, .4, .3, .6, .2]}, index=qid),
+    ...     "rerank": pd.DataFrame({"ndcg@10": [.3, .5, .2, .5, .4, .4, .6, .2]}, index=qid),
+    ... }
+    >>> table = stage_table(stages, metrics=["ndcg@10"], random_state=0)
+    >>> table[["stage", "previous", "mean", "diff", "pvalue", "significant"]].round(4)
+        stage previous    mean    diff  pvalue  significant
+    0    BM25           0.2625     NaN     NaN        False
+    1  fusion     BM25  0.3625  0.1000  0.0078         True
+    2  rerank   fusion  0.3875  0.0250  0.5000        False
+    """
+    if not isinstance(per_query_by_stage, Mapping):
+        raise TypeError(
+            "per_query_by_stage must be a mapping (e.g. a dict) of stage name -> per-query "
+            f"table, in pipeline order; got {type(per_query_by_stage).__name__}."
+        )
+    if len(per_query_by_stage) < 2:
+        raise ValueError(
+            "per_query_by_stage needs at least 2 stages to compare, got "
+            f"{list(per_query_by_stage)!r}."
+        )
+    names = [str(name) for name in per_query_by_stage]
+    if len(set(names)) != len(names):
+        raise ValueError(f"per_query_by_stage has stage names equal as text: {names!r}.")
+    test = _check_test(test)
+    alpha = check_probability(alpha, "alpha")
+    seeds = check_seed_sequence(random_state)
+    tables = {
+        name: keyed_table(table, f"per_query_by_stage[{name!r}]")
+        for name, table in zip(names, per_query_by_stage.values(), strict=True)
+    }
+    metrics = metric_columns(tables[names[0]], metrics, f"per_query_by_stage[{names[0]!r}]")
+    for name in names[1:]:
+        metric_columns(tables[name], metrics, f"per_query_by_stage[{name!r}]")
+    keys = common_keys(tables, names[0], "error")
+
+    rows = []
+    streams = iter(seeds.spawn(len(metrics) * len(names)))
+    for metric in metrics:
+        values = [metric_values(tables[name].reindex(keys), metric) for name in names]
+        for i, (name, x) in enumerate(zip(names, values, strict=True)):
+            rng = np.random.default_rng(next(streams))
+            defined = x[~np.isnan(x)]
+            row = {
+                "metric": metric,
+                "stage": name,
+                "n_queries": int(defined.size),
+                "mean": float(defined.mean()) if defined.size else float("nan"),
+            }
+            if i == 0:
+                rows.append({**row, "previous": "", "significant": False, "magnitude": ""})
+                continue
+            before = values[i - 1]
+            res = _paired(x, before, test, "two-sided", STAGE_PERMUTATIONS, rng)
+            keep = ~(np.isnan(x) | np.isnan(before))
+            d = _cohens_d(x[keep], before[keep], paired=False)
+            rows.append(
+                {
+                    **row,
+                    "previous": names[i - 1],
+                    "diff": res.mean_difference,
+                    "pvalue": res.pvalue,
+                    "significant": bool(res.pvalue < alpha),
+                    "effect_size": d,
+                    "magnitude": effect_size_label(d),
+                    "wins": res.wins,
+                    "ties": res.ties,
+                    "losses": res.losses,
+                }
+            )
+    table = pd.DataFrame(rows, columns=list(STAGE_COLUMNS))
+    table = table.fillna({"wins": 0, "ties": 0, "losses": 0})
+    return table.astype(
+        {
+            "diff": np.float64,
+            "pvalue": np.float64,
+            "effect_size": np.float64,
+            "significant": bool,
+            "wins": np.int64,
+            "ties": np.int64,
+            "losses": np.int64,
+        }
+    )
