@@ -1,9 +1,14 @@
-"""Time ``evaluate`` against ranx, pytrec_eval (trec_eval) and a bare ``np.lexsort``.
+"""Time ``evaluate`` against ranx, pytrec_eval, a bare ``np.lexsort`` and the sort floor.
 
 Run from the repository root::
 
     python benchmarks/run.py            # every size, a few minutes
     python benchmarks/run.py --quick    # smallest sizes only: a smoke check
+    python benchmarks/run.py --huge     # also 100M web rows (ours and the sort floor only)
+
+The sort floor is a compiled per-query argsort of each contiguous query (the package's own
+``_ranking.argsort_per_query``, a scalar merge sort in C, on one thread and on every thread):
+what any evaluator that sorts each query pays at least.
 
 Every tool starts from the same flat arrays ``(qid, y_true, y_score)`` and ends with per-query
 values of ndcg@10, precision@10, recall@100, MAP and MRR. Timings are the best of ``--repeat``
@@ -31,7 +36,7 @@ import warnings
 
 import numpy as np
 
-from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics import _ranking, evaluate
 
 METRICS = ["ndcg@10", "precision@10", "recall@100", "map", "mrr"]
 # ranx's "ndcg" uses linear gain; "ndcg_burges" is our default 2**label - 1 (same cost).
@@ -43,7 +48,7 @@ SEARCH_METRICS = ["ndcg@10", "precision@10", "recall@100", "map", "mrr", "recall
 
 #: Number of queries per size level; web queries have 100 documents each.
 SIZES = {
-    "web": {"small": 1_000, "medium": 10_000, "large": 100_000},
+    "web": {"small": 1_000, "medium": 10_000, "large": 100_000, "huge": 1_000_000},
     "imbalanced": {"small": 200, "medium": 2_000, "large": 20_000},
 }
 WEB_DOCS = 100
@@ -53,10 +58,14 @@ NEG_RANGE, NEG_MEDIAN = (510, 4966), 1400  # ... and non-relevant candidates
 
 TARGET_ROWS = 10_000_000  # target (1) is stated for 10 million rows
 COLD_START_QUERIES = 1_000
-COLD_START_TARGET = 1.0
+COLD_START_TARGET = 0.5
 SCORING_SHARE_TARGET = 0.05
 BOOTSTRAP_QUERIES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_TARGET = 20_000, 1_000, 0.2
-MEMORY_TARGET = 3.0  # peak traced memory of evaluate / bytes of the three input arrays
+MEMORY_TARGET = 2.0  # peak traced memory of evaluate / bytes of the three input arrays
+FLOOR_TARGETS = {"web": 1.0, "imbalanced": 0.4}  # one-thread evaluate / one-thread sort floor
+SCALING_TARGET = 1.7  # evaluate n_jobs=1 / n_jobs=2
+SHUFFLED_TARGET, STRING_TARGET = 1.5, 1.2  # random query order, string ids / grouped int ids
+MANY_CORES, MANY_CORES_TARGET = 16, 8.0  # speed-up at 16 threads on 100M rows, where measurable
 HEAVY_MODULES = ("lightgbm", "matplotlib", "dask")
 #: Large dependencies whose presence after the cold-start import is reported (not a target).
 WATCHED_MODULES = ("pandas", "scipy.stats", "sklearn.model_selection", "numba")
@@ -125,8 +134,28 @@ def run_ours_all_cores(qid, y, s):
     return evaluate(y, s, qid=qid, metrics=METRICS, n_jobs=-1)
 
 
+def run_jobs(n_jobs):
+    """``evaluate`` with ``n_jobs`` threads (the compiled kernels' threads)."""
+
+    def run(qid, y, s):
+        return evaluate(y, s, qid=qid, metrics=METRICS, n_jobs=n_jobs)
+
+    return run
+
+
 def run_lexsort(qid, y, s):
     return np.lexsort((-s, qid))
+
+
+def run_floor(n_threads):
+    """The sort floor: a compiled argsort of each contiguous query, in ``n_threads`` threads."""
+
+    def run(qid, y, s):
+        starts, _ = segment_bounds(qid)
+        offsets = np.append(starts, qid.size).astype(np.intp)
+        return _ranking.argsort_per_query(s, offsets, None, n_threads)
+
+    return run
 
 
 def ranx_lists(qid, y, s):
@@ -385,10 +414,19 @@ def bootstrap_seconds(repeat=5):
 # Output
 # --------------------------------------------------------------------------------------------
 
-SECONDS_COLUMNS = [
-    "ours",
-    "ours all cores",
-    "ours shuffled",
+
+def seconds_columns(args):
+    return [
+        "ours",
+        *[f"ours x{k}" for k in args.threads],
+        "ours shuffled",
+        "floor 1t",
+        "floor all",
+        *OTHER_COLUMNS,
+    ]
+
+
+OTHER_COLUMNS = [
     "lexsort",
     "ranx eval",
     "ranx total",
@@ -452,6 +490,18 @@ def parse_args(argv=None):
     )
     parser.add_argument("--repeat", type=int, default=3, help="best of N timings (default 3)")
     parser.add_argument(
+        "--threads",
+        type=int,
+        nargs="+",
+        default=None,
+        help="n_jobs values timed besides 1 (default: 2 and the number of cores)",
+    )
+    parser.add_argument(
+        "--huge",
+        action="store_true",
+        help="also 100M web rows (1M queries; ours and the sort floor only; ~10 GB RAM)",
+    )
+    parser.add_argument(
         "--budget",
         type=float,
         default=60.0,
@@ -468,6 +518,9 @@ def parse_args(argv=None):
         args.sizes = ["small"]
     if args.repeat < 1:
         parser.error("--repeat must be >= 1")
+    if args.threads is None:
+        args.threads = [2, os.cpu_count() or 1]
+    args.threads = sorted({k for k in args.threads if k > 1})
     return args
 
 
@@ -493,24 +546,41 @@ def print_header(args):
     print()
 
 
-def measure_size(shape, n_queries, args, *, extras):
-    """Time every tool on one generated data set; with ``extras`` also string qids and memory."""
+def measure_size(shape, n_queries, args, *, extras, huge=False):
+    """Time every tool on one generated data set; with ``extras`` also string qids and memory.
+
+    ``huge`` (the 100M-row size) times only ours (every thread count) and the sort floor.
+    """
     # Seeded by shape and size: the same arrays whichever sizes are run.
     rng = np.random.default_rng([list(SIZES).index(shape), n_queries])
     qid, y, s = MAKERS[shape](n_queries, rng)
     n_rows = qid.size
     shuffle = rng.permutation(n_rows)
+    cores = os.cpu_count() or 1
     tasks = {
         "ours": lambda: timed(run_ours)(qid, y, s)[0],
         "ours all cores": lambda: timed(run_ours_all_cores)(qid, y, s)[0],
-        "ours shuffled": lambda t=(qid[shuffle], y[shuffle], s[shuffle]): timed(run_ours)(*t)[0],
-        "lexsort": lambda: timed(run_lexsort)(qid, y, s)[0],
-        "ranx": lambda: run_ranx(qid, y, s)[0],
+        **{
+            f"ours x{k}": lambda k=k: timed(run_jobs(k))(qid, y, s)[0]
+            for k in args.threads
+            if k != cores
+        },
+        "floor 1t": lambda: timed(run_floor(1))(qid, y, s)[0],
+        "floor all": lambda: timed(run_floor(cores))(qid, y, s)[0],
     }
+    if not huge:
+        tasks["ours shuffled"] = lambda t=(qid[shuffle], y[shuffle], s[shuffle]): timed(run_ours)(
+            *t
+        )[0]
+        tasks["lexsort"] = lambda: timed(run_lexsort)(qid, y, s)[0]
+        tasks["ranx"] = lambda: run_ranx(qid, y, s)[0]
     if n_rows <= args.trec_max_rows:
         tasks["trec"] = lambda: run_trec(qid, y, s)[0]
     del shuffle
-    best, rounds = best_of(tasks, args.repeat, args.budget)
+    best, rounds = best_of(tasks, 2 if huge else args.repeat, args.budget)
+    for k in args.threads:  # n_jobs=-1 is the x{cores} column
+        if k == cores:
+            best[f"ours x{k}"] = best["ours all cores"]
     del tasks  # frees the shuffled copy
     row = {"shape": shape, "n_queries": n_queries, "n_rows": n_rows, "rounds": rounds, **best}
     if extras:
@@ -529,6 +599,7 @@ def measure_size(shape, n_queries, args, *, extras):
 
 
 def print_tables(results, args):
+    columns = seconds_columns(args)
     print()
     print(
         "Seconds (best of N rounds; '-' = not run: trec_eval only up to "
@@ -536,23 +607,36 @@ def print_tables(results, args):
     )
     rows = [
         [r["shape"], f"{r['n_queries']:,}", f"{r['n_rows']:,}", r["rounds"]]
-        + [fmt_seconds(r.get(c)) for c in SECONDS_COLUMNS]
+        + [fmt_seconds(r.get(c)) for c in columns]
         for r in results
     ]
-    print_table(["shape", "queries", "rows", "N", *SECONDS_COLUMNS], rows)
+    print_table(["shape", "queries", "rows", "N", *columns], rows)
     print()
-    print("Ratios tool / ours, one thread (> 1: ours is faster; 'ours shuffled' / ours is the")
-    print("cost of unsorted qids; 'ours all cores' / ours is the gain of n_jobs=-1)")
+    print("Ratios (> 1: ours is faster). 'ours / floor' is one-thread evaluate over the one-thread")
+    print("sort floor (< 1: cheaper than sorting); 'speed-up xK' is ours / ours with n_jobs=K;")
+    print("'shuffled' is ours on rows in random query order / ours; the rest are tool / ours.")
+    scaling = [f"speed-up x{k}" for k in args.threads]
     rows = [
         [r["shape"], f"{r['n_queries']:,}", f"{r['n_rows']:,}"]
-        + [
-            fmt_ratio(r.get(c, np.nan) / r["ours"])
-            for c in ["ours all cores", "ours shuffled", *RATIO_COLUMNS]
-        ]
+        + [fmt_ratio(r["ours"] / r.get("floor 1t", np.nan))]
+        + [fmt_ratio(r["ours"] / r.get(f"ours x{k}", np.nan)) for k in args.threads]
+        + [fmt_ratio(r.get("ours shuffled", np.nan) / r["ours"])]
+        + [fmt_ratio(r["floor 1t"] / r.get("floor all", np.nan))]
+        + [fmt_ratio(r.get(c, np.nan) / r["ours"]) for c in RATIO_COLUMNS]
         for r in results
     ]
     print_table(
-        ["shape", "queries", "rows", "ours all cores", "ours shuffled", *RATIO_COLUMNS], rows
+        [
+            "shape",
+            "queries",
+            "rows",
+            "ours / floor",
+            *scaling,
+            "shuffled",
+            "floor speed-up",
+            *RATIO_COLUMNS,
+        ],
+        rows,
     )
     for r in results:
         if "ours str qid" in r:
@@ -565,7 +649,7 @@ def print_tables(results, args):
 def print_speed_targets(results, shapes):
     largest = {}  # shape -> its largest measured size, if it reaches TARGET_ROWS
     for r in sorted(results, key=lambda r: r["n_rows"]):
-        if r["n_rows"] >= TARGET_ROWS:
+        if r["n_rows"] >= TARGET_ROWS and "ranx total" in r:
             largest[r["shape"]] = r
     for shape in shapes:
         r = largest.get(shape)
@@ -591,12 +675,76 @@ def print_speed_targets(results, shapes):
         )
 
 
+def _largest(results, shape, min_rows=0):
+    found = [r for r in results if r["shape"] == shape and r["n_rows"] >= min_rows]
+    non_huge = [r for r in found if r["n_queries"] != SIZES["web"]["huge"] or shape != "web"]
+    return max(non_huge or found, key=lambda r: r["n_rows"]) if found else None
+
+
+def print_engine_targets(results, args):
+    """Issue 16's targets for the compiled engine, one PASS/FAIL line each."""
+    for shape, target in FLOOR_TARGETS.items():
+        r = _largest(results, shape, TARGET_ROWS if shape == "web" else 0)
+        if r is None or (shape == "imbalanced" and r["n_queries"] < SIZES[shape]["large"]):
+            print(f"(E1) {shape}: not measured (needs the large size; run without --quick)")
+            continue
+        ratio = r["ours"] / r["floor 1t"]
+        print(
+            f"(E1) {shape} {r['n_rows']:,} rows, one thread: evaluate / sort floor = {ratio:.2f}x "
+            f"(evaluate {r['ours']:.3f} s, floor {r['floor 1t']:.3f} s; target <= {target:g}x) "
+            f"{verdict(ratio <= target)}"
+        )
+    for shape in FLOOR_TARGETS:
+        r = _largest(results, shape)
+        if r is None or "ours x2" not in r:
+            print(f"(E2) {shape}: n_jobs=2 not measured (pass --threads 2)")
+            continue
+        ratio = r["ours"] / r["ours x2"]
+        floor = r["floor 1t"] / r["floor all"]
+        print(
+            f"(E2) {shape} {r['n_rows']:,} rows: n_jobs=1 / n_jobs=2 = {ratio:.2f}x "
+            f"(target >= {SCALING_TARGET:g}x) {verdict(ratio >= SCALING_TARGET)}; "
+            f"info: sort floor 1 / {os.cpu_count()} threads = {floor:.2f}x"
+        )
+    for shape in FLOOR_TARGETS:
+        r = _largest(results, shape)
+        if r is None:
+            continue
+        if "ours shuffled" in r:
+            ratio = r["ours shuffled"] / r["ours"]
+            print(
+                f"(E3) {shape} {r['n_rows']:,} rows in random query order / grouped = {ratio:.2f}x "
+                f"(target <= {SHUFFLED_TARGET:g}x) {verdict(ratio <= SHUFFLED_TARGET)}"
+            )
+        if "ours str qid" in r:
+            ratio = r["ours str qid"] / r["ours"]
+            print(
+                f"(E3) {shape} {r['n_rows']:,} rows, string ids / int ids = {ratio:.2f}x "
+                f"(target <= {STRING_TARGET:g}x) {verdict(ratio <= STRING_TARGET)}"
+            )
+    huge = [r for r in results if r["shape"] == "web" and r["n_queries"] == SIZES["web"]["huge"]]
+    cores = os.cpu_count() or 1
+    if huge and f"ours x{MANY_CORES}" in huge[0]:
+        r = huge[0]
+        ratio = r["ours"] / r[f"ours x{MANY_CORES}"]
+        print(
+            f"(E6) web {r['n_rows']:,} rows: n_jobs=1 / n_jobs={MANY_CORES} = {ratio:.2f}x "
+            f"(target >= {MANY_CORES_TARGET:g}x) {verdict(ratio >= MANY_CORES_TARGET)}"
+        )
+    else:
+        print(
+            f"(E6) {MANY_CORES} threads on 100M rows: not measured here ({cores} cores; "
+            f"run with --huge --threads 2 {MANY_CORES} on a machine with {MANY_CORES} cores)"
+        )
+
+
 def print_cold_start(quick, repeat):
     cold_repeat = 1 if quick else min(repeat, 3)
     ours = cold_start(_OURS_COLD, COLD_START_QUERIES, cold_repeat)
     ranx = cold_start(_RANX_COLD, COLD_START_QUERIES, cold_repeat)
     print(
-        f"(2) cold start, import + evaluate {COLD_START_QUERIES:,} web queries in a fresh process: "
+        f"(2, E4) cold start, import + evaluate {COLD_START_QUERIES:,} web queries in a fresh "
+        "process: "
         f"{ours['total']:.2f} s (import {ours['import']:.2f} s; target < "
         f"{COLD_START_TARGET:g} s) {verdict(ours['total'] < COLD_START_TARGET)}"
     )
@@ -635,10 +783,10 @@ def print_memory(results):
             continue
         factor = r["peak bytes"] / r["input bytes"]
         print(
-            f"(5) peak memory of evaluate ({r['shape']}, {r['n_rows']:,} rows): "
+            f"(5, E5) peak memory of evaluate ({r['shape']}, {r['n_rows']:,} rows): "
             f"{r['peak bytes'] / 2**20:,.0f} MiB = {factor:.1f}x the "
             f"{r['input bytes'] / 2**20:,.0f} MiB of input arrays "
-            f"(target <= about {MEMORY_TARGET:g}x) {verdict(factor <= MEMORY_TARGET)}"
+            f"(target <= {MEMORY_TARGET:g}x) {verdict(factor <= MEMORY_TARGET)}"
         )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10
     print(f"    info: process peak RSS (all tools, all sizes) {rss:,.0f} MiB")
@@ -658,10 +806,13 @@ def main(argv=None):
             extras = level == levels[-1]
             results.append(measure_size(shape, SIZES[shape][level], args, extras=extras))
             gc.collect()
+    if args.huge and "web" in args.shapes:
+        results.append(measure_size("web", SIZES["web"]["huge"], args, extras=False, huge=True))
     print_tables(results, args)
     print()
     print("Targets")
     print("-------")
+    print_engine_targets(results, args)
     print_speed_targets(results, args.shapes)
     print_cold_start(args.quick, args.repeat)
     print_search_share(args.quick)

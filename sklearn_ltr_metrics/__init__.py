@@ -44,11 +44,19 @@ _FAMILIES = {
         "precision_recall_curves",
     ),
     "model_selection": (
+        "QueryKFold",
         "RankingGridSearchCV",
         "RankingRandomizedSearchCV",
+        "StratifiedQueryKFold",
         "cross_validate_ranking",
     ),
-    "rankers": ("FeatureRanker", "LambdaMARTRanker", "OracleRanker", "RandomRanker"),
+    "rankers": (
+        "FeatureRanker",
+        "LambdaMARTRanker",
+        "OracleRanker",
+        "QueryAwareRanker",
+        "RandomRanker",
+    ),
     "stats": (
         "DifficultyCorrelation",
         "PairedTestResult",

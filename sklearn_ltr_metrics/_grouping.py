@@ -168,7 +168,7 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
     codes, uniques = factorize_qid(qid, name)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
-    grouped, sizes = _ranking.counting_sort(codes, uniques.shape[0], n_threads)
+    grouped, sizes = _ranking.counting_sort(codes, uniques.shape[0], n_threads, _ROWS_PER_THREAD)
     return Grouping(uniques, sizes, grouped, codes)
 
 
@@ -183,6 +183,10 @@ def size_buckets(sizes, growth=1.25):
     bounds = np.append(starts, order.size)
     return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
 
+
+#: Rows per thread of the compiled kernels: fewer rows run on fewer threads (waking a thread
+#: costs more than it saves on small inputs, far more on a loaded machine).
+_ROWS_PER_THREAD = 1 << 17
 
 #: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
 #: small enough to balance two cores.
@@ -366,6 +370,7 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
         key=_tie_key(tiebreak),
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,
+        grain=_ROWS_PER_THREAD,
     )
     return SupportRanks(counts, row, greater, tied, before)
 

@@ -19,6 +19,10 @@ from libc.string cimport memset
 
 ctypedef Py_ssize_t intp
 
+#: Rows per thread below which a kernel runs on fewer threads: waking a thread costs more than
+#: it saves on small inputs (and much more on a loaded machine, where it may wait for a core).
+MIN_ROWS_PER_THREAD = 1 << 17
+
 #: Queries with at most this many active rows are ranked by direct counting (O(n m), branch-free
 #: and vectorised); more active rows are sorted and searched (O(n log m)). Measured crossover.
 DIRECT_MAX = 16
@@ -32,7 +36,9 @@ ctypedef fused score_t:
 # ----------------------------------------------------------------------------------------------
 
 
-def counting_sort(const intp[::1] codes, intp n_groups, int n_threads=1):
+def counting_sort(
+    const intp[::1] codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD
+):
     """Row indices grouped by code (input order kept inside each group) and group sizes.
 
     Rows are split into one chunk per thread; each chunk counts its codes, the counts are
@@ -40,7 +46,7 @@ def counting_sort(const intp[::1] codes, intp n_groups, int n_threads=1):
     stable sort), and each chunk scatters its rows. O(n + n_groups * chunks).
     """
     cdef intp n = codes.shape[0]
-    cdef intp n_chunks = max(1, min(<intp> n_threads, n // 65536))
+    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
     grouped_arr = np.empty(n, dtype=np.intp)
     counts_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
     cdef intp[::1] grouped = grouped_arr
@@ -168,7 +174,13 @@ cdef void _sort_perm(
 # ----------------------------------------------------------------------------------------------
 
 
-def argsort_per_query(const score_t[::1] scores, const intp[::1] offsets, key=None, int n_threads=1):
+def argsort_per_query(
+    const score_t[::1] scores,
+    const intp[::1] offsets,
+    key=None,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
     """Row order sorted by descending score inside each contiguous query.
 
     Ties are broken by ``key`` ascending (float64, optional), then input order. This is the
@@ -177,6 +189,7 @@ def argsort_per_query(const score_t[::1] scores, const intp[::1] offsets, key=No
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
     cdef intp longest = 0, q, i, lo, m
+    n_threads = max(1, min(n_threads, n // max(grain, 1)))
     for q in range(nq):
         longest = max(longest, offsets[q + 1] - offsets[q])
     out_arr = np.empty(n, dtype=np.intp)
@@ -423,6 +436,7 @@ def rank_support(
     bint tie_order=False,
     int n_threads=1,
     intp direct_max=DIRECT_MAX,
+    intp grain=MIN_ROWS_PER_THREAD,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -448,6 +462,7 @@ def rank_support(
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
     cdef const intp* gp = NULL
+    n_threads = max(1, min(n_threads, n // max(grain, 1)))
     cdef const intp[::1] grouped_view
     cdef const double[::1] key_view
     cdef const double* kp = NULL

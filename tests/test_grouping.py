@@ -46,6 +46,14 @@ def _cases():
     )
 
 
+@pytest.fixture(autouse=True)
+def _threads_on_small_inputs(monkeypatch):
+    """Let the kernels use every thread asked for, however few rows there are."""
+    from sklearn_ltr_metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 16)
+
+
 @pytest.mark.parametrize(("case", "qid"), list(_cases()))
 @pytest.mark.parametrize("n_threads", [1, 2, 3])
 def test_rank_order_matches_lexsort(case, qid, n_threads):
@@ -117,7 +125,14 @@ def test_direct_counting_and_sorting_rank_alike(seed):
     grouped = rng.permutation(offsets[-1]).astype(np.intp) if seed else None
     direct, sorted_ = (
         _ranking.rank_support(
-            score, active, offsets, grouped=grouped, key=key, tie_order=True, direct_max=limit
+            score,
+            active,
+            offsets,
+            grouped=grouped,
+            key=key,
+            tie_order=True,
+            direct_max=limit,
+            grain=8,
         )
         for limit in (10**9, 0)
     )

@@ -23,7 +23,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_ltr_metrics import FeatureRanker, OracleRanker, evaluate
 from sklearn_ltr_metrics.metrics._scorer import make_ranking_scorer
-from sklearn_ltr_metrics.model_selection._search import (
+from sklearn_ltr_metrics.model_selection import (
     RankingGridSearchCV,
     RankingRandomizedSearchCV,
     cross_validate_ranking,
@@ -79,7 +79,7 @@ def test_helper_without_routing_equals_routed_sklearn_and_by_hand(data, helper_r
             m: ev.mean(m) for m in METRICS
         }
     assert not routing_is_on()
-    assert set(helper_result) == {"fit_time", "score_time", "per_query"} | {
+    assert set(helper_result) == {"fit_time", "score_time", "per_query", "per_cutoff"} | {
         f"test_{m}" for m in METRICS
     }
 
@@ -427,3 +427,131 @@ def test_no_private_sklearn_imports():
             if isinstance(node, ast.ImportFrom) and node.module.startswith("sklearn"):
                 parts = node.module.split(".")
                 assert not any(p.startswith("_") for p in parts), node.module
+
+
+# --------------------------------------------------------------------------------------------
+# table first: one predict per fold, per-cutoff table, scikit-learn's single-score keys
+# --------------------------------------------------------------------------------------------
+
+
+class CountingRanker(FeatureRanker):
+    """FeatureRanker that counts its predict calls."""
+
+    n_predict = 0
+
+    def predict(self, X):
+        type(self).n_predict += 1
+        return super().predict(X)
+
+
+def test_one_predict_per_fold(data):
+    X, y, qid = data
+    named = {"top5": make_ranking_scorer("ndcg@5"), "ap": make_ranking_scorer("map")}
+    for scoring in (METRICS, named, "mrr"):
+        CountingRanker.n_predict = 0
+        res = cross_validate_ranking(CountingRanker(0), X, y, qid=qid, scoring=scoring, cv=4)
+        assert CountingRanker.n_predict == 4
+        assert len(res["fit_time"]) == 4
+    CountingRanker.n_predict = 0
+    cross_validate_ranking(CountingRanker(0), X, y, qid=qid, cv=4, return_train_score=True)
+    assert CountingRanker.n_predict == 8
+
+
+def test_per_cutoff_table(data, helper_result):
+    X, y, qid = data
+    cut = helper_result["per_cutoff"]
+    assert list(cut.columns) == ["fold", "qid", "metric", "k", "value"]
+    assert set(cut["metric"]) == set(METRICS)
+    # The same rows as evaluate(...).per_cutoff of each fold, plus the fold.
+    fold = 1
+    test_queries = helper_result["per_query"].query("fold == @fold")["qid"]
+    rows = np.isin(qid, test_queries)
+    model = ranker().fit(X[~rows], y[~rows], qid=qid[~rows])
+    ev = evaluate(y[rows], model.predict(X[rows]), qid=qid[rows], metrics=METRICS)
+    got = cut[cut["fold"] == fold].drop(columns="fold").reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, ev.per_cutoff)
+    # Each (fold, query, metric) mean over cut-offs is the per-query value.
+    by_query = cut.groupby(["fold", "qid", "metric"])["value"].mean().unstack("metric")
+    table = helper_result["per_query"].set_index(["fold", "qid"])[METRICS]
+    pd.testing.assert_frame_equal(
+        by_query.loc[table.index, METRICS], table, check_names=False, atol=1e-12
+    )
+
+
+def test_per_cutoff_for_the_oracle_and_dict_names(data):
+    X, y, qid = data
+    res = cross_validate_ranking(
+        OracleRanker(),
+        X,
+        y,
+        qid=qid,
+        scoring={"R@K": make_ranking_scorer("capped_recall@adaptive")},
+        cv=3,
+    )
+    cut = res["per_cutoff"]
+    assert set(cut["metric"]) == {"R@K"}
+    defined = cut["value"].dropna()
+    assert len(defined) > 3 * 40 and (defined == 1.0).all()
+    np.testing.assert_array_equal(res["test_R@K"], 1.0)
+
+
+def test_single_scorer_gives_test_score(data):
+    X, y, qid = data
+    res = cross_validate_ranking(
+        FeatureRanker(0), X, y, qid=qid, scoring="map", cv=3, return_train_score=True
+    )
+    np.testing.assert_array_equal(res["test_score"], res["test_map"])
+    np.testing.assert_array_equal(res["train_score"], res["train_map"])
+    assert "test_score" not in cross_validate_ranking(
+        FeatureRanker(0), X, y, qid=qid, scoring=["map"], cv=3
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# searches: metric specs, no silent NaN, the constructor left alone
+# --------------------------------------------------------------------------------------------
+
+
+def test_search_takes_metric_specs(data):
+    X, y, qid = data
+    grid = {"feature": [0, 1]}
+    single = RankingGridSearchCV(FeatureRanker(0), grid, scoring="map", cv=3).fit(X, y, qid=qid)
+    by_scorer = RankingGridSearchCV(
+        FeatureRanker(0), grid, scoring=make_ranking_scorer("map"), cv=3
+    ).fit(X, y, qid=qid)
+    np.testing.assert_array_equal(
+        single.cv_results_["mean_test_score"], by_scorer.cv_results_["mean_test_score"]
+    )
+    several = RankingGridSearchCV(FeatureRanker(0), grid, scoring=["mrr", "map"], cv=3)
+    several.fit(X, y, qid=qid)
+    np.testing.assert_array_equal(
+        several.cv_results_["mean_test_map"], single.cv_results_["mean_test_score"]
+    )
+    assert several.refit is True and several.scoring == ["mrr", "map"]
+    assert several.best_index_ == np.argmax(several.cv_results_["mean_test_mrr"])
+    with pytest.raises(ValueError, match="Did you mean 'ndcg'"):
+        RankingGridSearchCV(FeatureRanker(0), grid, scoring="ndgc@10").fit(X, y, qid=qid)
+
+
+def test_search_defaults_to_raise_and_keeps_its_parameters(data):
+    X, y, qid = data
+    assert RankingGridSearchCV(FeatureRanker(0), {}).error_score == "raise"
+    assert RankingRandomizedSearchCV(FeatureRanker(0), {}).error_score == "raise"
+    cv = GroupKFold(3)
+    search = RankingGridSearchCV(ranker(), {"num_leaves": [3, 7]}, scoring="map", cv=cv)
+    with pytest.raises(ValueError, match="non-integer labels"):
+        search.fit(X, y + 0.5, qid=qid)
+    assert search.cv is cv and search.scoring == "map"
+    assert not hasattr(search, "cv_results_")
+
+
+def test_search_with_only_nan_scores_raises(data):
+    X, y, qid = data
+    search = RankingGridSearchCV(FeatureRanker(0), {"feature": [0, 1]}, scoring="map", cv=3)
+    with (
+        pytest.warns(RuntimeWarning, match="Every query is undefined"),
+        pytest.warns(UserWarning, match="test scores are non-finite"),
+        pytest.raises(ValueError, match=r"Every candidate scored NaN \(mean_test_score\)"),
+    ):
+        search.fit(X, np.zeros_like(y), qid=qid)
+    assert not hasattr(search, "best_params_")

@@ -18,7 +18,13 @@ from sklearn.metrics import ndcg_score
 from sklearn.model_selection import GridSearchCV, GroupKFold, cross_validate
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_ltr_metrics import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
+from sklearn_ltr_metrics import (
+    FeatureRanker,
+    LambdaMARTRanker,
+    OracleRanker,
+    RandomRanker,
+    evaluate,
+)
 from sklearn_ltr_metrics.rankers._lambdamart import LIGHTGBM_MAX_QUERY_SIZE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -85,12 +91,14 @@ class _SingleQueryLambdaMART(LambdaMARTRanker):
     def fit(self, X, y, qid=None, sample_weight=None):
         if qid is None and y is not None:
             qid = np.zeros(np.asarray(y).shape[0])
+        if y is not None and np.issubdtype(np.asarray(y).dtype, np.floating):
+            y = np.rint(y)  # the regressor checks give continuous targets; grades are integers
         return super().fit(X, y, qid=qid, sample_weight=sample_weight)
 
-    def score(self, X, y, qid=None):
+    def score(self, X, y, qid=None, sample_weight=None):
         if qid is None:
             qid = np.zeros(np.asarray(y).shape[0])
-        return super().score(X, y, qid=qid)
+        return super().score(X, y, qid=qid, sample_weight=sample_weight)
 
 
 # --------------------------------------------------------------------------------------------
@@ -138,8 +146,18 @@ _LAMBDAMART_FIT_CHECKS = (
     "check_fit_check_is_fitted",
     "check_n_features_in",
     "check_fit2d_predict1d",
+    # the regressor checks (rankers are regressors of relevance)
+    "check_regressor_data_not_an_array",
+    "check_regressors_int",
+    "check_regressors_no_decision_function",
+    "check_regressors_train",
+    "check_supervised_y_2d",
 )
 _ORACLE_PREDICT_CHECKS = (
+    "check_regressor_data_not_an_array",
+    "check_regressors_int",
+    "check_regressors_train",
+    "check_supervised_y_2d",
     "check_estimators_dtypes",
     "check_dtype_object",
     "check_estimator_sparse_array",
@@ -575,3 +593,65 @@ def test_grid_search_with_routing():
     assert search.best_score_ == pytest.approx(expected, abs=1e-12)
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
     assert search.best_estimator_.n_features_in_ == X.shape[1]
+
+
+# --------------------------------------------------------------------------------------------
+# score(sample_weight), Pipeline.score, and the estimator type "regressor"
+# --------------------------------------------------------------------------------------------
+
+
+def test_score_with_query_weights():
+    X, y, qid = make_data()
+    model = FeatureRanker(0).fit(X)
+    per_query = evaluate(y, X[:, 0], qid=qid, metrics="ndcg@10").per_query["ndcg@10"]
+    weights = np.where(per_query.index.to_numpy() % 2 == 0, 3.0, 1.0)
+    row_weights = weights[np.searchsorted(per_query.index.to_numpy(), qid)]
+    expected = np.average(per_query.to_numpy(), weights=weights)
+    assert model.score(X, y, qid=qid, sample_weight=row_weights) == pytest.approx(expected)
+    assert model.score(X, y, qid=qid, sample_weight=np.ones(len(y))) == model.score(X, y, qid=qid)
+    bad = row_weights.copy()
+    bad[0] += 1
+    with pytest.raises(ValueError, match=r"sample_weight differs between rows of query 100"):
+        model.score(X, y, qid=qid, sample_weight=bad)
+
+
+def test_pipeline_score_with_routing():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, qid = make_data()
+    pipe = make_pipeline(StandardScaler(), LambdaMARTRanker(n_estimators=5))
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe.fit(X, y, qid=qid)
+        value = pipe.score(X, y, qid=qid)
+        cv = cross_validate(pipe, X, y, cv=GroupKFold(3), params={"qid": qid, "groups": qid})
+    assert value == pipe[-1].score(pipe[0].transform(X), y, qid=qid)
+    assert np.isfinite(cv["test_score"]).all()
+
+
+def test_rankers_are_regressors_of_relevance():
+    from sklearn.base import is_regressor
+    from sklearn.ensemble import VotingRegressor
+    from sklearn.inspection import partial_dependence
+    from sklearn.model_selection import KFold, check_cv
+
+    X, y, qid = make_data()
+    for model in (LambdaMARTRanker(), RandomRanker(), OracleRanker(), FeatureRanker(0)):
+        assert is_regressor(model)
+    # check_cv treats a ranker as a regressor: an int means KFold, which ignores queries (use
+    # QueryKFold, or cross_validate_ranking, whose int cv is query-safe).
+    assert isinstance(check_cv(5, y, classifier=False), KFold)
+    lambdamart = LambdaMARTRanker(n_estimators=5, min_child_samples=5).fit(X, y, qid=qid)
+    pd_result = partial_dependence(lambdamart, X, features=[0], grid_resolution=5)
+    manual = []
+    for value in pd_result["grid_values"][0]:
+        X_fixed = X.copy()
+        X_fixed[:, 0] = value
+        manual.append(lambdamart.predict(X_fixed).mean())
+    np.testing.assert_allclose(pd_result["average"][0], manual)
+    with sklearn.config_context(enable_metadata_routing=True):
+        vote = VotingRegressor(
+            [("lm", LambdaMARTRanker(n_estimators=5)), ("f", FeatureRanker(0))]
+        ).fit(X, y, qid=qid)
+    lm = LambdaMARTRanker(n_estimators=5).fit(X, y, qid=qid)
+    np.testing.assert_allclose(vote.predict(X), (lm.predict(X) + X[:, 0]) / 2)

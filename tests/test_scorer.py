@@ -491,3 +491,84 @@ def test_lightgbm_example_cross_validate_and_grid_search(lgbm_data, routing):
     for i, (train, test) in enumerate(folds):
         expected = by_hand(ranker(), X, y, qid, train, test, ["ndcg@10"], num_leaves=31)
         assert search.cv_results_[f"split{i}_test_ndcg@10"][1] == expected["ndcg@10"]
+
+
+# --------------------------------------------------------------------------------------------
+# response_method, public attributes, the routing-aware message
+# --------------------------------------------------------------------------------------------
+
+
+def test_classifiers_are_ranked_by_probabilities(data):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+
+    X, y, qid = data
+    graded = LogisticRegression(max_iter=500).fit(X, y)  # 4 classes: the expected grade
+    expected = evaluate(y, graded.predict_proba(X) @ graded.classes_, qid=qid, metrics="ndcg@10")
+    scorer = make_ranking_scorer("ndcg@10")
+    assert scorer(graded, X, y, qid=qid) == expected.mean("ndcg@10")
+    hard = make_ranking_scorer("ndcg@10", response_method="predict")(graded, X, y, qid=qid)
+    assert hard == evaluate(y, graded.predict(X), qid=qid, metrics="ndcg@10").mean("ndcg@10")
+    assert hard < expected.mean("ndcg@10")
+    binary = LogisticRegression().fit(X, y > 1)  # two classes: decision_function first
+    margins = evaluate(y, binary.decision_function(X), qid=qid, metrics="map").mean("map")
+    assert make_ranking_scorer("map")(binary, X, y, qid=qid) == margins
+    proba = make_ranking_scorer("map", response_method="predict_proba")
+    assert proba(binary, X, y, qid=qid) == pytest.approx(margins, abs=1e-12)
+    svm = LinearSVC().fit(X, y > 1)  # no predict_proba
+    assert make_ranking_scorer("map")(svm, X, y, qid=qid) == evaluate(
+        y, svm.decision_function(X), qid=qid, metrics="map"
+    ).mean("map")
+    # a multi-class decision_function asked for explicitly is one column per class
+    with pytest.raises(ValueError, match="one score per row"):
+        make_ranking_scorer("map", response_method="decision_function")(graded, X, y, qid=qid)
+
+
+def test_response_method_errors_and_repr(data):
+    X, y, qid = data
+    with pytest.raises(ValueError, match="response_method='predict_log_proba'"):
+        make_ranking_scorer("map", response_method="predict_log_proba")
+    with pytest.raises(TypeError, match="response_method must be"):
+        make_ranking_scorer("map", response_method=3)
+    with pytest.raises(TypeError, match="FeatureRanker has no predict_proba method"):
+        make_ranking_scorer("map", response_method="predict_proba")(
+            FeatureRanker(0).fit(X), X, y, qid=qid
+        )
+    scorer = make_ranking_scorer("map", response_method=["predict_proba", "predict"])
+    assert (
+        repr(scorer) == "make_ranking_scorer('map', response_method=['predict_proba', 'predict'])"
+    )
+    assert repr(eval(repr(scorer))) == repr(scorer)
+
+
+def test_public_attributes_rebuild_the_scorer(data):
+    X, y, qid = data
+    scorer = make_ranking_scorer(
+        ["recall", "map"], k=[1, 3], greater_is_better=False, gain="linear"
+    )
+    assert scorer.metric == ("recall", "map")
+    assert scorer.k == [1, 3]
+    assert scorer.response_method is None
+    assert scorer.options == {"gain": "linear"}
+    rebuilt = make_ranking_scorer(
+        list(scorer.metric),
+        k=scorer.k,
+        greater_is_better=scorer.greater_is_better,
+        response_method=scorer.response_method,
+        **scorer.options,
+    )
+    model = FeatureRanker(0).fit(X)
+    assert rebuilt(model, X, y, qid=qid) == scorer(model, X, y, qid=qid)
+    assert repr(rebuilt) == repr(scorer)
+
+
+@pytest.mark.parametrize("routing", [False, True])
+def test_missing_qid_message_names_the_routing_state(data, routing):
+    X, y, _ = data
+    with (
+        sklearn.config_context(enable_metadata_routing=routing),
+        pytest.raises(TypeError, match="needs qid") as info,
+    ):
+        make_ranking_scorer("map")(FeatureRanker(0).fit(X), X, y)
+    state = "on, but no qid reached it" if routing else "off (scikit-learn's default)"
+    assert f"Metadata routing is {state}" in str(info.value)

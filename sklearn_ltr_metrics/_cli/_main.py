@@ -217,7 +217,7 @@ def _cmd_demo(args):
     from ..datasets._generate import BM25_FEATURE, make_ranking_data
     from ..metrics._evaluate import evaluate
     from ..metrics._scorer import predict_scores
-    from ..model_selection._search import cross_validate_ranking
+    from ..model_selection import cross_validate_ranking
     from ..rankers._base import FeatureRanker, OracleRanker, RandomRanker
     from ..rankers._lambdamart import LambdaMARTRanker
     from ..report._report import make_report

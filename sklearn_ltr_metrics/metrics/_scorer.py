@@ -13,6 +13,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._validation import _short
@@ -26,6 +27,11 @@ __all__ = ["RankingScorer", "make_ranking_scorer"]
 #: construction, and query_stats belongs to one data set, not to a scorer).
 _CONVENTION_OPTIONS = ("conventions", *(key for key in OPTION_KEYS if key != "default_k"))
 
+#: The response methods a scorer tries, in order, when none is given (as in scikit-learn's
+#: ``make_scorer(response_method=...)``, with ``decision_function`` first).
+DEFAULT_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
+_RESPONSE_METHODS = frozenset(DEFAULT_RESPONSE_METHOD)
+
 MISSING_QID_HINT = (
     "Ranking metrics are computed per query, and a fold is never treated as one query. "
     "Either turn on metadata routing, sklearn.set_config(enable_metadata_routing=True), and "
@@ -36,6 +42,22 @@ MISSING_QID_HINT = (
 )
 
 
+def missing_qid_message(owner):
+    """Why ``owner`` got no ``qid`` and how to pass it, for the current routing setting."""
+    if get_config()["enable_metadata_routing"]:
+        state = (
+            "Metadata routing is on, but no qid reached it: pass the query ids with the call "
+            "(cross_validate(..., params={'qid': qid}), GridSearchCV(...).fit(X, y, qid=qid)) "
+            "and keep its request (set_score_request(qid=True), the default)."
+        )
+    else:
+        state = (
+            "Metadata routing is off (scikit-learn's default), so cross_validate and the "
+            "searches never pass qid to a scorer (groups=qid reaches only the splitter)."
+        )
+    return f"{owner} needs qid, the query id of every row. {state} {MISSING_QID_HINT}"
+
+
 def _final_step(estimator):
     """The last step of a Pipeline (recursively), else ``estimator`` itself."""
     steps = getattr(estimator, "steps", None)
@@ -44,38 +66,93 @@ def _final_step(estimator):
     return estimator
 
 
-def predict_scores(estimator, X, y=None):
-    """One score per row of ``X`` from ``estimator.predict``, passing labels to an oracle.
-
-    An estimator whose (final Pipeline step's) class sets ``_ltr_needs_labels = True``
-    (``OracleRanker``) gets ``predict(X, y=y)``; inside a Pipeline the earlier steps transform
-    ``X`` first (``pipeline[:-1].transform``), so this works with routing on or off.
-    """
-    if not hasattr(estimator, "predict"):
+def check_response_method(response_method):
+    """``response_method`` as a tuple of method names (``None``: the default order)."""
+    if response_method is None:
+        return DEFAULT_RESPONSE_METHOD
+    methods = (response_method,) if isinstance(response_method, str) else response_method
+    if not isinstance(methods, (list, tuple)) or not methods:
         raise TypeError(
-            f"estimator {type(estimator).__name__} has no predict method; a ranking scorer "
-            "needs predict(X) returning one score per row (higher ranks first)."
+            "response_method must be None, a method name or a non-empty list of them, got "
+            f"{_short(response_method)}."
         )
-    if getattr(_final_step(estimator), "_ltr_needs_labels", False):
+    for method in methods:
+        if method not in _RESPONSE_METHODS:
+            raise ValueError(
+                f"response_method={response_method!r} names {method!r}; use "
+                f"{', '.join(map(repr, DEFAULT_RESPONSE_METHOD))} or a list of them."
+            )
+    return tuple(methods)
+
+
+def _as_scores(raw, method, classes):
+    """One score per row from the output of ``method`` (see :func:`predict_scores`)."""
+    raw = np.asarray(raw)
+    if raw.ndim == 2 and raw.shape[1] == 1:
+        return raw.ravel()
+    if raw.ndim == 1:
+        return raw
+    if raw.ndim == 2 and method == "predict_proba":
+        if raw.shape[1] == 2:
+            return raw[:, 1]
+        grades = np.arange(raw.shape[1]) if classes is None else np.asarray(classes)
+        if grades.shape[0] != raw.shape[1] or not np.issubdtype(grades.dtype, np.number):
+            raise TypeError(
+                f"predict_proba gives {raw.shape[1]} class columns but the classes "
+                f"{_short(classes)} are not numeric grades, so no expected grade can rank the "
+                "rows; train on numeric relevance labels or pass another response_method."
+            )
+        return raw @ grades.astype(np.float64)
+    raise ValueError(
+        f"{method} returned an array of shape {raw.shape}; a ranking needs one score per row. "
+        "For a multi-class classifier use response_method='predict_proba' (the expected grade)."
+    )
+
+
+def predict_scores(estimator, X, y=None, response_method=None):
+    """One score per row of ``X``: the estimator's first available response method.
+
+    ``response_method`` (default ``("decision_function", "predict_proba", "predict")``) lists
+    the methods tried in order. ``predict_proba`` gives the positive class's probability for
+    two classes and the expected grade ``sum_c p_c * c`` for more; the default order skips a
+    multi-class ``decision_function`` (one column per class). An estimator whose (final
+    Pipeline step's) class sets ``_ltr_needs_labels = True`` (``OracleRanker``) gets
+    ``predict(X, y=y)``; inside a Pipeline the earlier steps transform ``X`` first.
+    """
+    methods = check_response_method(response_method)
+    final = _final_step(estimator)
+    if getattr(final, "_ltr_needs_labels", False) and "predict" in methods:
         if y is None:
             raise ValueError(
-                f"{type(_final_step(estimator)).__name__} ranks by the true labels, so scoring "
-                "it needs y; pass y to the scorer."
+                f"{type(final).__name__} ranks by the true labels, so scoring it needs y; "
+                "pass y to the scorer."
             )
         if hasattr(estimator, "steps"):
             Xt = estimator[:-1].transform(X) if len(estimator.steps) > 1 else X
-            return predict_scores(estimator.steps[-1][1], Xt, y)
-        y_score = estimator.predict(X, y=y)
-    else:
-        y_score = estimator.predict(X)
-    y_score = np.asarray(y_score)
-    if y_score.ndim == 2 and y_score.shape[1] == 1:
-        y_score = y_score.ravel()
-    return y_score
+            return predict_scores(estimator.steps[-1][1], Xt, y, "predict")
+        return _as_scores(estimator.predict(X, y=y), "predict", None)
+    classes = getattr(estimator, "classes_", None)
+    n_classes = 0 if classes is None else len(classes)
+    for method in methods:
+        if not hasattr(estimator, method):
+            continue
+        if method == "decision_function" and n_classes > 2 and response_method is None:
+            continue  # one margin per class is not one score per row
+        return _as_scores(getattr(estimator, method)(X), method, classes)
+    others = f" (nor {' or '.join(methods[:-1])})" if len(methods) > 1 else ""
+    raise TypeError(
+        f"estimator {type(estimator).__name__} has no {methods[-1]} method{others}; a ranking "
+        "scorer needs one score per row (higher ranks first), e.g. from predict(X)."
+    )
 
 
 class RankingScorer:
     """A query-aware scorer: ``scorer(estimator, X, y, qid=qid)``; see :func:`make_ranking_scorer`.
+
+    The constructor arguments are kept as public attributes, so a scorer can be rebuilt or
+    inspected without private state: ``RankingScorer(s.metric, k=s.k,
+    greater_is_better=s.greater_is_better, response_method=s.response_method, **s.options)``
+    is an equal scorer.
 
     Parameters
     ----------
@@ -85,11 +162,17 @@ class RankingScorer:
         Cut-off for specs given without ``@k``.
     greater_is_better : bool, default=True
         ``False`` negates the values.
+    response_method : str, tuple of str or None, default=None
+        The estimator's method giving the scores, as :func:`make_ranking_scorer` takes it.
     **options
         Options of :func:`evaluate` (``conventions``, ``ties``, ``gain``...).
 
     Attributes
     ----------
+    metric : str or tuple of str
+        The metric spec(s) as given (a tuple for a multi-metric scorer).
+    k : int, str, list, callable or None
+        The cut-off given for specs without ``@k``.
     metrics : tuple of str
         The normalised metric specs (the keys of the dict a multi-metric scorer returns and the
         columns of its per-query table).
@@ -97,6 +180,8 @@ class RankingScorer:
         Whether ``__call__`` returns a dict ``{spec: value}`` rather than a float.
     greater_is_better : bool
         ``False`` negates the values returned by ``__call__`` (scikit-learn's convention).
+    response_method : str, tuple of str or None
+        As given; ``None`` tries ``decision_function``, ``predict_proba``, then ``predict``.
     options : dict
         The :func:`evaluate` options given at construction (``conventions``, ``ties``...).
 
@@ -108,7 +193,7 @@ class RankingScorer:
     (True, ('ndcg@10', 'capped_recall@adaptive'), True)
     """
 
-    def __init__(self, metric, *, k=None, greater_is_better=True, **options):
+    def __init__(self, metric, *, k=None, greater_is_better=True, response_method=None, **options):
         unknown = sorted(set(options) - set(_CONVENTION_OPTIONS))
         if unknown:
             raise TypeError(
@@ -119,6 +204,7 @@ class RankingScorer:
             raise TypeError(
                 f"greater_is_better must be True or False, got {_short(greater_is_better)}."
             )
+        check_response_method(response_method)
         self.multimetric = not isinstance(metric, str)
         if self.multimetric and not isinstance(metric, (list, tuple)):
             raise TypeError(
@@ -137,10 +223,15 @@ class RankingScorer:
                 "doc_id, which a scorer does not receive; pass ties='average' or 'stable' "
                 "explicitly, or evaluate TREC runs with evaluate_run."
             )
-        self._metric = tuple(metric) if self.multimetric else metric
-        self._k = k
+        self.metric = tuple(metric) if self.multimetric else metric
+        self.k = k
         self.metrics = tuple(spec.column for spec in specs)
         self.greater_is_better = bool(greater_is_better)
+        self.response_method = (
+            response_method
+            if response_method is None or isinstance(response_method, str)
+            else tuple(response_method)
+        )
         self.options = dict(options)
         self._qid_request = True
 
@@ -179,6 +270,38 @@ class RankingScorer:
 
     # -- scoring --------------------------------------------------------------------------
 
+    def predict_scores(self, estimator, X, y_true=None):
+        """One score per row of ``X`` from the estimator's response method (one call).
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+        X : array-like of shape (n_samples, n_features)
+        y_true : array-like of shape (n_samples,), optional
+            Passed to an estimator that ranks by the labels (``OracleRanker``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return predict_scores(estimator, X, y_true, self.response_method)
+
+    def evaluate_scores(self, y_true, y_score, *, qid):
+        """Evaluate given scores per query with this scorer's metrics and options.
+
+        Parameters
+        ----------
+        y_true, y_score, qid : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        RankingEvaluation
+            One column per entry of :attr:`metrics`; the scorer's value is ``.mean(spec)``
+            (not negated).
+        """
+        metric = list(self.metric) if self.multimetric else self.metric
+        return evaluate(y_true, y_score, qid=qid, metrics=metric, k=self.k, **self.options)
+
     def evaluate(self, estimator, X, y_true, *, qid):
         """Predict on ``X`` once and evaluate every metric of this scorer per query.
 
@@ -198,19 +321,17 @@ class RankingScorer:
             scorer's value is ``.mean(metric)`` (not negated).
         """
         if qid is None:
-            raise TypeError(f"{self!r} needs qid, the query id of every row. {MISSING_QID_HINT}")
+            raise TypeError(missing_qid_message(repr(self)))
         if y_true is None:
             raise TypeError(f"{self!r} needs y, the relevance labels of the rows.")
-        y_score = predict_scores(estimator, X, y_true)
-        metric = list(self._metric) if self.multimetric else self._metric
-        return evaluate(y_true, y_score, qid=qid, metrics=metric, k=self._k, **self.options)
+        return self.evaluate_scores(y_true, self.predict_scores(estimator, X, y_true), qid=qid)
 
     def __call__(self, estimator, X, y_true, qid=None):
         """Score ``estimator`` on ``X``: the macro mean over queries of each metric.
 
         Parameters
         ----------
-        estimator : fitted estimator with ``predict``
+        estimator : fitted estimator
         X : array-like of shape (n_samples, n_features)
         y_true : array-like of shape (n_samples,)
         qid : array-like of shape (n_samples,)
@@ -232,15 +353,20 @@ class RankingScorer:
     # -- display and pickling -----------------------------------------------------------
 
     def __repr__(self):
-        simple_k = self._k is None or isinstance(self._k, (numbers.Integral, str))
+        simple_k = self.k is None or isinstance(self.k, (numbers.Integral, str))
         if simple_k:
             metric = list(self.metrics) if self.multimetric else self.metrics[0]
             args = [repr(metric)]
         else:
-            metric = list(self._metric) if self.multimetric else self._metric
-            args = [repr(metric), f"k={self._k!r}"]
+            metric = list(self.metric) if self.multimetric else self.metric
+            args = [repr(metric), f"k={self.k!r}"]
         if not self.greater_is_better:
             args.append("greater_is_better=False")
+        if self.response_method is not None:
+            method = self.response_method
+            args.append(
+                f"response_method={list(method) if isinstance(method, tuple) else method!r}"
+            )
         args += [f"{key}={value!r}" for key, value in self.options.items()]
         text = f"make_ranking_scorer({', '.join(args)})"
         if self._qid_request is not True:
@@ -248,7 +374,9 @@ class RankingScorer:
         return text
 
 
-def make_ranking_scorer(metric, *, k=None, greater_is_better=True, **conventions):
+def make_ranking_scorer(
+    metric, *, k=None, greater_is_better=True, response_method=None, **conventions
+):
     """Make a query-aware scorer for scikit-learn model selection.
 
     The scorer is called as ``scorer(estimator, X, y, qid=qid)``: it predicts once, evaluates
@@ -273,6 +401,14 @@ def make_ranking_scorer(metric, *, k=None, greater_is_better=True, **conventions
         is ``make_ranking_scorer("recall@adaptive")``).
     greater_is_better : bool, default=True
         ``False`` negates the values, as :func:`sklearn.metrics.make_scorer` does.
+    response_method : str or list of str, default=None
+        Which estimator method gives the scores, as in :func:`sklearn.metrics.make_scorer`:
+        the first one the estimator has is used. ``None`` means ``["decision_function",
+        "predict_proba", "predict"]``, so a classifier is ranked by its margins or
+        probabilities, never by hard labels. ``predict_proba`` gives the positive class's
+        probability for two classes and the expected grade ``sum_c p_c * c`` for graded
+        (multi-class) labels; by default a multi-class ``decision_function`` (one column per
+        class) is skipped for ``predict_proba``. Rankers and regressors only have ``predict``.
     **conventions
         Options of :func:`evaluate`: ``conventions``, ``ties``, ``gain``, ``min_relevance``,
         ``empty_query``, ``ap_denominator``, ``beta``, ``err_max_grade``. They and the metric
@@ -291,12 +427,14 @@ def make_ranking_scorer(metric, *, k=None, greater_is_better=True, **conventions
       default); if every query of a fold is, the value is NaN with a ``RuntimeWarning``.
     - An estimator whose final step sets ``_ltr_needs_labels = True`` (``OracleRanker``) is
       called as ``predict(X, y=y)`` with the fold's labels.
-    - Without routing, ``cross_validate`` and the searches call the scorer without ``qid``.
-      With their default ``error_score=np.nan`` the error becomes a warning ("Scoring failed")
-      and NaN scores; use ``error_score="raise"`` or :func:`cross_validate_ranking`.
-    - For plain ``cross_validate``/``GridSearchCV`` keep queries whole with a group splitter
-      that reads ``qid`` as its groups: ``cv=GroupKFold(5).set_split_request(groups="qid")``
-      (or pass ``params={"qid": qid, "groups": qid}`` with ``cv=GroupKFold(5)``).
+    - Without routing, ``cross_validate`` and the searches call the scorer without ``qid``
+      and it raises, saying so. With their default ``error_score=np.nan`` scikit-learn turns
+      the error into a warning ("Scoring failed") and NaN scores; use
+      ``error_score="raise"``, or :func:`cross_validate_ranking` and the package's searches,
+      which raise by default.
+    - For plain ``cross_validate``/``GridSearchCV`` keep queries whole with
+      ``cv=QueryKFold(5)`` (``sklearn_ltr_metrics.model_selection``), which reads the same
+      ``qid`` under routing.
 
     Examples
     --------
@@ -326,4 +464,10 @@ def make_ranking_scorer(metric, *, k=None, greater_is_better=True, **conventions
     >>> res["test_score"]
     array([1., 1.])
     """
-    return RankingScorer(metric, k=k, greater_is_better=greater_is_better, **conventions)
+    return RankingScorer(
+        metric,
+        k=k,
+        greater_is_better=greater_is_better,
+        response_method=response_method,
+        **conventions,
+    )

@@ -1,5 +1,13 @@
-"""Query-safe model selection: cross-validation and hyper-parameter searches over queries."""
+"""Query-safe model selection: splitters, cross-validation and searches over queries."""
 
-from ._search import RankingGridSearchCV, RankingRandomizedSearchCV, cross_validate_ranking
+from ._cross_validate import cross_validate_ranking
+from ._search import RankingGridSearchCV, RankingRandomizedSearchCV
+from ._split import QueryKFold, StratifiedQueryKFold
 
-__all__ = ["RankingGridSearchCV", "RankingRandomizedSearchCV", "cross_validate_ranking"]
+__all__ = [
+    "QueryKFold",
+    "RankingGridSearchCV",
+    "RankingRandomizedSearchCV",
+    "StratifiedQueryKFold",
+    "cross_validate_ranking",
+]

@@ -20,9 +20,10 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils import RegressorTags, check_random_state
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._grouping import factorize_qid
 from .._validation import (
     _short,
     check_1d,
@@ -68,6 +69,7 @@ def _row_hashes(X, seed, *, block_elements=1 << 20):
         block = block.toarray() if sp.issparse(block) else np.asarray(block)
         # + 0.0 maps -0.0 to 0.0 so that equal values have equal bits.
         bits = np.ascontiguousarray(block, dtype=np.float64) + 0.0
+        bits[np.isnan(bits)] = np.nan  # one bit pattern for every NaN
         mixed = _splitmix64(bits.view(np.uint64) ^ col_keys)
         out[start : start + step] = _splitmix64(mixed.sum(axis=1, dtype=np.uint64) ^ seed_key)
     return out
@@ -88,7 +90,8 @@ def _check_n_rows(values, n_rows, name):
 
 
 class _RankerMixin:
-    """Shared ranking behaviour: ``qid`` routing defaults and ``score`` = mean NDCG@10."""
+    """Shared ranking behaviour: ``qid`` routing defaults, ``score`` = mean NDCG@10, and the
+    estimator type "regressor" (a ranker predicts a relevance score per row)."""
 
     # Metadata routing: request qid for fit and score by default (public class-attribute
     # mechanism read by sklearn.utils.metadata_routing).
@@ -98,6 +101,16 @@ class _RankerMixin:
     #: Dtypes ``predict`` accepts (LambdaMART also keeps float32 for LightGBM).
     _predict_dtype = np.float64
 
+    def __sklearn_tags__(self):
+        # A ranker is a regressor of relevance: partial_dependence, VotingRegressor and
+        # check_cv treat it as one (check_cv(5) then gives KFold, which splits queries: use
+        # QueryKFold). Its score is NDCG@10, not R², so poor_score is set.
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags(poor_score=True)
+        tags.target_tags.positive_only = True  # relevance grades are >= 0
+        return tags
+
     def _validate_predict(self, X):
         """Check that the ranker is fitted and ``X`` matches the features seen in ``fit``."""
         check_is_fitted(self)
@@ -105,13 +118,14 @@ class _RankerMixin:
             self, X, accept_sparse=_SPARSE_FORMATS, dtype=self._predict_dtype, reset=False
         )
 
-    def score(self, X, y, qid=None):
+    def score(self, X, y, qid=None, sample_weight=None):
         """Return the mean NDCG@10 over queries of this ranker's scores for ``X``.
 
         NDCG uses exponential gains ``2**y - 1``, the exact expectation over orderings of
         tied scores (``ties="average"``) and skips queries without a relevant row (they have
         no ideal DCG), as :func:`evaluate` does by default. This is what ``GridSearchCV`` and
-        ``cross_validate`` use with ``scoring=None``.
+        ``cross_validate`` use with ``scoring=None`` (also through a Pipeline, whose ``score``
+        passes ``sample_weight``).
 
         Parameters
         ----------
@@ -121,11 +135,14 @@ class _RankerMixin:
             True relevance grades (>= 0).
         qid : array-like of shape (n_samples,)
             Query id of each row. Requested through metadata routing by default.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Query weights given per row: every row of a query must carry its query's weight.
+            The result is then the weighted mean of NDCG@10 over queries.
 
         Returns
         -------
         float
-            Macro mean of NDCG@10 over the queries that have a relevant row.
+            (Weighted) mean of NDCG@10 over the queries that have a relevant row.
         """
         if getattr(self, "_ltr_needs_labels", False):
             y_score = self.predict(X, y=y)
@@ -136,9 +153,36 @@ class _RankerMixin:
                 f"{type(self).__name__}.score needs qid, one query id per row, because NDCG@10 "
                 f"is computed per query. Call score(X, y, qid=qid). {_ROUTING_HINT}"
             )
-        from ..metrics._evaluate import evaluate
+        from ..metrics import evaluate
 
-        return float(evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).mean("ndcg@10"))
+        values = evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).per_query["ndcg@10"]
+        if sample_weight is None:
+            return float(values.mean())
+        weights = _query_weights(sample_weight, qid)
+        defined = ~np.isnan(values.to_numpy())
+        if not (weights[defined] > 0).any():
+            return float("nan")
+        return float(np.average(values.to_numpy()[defined], weights=weights[defined]))
+
+
+def _query_weights(sample_weight, qid):
+    """One weight per query (sorted by id) from per-row weights that are constant per query."""
+    w = check_1d(sample_weight, "sample_weight", dtype=np.float64)
+    codes, uniques = factorize_qid(check_1d(qid, "qid"), "qid")
+    check_consistent_length(qid=codes, sample_weight=w)
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and >= 0.")
+    per_query = np.zeros(uniques.shape[0])
+    per_query[codes] = w
+    varies = per_query[codes] != w
+    if varies.any():
+        q = uniques[codes[np.flatnonzero(varies)[0]]]
+        q = q.item() if isinstance(q, np.generic) else q
+        raise ValueError(
+            f"sample_weight differs between rows of query {q!r}; a ranking score weights "
+            "queries, so give every row of a query the same weight."
+        )
+    return per_query
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,6 +213,8 @@ class _BaselineRanker(_RankerMixin, BaseEstimator):
         self : ranker
         """
         X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, dtype=np.float64, reset=True)
+        if y is not None:
+            y = check_labels(column_or_1d(y, warn=True), "y", allow_negative=True)
         _check_n_rows(y, X.shape[0], "y")
         _check_n_rows(qid, X.shape[0], "qid")
         self._fit_baseline()

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._grouping import factorize_qid
 from .._validation import (
@@ -158,6 +159,79 @@ def _eval_data_kwargs(lgb, X_val, y_val):
     return {"eval_set": [(X_val, y_val)]}
 
 
+#: Characters LightGBM refuses in feature names (it stores them in JSON).
+_LIGHTGBM_NAME_CHARS = frozenset('",:[]{}')
+
+
+def _is_dataframe(X):
+    return hasattr(X, "iloc") and hasattr(X, "columns") and hasattr(X, "dtypes")
+
+
+def _categorical_columns(X):
+    """Names of a DataFrame's pandas categorical columns (empty for anything else)."""
+    if not _is_dataframe(X):
+        return []
+    return [c for c, dtype in X.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)]
+
+
+def _numeric_view(frame):
+    """A float64 array of a DataFrame for hashing rows: categories by their codes, NaN kept."""
+    columns = []
+    for name, dtype in frame.dtypes.items():
+        column = frame[name]
+        if isinstance(dtype, pd.CategoricalDtype):
+            codes = column.cat.codes.to_numpy(dtype=np.float64)
+            codes[codes < 0] = np.nan
+            columns.append(codes)
+        elif pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            columns.append(column.to_numpy(dtype=np.float64, na_value=np.nan))
+        else:
+            raise TypeError(
+                f"column {name!r} of X has dtype {dtype}; LambdaMARTRanker takes numeric, "
+                "boolean and pandas categorical columns. Encode text columns first, e.g. "
+                "X[col].astype('category')."
+            )
+    return np.column_stack(columns) if columns else np.empty((len(frame), 0))
+
+
+def _check_eval_set(eval_set):
+    """``eval_set`` as one ``(X_val, y_val, qid_val)`` tuple."""
+    if isinstance(eval_set, list) and len(eval_set) == 1:
+        eval_set = eval_set[0]
+    if not isinstance(eval_set, tuple) or len(eval_set) != 3:
+        raise TypeError(
+            "eval_set must be one validation set (X_val, y_val, qid_val), or a list holding "
+            f"one, got {_short(eval_set)}."
+        )
+    return eval_set
+
+
+def _package_eval_metric(eval_metric, qid_sorted):
+    """A LightGBM ``eval_metric`` callable computing one of the package's metrics per query."""
+    from ..metrics import RankingScorer, make_ranking_scorer
+
+    scorer = eval_metric if isinstance(eval_metric, RankingScorer) else None
+    if scorer is None:
+        if not isinstance(eval_metric, str):
+            raise TypeError(
+                "eval_metric must be None (LightGBM's NDCG@eval_at[0]), a metric spec such as "
+                "'ndcg@10' or a single-metric make_ranking_scorer(...), got "
+                f"{_short(eval_metric)}."
+            )
+        scorer = make_ranking_scorer(eval_metric)
+    if scorer.multimetric:
+        raise ValueError(
+            f"eval_metric={scorer!r} has several metrics; early stopping monitors one."
+        )
+    spec = scorer.metrics[0]
+
+    def package_metric(y_true, y_pred):
+        value = scorer.evaluate_scores(y_true, y_pred, qid=qid_sorted).mean(spec)
+        return spec, value, scorer.greater_is_better
+
+    return package_metric
+
+
 # --------------------------------------------------------------------------------------------
 # LambdaMART
 # --------------------------------------------------------------------------------------------
@@ -202,11 +276,19 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     lambdarank_truncation_level : int, default=None
         LightGBM's ``lambdarank_truncation_level`` (LightGBM's default when ``None``).
     early_stopping_rounds : int, default=None
-        If set, hold out ``validation_fraction`` of the queries (whole queries, chosen with
-        ``random_state``) and stop when NDCG@``eval_at[0]`` on them has not improved for this
-        many rounds. ``predict`` then uses the best iteration.
+        If set, stop when the monitored metric on the validation queries has not improved
+        for this many rounds; ``predict`` then uses the best iteration. The validation
+        queries are the ``eval_set`` given to ``fit``, else ``validation_fraction`` of the
+        training queries held out (whole queries, chosen with ``random_state``).
     validation_fraction : float, default=0.1
-        Share of queries held out for early stopping; ignored without early stopping.
+        Share of queries held out for early stopping without ``eval_set``; ignored otherwise.
+    eval_metric : str or RankingScorer, default=None
+        What the validation set is monitored with. ``None``: LightGBM's own NDCG at
+        ``eval_at[0]`` (its conventions: queries without a relevant row score 1). A metric
+        spec (``"ndcg@10"``, ``"capped_recall@adaptive"``, ``"map"``...) or a single-metric
+        :func:`make_ranking_scorer` (any conventions, e.g.
+        ``make_ranking_scorer("ndcg@10", conventions="trec_eval", ties="stable")``) is
+        computed per query by the package, exactly as :func:`evaluate` computes it.
     importance_type : {"split", "gain"}, default="split"
         What ``feature_importances_`` counts.
     n_jobs : int, default=None
@@ -229,6 +311,11 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         Its booster.
     best_iteration_ : int or None
         The best boosting round (1-based) found by early stopping; ``None`` without it.
+    best_score_ : float or None
+        The monitored metric on the validation queries at ``best_iteration_``.
+    evals_result_ : dict
+        Every round's validation value, ``{"valid_0": {name: [...]}}`` (empty without a
+        validation set).
     n_iter_ : int
         Number of trees ``predict`` uses.
     feature_importances_ : ndarray of shape (`n_features_in_`,)
@@ -250,6 +337,12 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
       ``ValueError`` naming the query. Split or pre-filter such candidate lists.
     - ``sample_weight`` is per row: LightGBM multiplies each row's gradient and hessian by
       its weight. To weight a query, give all its rows the same weight.
+    - Missing values (NaN) are passed to LightGBM, which learns a direction for them. A
+      DataFrame with pandas categorical columns is given to LightGBM as a DataFrame, so those
+      columns are split as categories; ``predict`` then needs a DataFrame with the same
+      columns and categories. Feature names of a DataFrame are kept in the booster
+      (``booster_.feature_name()``) unless one holds a character LightGBM refuses
+      (``",:[]{}``).
 
     Examples
     --------
@@ -285,6 +378,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         lambdarank_truncation_level=None,
         early_stopping_rounds=None,
         validation_fraction=0.1,
+        eval_metric=None,
         importance_type="split",
         n_jobs=None,
         random_state=None,
@@ -307,6 +401,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         self.lambdarank_truncation_level = lambdarank_truncation_level
         self.early_stopping_rounds = early_stopping_rounds
         self.validation_fraction = validation_fraction
+        self.eval_metric = eval_metric
         self.importance_type = importance_type
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -317,6 +412,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True  # LightGBM treats NaN as missing
         return tags
 
     def _lgbm_kwargs(self, label_gain):
@@ -361,19 +457,65 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             kwargs.update(self.lgbm_params)
         return kwargs
 
-    def fit(self, X, y, qid=None, sample_weight=None):
+    def _check_X(self, X, *, reset):
+        """``X`` for LightGBM and a float array of it for hashing rows.
+
+        A DataFrame with categorical columns stays a DataFrame (LightGBM splits them as
+        categories); anything else is checked and converted (NaN allowed).
+        """
+        if _categorical_columns(X) or (not reset and getattr(self, "categorical_", False)):
+            if not _is_dataframe(X):
+                raise TypeError(
+                    f"{type(self).__name__} was fitted on a DataFrame with categorical columns "
+                    f"{self.categorical_features_}; pass a DataFrame with the same columns."
+                )
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            return X, _numeric_view(X)
+        X = validate_data(
+            self,
+            X,
+            accept_sparse=_SPARSE_FORMATS,
+            dtype=[np.float64, np.float32],
+            ensure_all_finite="allow-nan",
+            reset=reset,
+        )
+        return X, X
+
+    def _feature_name(self):
+        names = getattr(self, "feature_names_in_", None)
+        if names is None or any(set(str(n)) & _LIGHTGBM_NAME_CHARS for n in names):
+            return "auto"
+        return [str(n) for n in names]
+
+    def _validation_set(self, eval_set):
+        """Rows of the user's validation set, sorted by query: (X, y, codes, sizes)."""
+        X_val, y_val, qid_val = _check_eval_set(eval_set)
+        X_val, hash_val = self._check_X(X_val, reset=False)
+        y_val = check_labels(column_or_1d(y_val), "eval_set y")
+        check_consistent_length(X_val=hash_val, y_val=y_val)
+        codes, _ = _factorize_qid(qid_val, y_val.shape[0], owner="eval_set")
+        order = np.argsort(codes, kind="stable")
+        X_val = X_val.iloc[order] if _is_dataframe(X_val) else _for_lightgbm(X_val[order])
+        return X_val, y_val[order], codes[order], np.bincount(codes)
+
+    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None):
         """Fit the model on rows ``X`` with relevance ``y`` grouped by ``qid``.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features (NaN allowed; pandas categorical columns are split as categories).
         y : array-like of shape (n_samples,)
             Relevance grades, non-negative integers.
         qid : array-like of shape (n_samples,)
             Query id of each row (required; any hashable ids, rows in any order).
         sample_weight : array-like of shape (n_samples,), default=None
             Per-row weights (see Notes of the class).
+        eval_set : tuple (X_val, y_val, qid_val) or list of one such tuple, default=None
+            A validation set of whole queries (rows in any order). With
+            ``early_stopping_rounds``, training stops when ``eval_metric`` on it stops
+            improving; without, its values are recorded in ``evals_result_``. Under metadata
+            routing request it with ``set_fit_request(eval_set=True)``.
 
         Returns
         -------
@@ -381,22 +523,27 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         """
         import lightgbm as lgb
 
-        X = validate_data(
-            self, X, accept_sparse=_SPARSE_FORMATS, dtype=[np.float64, np.float32], reset=True
-        )
+        X, X_hash = self._check_X(X, reset=True)
+        self.categorical_features_ = _categorical_columns(X)
+        self.categorical_ = bool(self.categorical_features_)
         n_rows = X.shape[0]
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None; "
                 "pass the relevance grades of the rows."
             )
-        y = check_labels(y, "y")
+        y = check_labels(column_or_1d(y, warn=True), "y")
         check_consistent_length(X=np.empty(n_rows), y=y)
         codes, uniques = _factorize_qid(qid, n_rows, owner=f"{type(self).__name__}.fit")
         w = None if sample_weight is None else _check_sample_weight(sample_weight, n_rows)
         max_label = _check_integer_labels(y)
         kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, max_label))
         eval_at = _check_eval_at(self.eval_at)
+        rounds = (
+            None
+            if self.early_stopping_rounds is None
+            else check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
+        )
 
         sizes = np.bincount(codes)
         if sizes.max() > LIGHTGBM_MAX_QUERY_SIZE:
@@ -411,41 +558,66 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
 
         # Canonical row order: by query, then by a hash of the features (ties: label, weight,
         # input position), so LightGBM's data is the same whatever the caller's row order.
-        keys = [np.arange(n_rows), y, _row_hashes(X, 0), codes]
+        keys = [np.arange(n_rows), y, _row_hashes(X_hash, 0), codes]
         if w is not None:
             keys.insert(1, w)
         order = np.lexsort(keys)
-        X, y, codes = _for_lightgbm(X[order]), y[order], codes[order]
+        X = X.iloc[order] if _is_dataframe(X) else _for_lightgbm(X[order])
+        y, codes = y[order], codes[order]
         w = None if w is None else w[order]
 
-        fit_kwargs = {}
-        callbacks = []
-        if self.early_stopping_rounds is not None:
-            rounds = check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
+        validation = None
+        if eval_set is not None:
+            X_val, y_val, val_codes, val_sizes = self._validation_set(eval_set)
+            validation = (X_val, y_val, val_codes, val_sizes, None)
+        elif rounds is not None:
             n_queries = sizes.shape[0]
             val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
             is_val = val_queries[codes]
-            val_w = None if w is None else [w[is_val]]
-            fit_kwargs = {
-                **_eval_data_kwargs(lgb, X[is_val], y[is_val]),
-                "eval_group": [np.bincount(codes[is_val], minlength=n_queries)[val_queries]],
-                "eval_sample_weight": val_w,
-                "eval_at": eval_at,
-            }
-            callbacks.append(lgb.early_stopping(rounds, first_metric_only=True, verbose=False))
             keep = ~is_val
-            X, y, codes = X[keep], y[keep], codes[keep]
+            take = X.iloc if _is_dataframe(X) else X
+            validation = (
+                take[np.flatnonzero(is_val)],
+                y[is_val],
+                codes[is_val],
+                np.bincount(codes[is_val], minlength=n_queries)[val_queries],
+                None if w is None else w[is_val],
+            )
+            X = take[np.flatnonzero(keep)]
+            y, codes = y[keep], codes[keep]
             w = None if w is None else w[keep]
             sizes = np.bincount(codes, minlength=n_queries)[~val_queries]
-            kwargs["metric"] = "ndcg"
+
+        fit_kwargs = {"feature_name": self._feature_name()} if not _is_dataframe(X) else {}
+        callbacks = []
+        if validation is not None:
+            X_val, y_val, val_codes, val_sizes, val_w = validation
+            fit_kwargs.update(_eval_data_kwargs(lgb, X_val, y_val))
+            fit_kwargs["eval_group"] = [val_sizes]
+            fit_kwargs["eval_sample_weight"] = None if val_w is None else [val_w]
+            if self.eval_metric is None:
+                kwargs["metric"] = "ndcg"
+                fit_kwargs["eval_at"] = eval_at
+            else:
+                kwargs["metric"] = "None"  # only the package's metric
+                fit_kwargs["eval_metric"] = _package_eval_metric(self.eval_metric, val_codes)
+            if rounds is not None:
+                callbacks.append(lgb.early_stopping(rounds, first_metric_only=True, verbose=False))
+        elif self.eval_metric is not None:
+            _package_eval_metric(self.eval_metric, codes)  # check it even when unused
 
         model = lgb.LGBMRanker(**kwargs)
         model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
         self.model_ = model
         self.booster_ = model.booster_
         best = int(model.booster_.best_iteration)
-        self.best_iteration_ = best if self.early_stopping_rounds is not None and best > 0 else None
+        self.best_iteration_ = best if rounds is not None and best > 0 else None
         self.n_iter_ = self.best_iteration_ or int(model.booster_.current_iteration())
+        self.evals_result_ = dict(getattr(model, "evals_result_", None) or {})
+        self.best_score_ = None
+        if self.best_iteration_ is not None:
+            (values,) = self.evals_result_.values()
+            self.best_score_ = float(next(iter(values.values()))[self.best_iteration_ - 1])
         self.feature_importances_ = np.asarray(model.feature_importances_)
         return self
 
@@ -454,14 +626,17 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features; a DataFrame with the fitted categorical columns when ``fit`` had them.
 
         Returns
         -------
         ndarray of shape (n_samples,)
             Scores.
         """
-        X = self._validate_predict(X)
-        scores = self.booster_.predict(_for_lightgbm(X), num_iteration=self.n_iter_)
+        check_is_fitted(self)
+        X, _ = self._check_X(X, reset=False)
+        if not _is_dataframe(X):
+            X = _for_lightgbm(X)
+        scores = self.booster_.predict(X, num_iteration=self.n_iter_)
         return np.asarray(scores, dtype=np.float64)
