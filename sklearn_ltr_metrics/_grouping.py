@@ -65,18 +65,21 @@ def factorize_qid(qid, name="qid"):
     if is_int and values.size:
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
-            # Dense integer ids: a bincount lookup table instead of hashing. Subtract in 64 bits
-            # of the ids' signedness: the span may not fit their own dtype (int8 100 - -100).
+            # Dense integer ids: a bincount lookup table instead of hashing. The offsets are
+            # taken in 64 bits (int8 ids from -100 to 100 span more than int8 holds).
             wide = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False)
-            shifted = (wide - wide.dtype.type(low)).astype(np.intp, copy=False)
+            base = wide.dtype.type(low)
+            shifted = (wide - base).astype(np.intp, copy=False)
             present = np.bincount(shifted) > 0
             lookup = np.cumsum(present, dtype=np.intp) - 1
-            uniques = (np.flatnonzero(present) + low).astype(values.dtype)
+            uniques = (np.flatnonzero(present).astype(wide.dtype) + base).astype(values.dtype)
             return lookup[shifted], uniques
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
-        if kind.startswith("mixed"):
-            kinds = sorted({type(v).__name__ for v in values[:1000]})
+        kinds = (
+            sorted({type(v).__name__ for v in values[:1000]}) if kind.startswith("mixed") else []
+        )
+        if len(kinds) > 1:  # one kind of object (tuples, say) is fine
             raise TypeError(
                 f"{name} mixes value types ({', '.join(kinds)}); query ids must all be of one "
                 f"kind. Convert them first, e.g. qid.astype(str)."

@@ -19,10 +19,15 @@ __all__ = [
     "check_choice",
     "check_consistent_length",
     "check_labels",
+    "check_numbers",
     "check_positive_int",
     "check_probability",
+    "check_qid",
     "check_scores",
 ]
+
+#: Largest integer magnitude that float64 holds exactly (every integer up to it is exact).
+_EXACT_FLOAT_INT = 2**53
 
 
 def _short(value, limit=60):
@@ -108,18 +113,140 @@ def check_consistent_length(**arrays):
         raise ValueError(f"Inputs must have one entry per row, but {detail} entries.")
 
 
+def _first(mask):
+    return int(np.flatnonzero(mask)[0])
+
+
+def _numbers(values, name):
+    """``values`` as a 1-D numpy array of real numbers (bool, int, uint or float dtype).
+
+    Refuses, with a ``TypeError`` naming ``name``, what is not a real number: complex numbers
+    (the imaginary part would be lost), dates and durations (they would be taken as integer
+    nanoseconds), strings and bytes (even numeric ones: convert them on purpose, e.g. with
+    ``pd.to_numeric``). Missing values (``None``, ``pd.NA``, ``NaN``) come back as NaN. Integers
+    are kept as integers; Python integers beyond int64 become an object array of ints.
+    """
+    dtype = getattr(values, "dtype", None)
+    nullable_number = isinstance(dtype, pd.api.extensions.ExtensionDtype) and (
+        pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+    )
+    if isinstance(values, (pd.Series, pd.Index)) and nullable_number:
+        if values.isna().any() or not pd.api.types.is_integer_dtype(dtype):
+            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            values = values.to_numpy(dtype=dtype.numpy_dtype)
+    arr = check_1d(values, name)
+    kind = arr.dtype.kind
+    if kind in "biuf":
+        return arr
+    if kind == "O":
+        inferred = pd.api.types.infer_dtype(arr, skipna=True)
+        missing = pd.isna(arr)
+        if inferred in ("integer", "boolean") and not missing.any():
+            as_list = arr.tolist()
+            try:
+                return np.asarray(as_list) if inferred == "integer" else arr.astype(bool)
+            except OverflowError:  # pragma: no cover - numpy gives object arrays instead
+                return arr
+        if inferred in ("integer", "floating", "mixed-integer-float", "boolean", "decimal"):
+            out = np.full(arr.shape[0], np.nan)
+            out[~missing] = arr[~missing].astype(np.float64)
+            return out
+        if inferred == "empty":
+            return np.full(arr.shape[0], np.nan)
+        bad = ~missing & ~np.array(
+            [
+                isinstance(v, numbers.Real) and not isinstance(v, (np.datetime64, np.timedelta64))
+                for v in arr
+            ]
+        )
+        first = _first(bad) if bad.any() else 0
+        raise TypeError(
+            f"{name} must hold numbers (real ones), got {type(arr[first]).__name__} "
+            f"{_short(arr[first])} at row {first}; convert the values to numbers first, "
+            "e.g. with pd.to_numeric."
+        )
+    what, fix = {
+        "c": ("complex numbers", "their imaginary part would be lost; pass .real on purpose"),
+        "M": ("dates (datetime64)", "convert them to numbers on purpose"),
+        "m": ("durations (timedelta64)", "convert them to numbers on purpose"),
+        "U": ("strings", "convert them on purpose, e.g. with pd.to_numeric"),
+        "S": ("bytes", "convert them on purpose, e.g. with pd.to_numeric"),
+    }.get(kind, (f"values of dtype {arr.dtype}", "convert them to float first"))
+    example = f" (e.g. {_short(arr[0])})" if arr.size else ""
+    raise TypeError(f"{name} must hold numbers (real ones), got {what}{example}; {fix}.")
+
+
+def _is_integer_array(arr):
+    return arr.dtype.kind in "iu" or (
+        arr.dtype == object and pd.api.types.infer_dtype(arr, skipna=False) == "integer"
+    )
+
+
+def _too_big_for_float(arr):
+    """Whether an integer array holds a value float64 cannot represent exactly."""
+    if arr.dtype == object:
+        return any(abs(v) > _EXACT_FLOAT_INT for v in arr)
+    if not arr.size:
+        return False
+    return int(arr.max()) > _EXACT_FLOAT_INT or int(arr.min()) < -_EXACT_FLOAT_INT
+
+
+def check_numbers(values, name):
+    """Convert real numbers to float64, refusing complex numbers, dates, strings and bytes.
+
+    Parameters
+    ----------
+    values : array-like
+        Numbers: bool, int, float (numpy, pandas, nullable pandas dtypes or Python lists).
+    name : str
+        Parameter name for error messages.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Missing values are NaN; the caller decides whether NaN is allowed.
+
+    Raises
+    ------
+    TypeError
+        Complex numbers, dates, durations, strings, bytes or other objects.
+
+    Examples
+    --------
+    >>> check_numbers([1, 0, 2], "y_true")
+    array([1., 0., 2.])
+    >>> try:
+    ...     check_numbers(np.array([1 + 2j]), "y_true")
+    ... except TypeError as err:
+    ...     print(str(err)[:57])
+    y_true must hold numbers (real ones), got complex numbers
+    """
+    arr = _numbers(values, name)
+    if arr.dtype == object:
+        return arr.astype(np.float64)
+    return arr.astype(np.float64, copy=False)
+
+
 def check_scores(y_score, qid_values=None, name="y_score"):
     """Convert scores to float64 and reject NaN and infinity.
 
-    The error gives how many scores are not finite and the first query id holding one.
+    Integer scores beyond 2**53, which float64 cannot hold exactly (two of them could become
+    one tie), are replaced by their dense ranks: every metric depends on scores only through
+    their order within a query, which the ranks keep exactly. The error for NaN gives how many
+    scores are not finite and the first query id holding one.
     """
-    arr = check_1d(y_score, name, dtype=np.float64)
+    arr = _numbers(y_score, name)
+    if _is_integer_array(arr) and _too_big_for_float(arr):
+        arr = np.unique(arr, return_inverse=True)[1].astype(np.float64)
+    else:
+        arr = arr.astype(np.float64)
     bad = ~np.isfinite(arr)
     if bad.any():
-        first = int(np.flatnonzero(bad)[0])
+        first = _first(bad)
         where = (
             f" (first in query {_short(qid_values[first])}, row {first})"
-            if qid_values is not None
+            if qid_values is not None and first < len(qid_values)
             else f" (first at row {first})"
         )
         raise ValueError(
@@ -130,21 +257,134 @@ def check_scores(y_score, qid_values=None, name="y_score"):
 
 
 def check_labels(y_true, name="y_true", *, allow_negative=False):
-    """Convert relevance labels to float64 and reject NaN and (unless allowed) negatives."""
-    arr = check_1d(y_true, name, dtype=np.float64)
+    """Convert relevance labels to float64 and reject NaN and (unless allowed) negatives.
+
+    Integer labels beyond 2**53 (float64 cannot hold them exactly) are refused.
+    """
+    arr = _numbers(y_true, name)
+    if _is_integer_array(arr) and _too_big_for_float(arr):
+        raise ValueError(
+            f"{name} has labels beyond 2**53 (largest {_short(max(arr.tolist(), key=abs))}), "
+            "which float64 cannot hold exactly; relevance grades are small numbers such as 0..4."
+        )
+    arr = arr.astype(np.float64)
     if np.isnan(arr).any() or np.isinf(arr).any():
-        first = int(np.flatnonzero(~np.isfinite(arr))[0])
+        first = _first(~np.isfinite(arr))
         raise ValueError(
             f"{name} has NaN or infinite labels (first at row {first}: {arr[first].item()!r}); "
             "labels must be finite relevance grades such as 0..4."
         )
     if not allow_negative and (arr < 0).any():
-        first = int(np.flatnonzero(arr < 0)[0])
+        first = _first(arr < 0)
         raise ValueError(
             f"{name} has negative labels (first at row {first}: {arr[first].item()!r}); "
             "relevance grades must be >= 0. Map judged-non-relevant grades such as -1 to 0 first."
         )
     return arr
+
+
+def _qid_kind(value):
+    """The kind of a query id for the one-kind rule: ints and floats are both numbers."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, numbers.Real) and not isinstance(value, (np.datetime64, np.timedelta64)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    return type(value).__name__
+
+
+def check_qid(qid, name="qid"):
+    """Query ids as a 1-D numpy array of one kind, without missing values.
+
+    Query ids may be of any hashable type (int, float, str, bytes, tuples, dates...), but all
+    of one kind: ``[1, "a", 1]`` is refused rather than turned into strings (which would make
+    ``1`` and ``"1"`` one query), and ``b"q0"`` is never merged with ``"q0"``. Ints and floats
+    count as one kind (numbers), as pandas groups them. Missing ids (``None``, ``NaN``,
+    ``pd.NA``, ``NaT``) are refused: every row needs a query.
+
+    Parameters
+    ----------
+    qid : array-like
+        A list, tuple, numpy array, pandas Series, Index or Categorical.
+    name : str, default="qid"
+        Parameter name for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ids; a list of one scalar kind becomes the array numpy makes of it (``int64``,
+        ``float64``, ``<U``...), object arrays stay object arrays.
+
+    Raises
+    ------
+    TypeError
+        Ids of more than one kind, or unhashable ids.
+    ValueError
+        A missing id (naming its row), a 2-D input or an empty one.
+
+    Examples
+    --------
+    >>> check_qid(["q1", "q1", "q2"])
+    array(['q1', 'q1', 'q2'], dtype='<U2')
+    >>> try:
+    ...     check_qid([1, "a", 1])
+    ... except TypeError as err:
+    ...     print(str(err)[:48])
+    qid mixes value types (number, str): row 0 holds
+    """
+    if isinstance(qid, (list, tuple)):
+        arr = np.fromiter(qid, dtype=object, count=len(qid))
+        if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
+            check_1d(qid, name)  # raises the 1-D error (or converts nested lists)
+        converted = True
+    else:
+        arr = check_1d(qid, name)
+        converted = False
+    if arr.shape[0] == 0:
+        check_1d(arr, name)  # raises "is empty"
+    if arr.dtype.kind in "fmM":
+        missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
+        if missing.any():
+            _raise_missing_qid(arr, missing, name)
+        return arr
+    if arr.dtype != object:
+        return arr
+    missing = pd.isna(arr)
+    if missing.any():
+        _raise_missing_qid(arr, missing, name)
+    inferred = pd.api.types.infer_dtype(arr, skipna=False)
+    if inferred.startswith("mixed") and inferred != "mixed-integer-float":
+        kinds = [_qid_kind(v) for v in arr]
+        if len(set(kinds)) > 1:
+            second = next(i for i, k in enumerate(kinds) if k != kinds[0])
+            raise TypeError(
+                f"{name} mixes value types ({', '.join(sorted(set(kinds)))}): row 0 holds "
+                f"{_short(arr[0])}, row {second} holds {_short(arr[second])}; query ids must "
+                f"all be of one kind. Convert them on purpose first, e.g. "
+                f"{name} = [str(q) for q in {name}]."
+            )
+        try:
+            hash(arr[0])
+        except TypeError:
+            raise TypeError(
+                f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
+                f"{_short(arr[0])} at row 0; use ints or strings."
+            ) from None
+        return arr
+    if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
+        return np.asarray(arr.tolist())
+    if converted and inferred == "boolean":
+        return arr.astype(bool)
+    return arr
+
+
+def _raise_missing_qid(arr, missing, name):
+    first = _first(missing)
+    raise ValueError(
+        f"{name} has missing values ({int(missing.sum())}, first at row {first}: "
+        f"{_short(arr[first])}); every row needs a query id. Drop those rows or give them ids."
+    )
 
 
 def check_choice(value, name, choices: Sequence):

@@ -18,8 +18,14 @@ from ._base import (
     _read_text,
     _show,
     _source_name,
+    _strip_bom,
+    _why_not_a_number,
     atomic_write_path,
 )
+
+_INT64_MAX = 2**63 - 1
+# An underscore outside a comment: Python's float() would read 1_000 where C readers stop.
+_UNDERSCORE = re.compile(rb"(?m)^[^#\n]*_")
 
 __all__ = ["read_letor", "write_letor"]
 
@@ -39,9 +45,20 @@ def _scan_letor(data, name, zero_based):
         fields = raw.split("#", 1)[0].split()
         if not fields:
             continue
-        if _as_number(fields[0]) is None:
+        label = _as_number(fields[0])
+        if label is None:
             raise DataFormatError(
-                name, number, f"label {fields[0]!r} is not a number: {_show(raw)}"
+                name,
+                number,
+                f"label {fields[0]!r} is not a number ({_why_not_a_number(fields[0])}): "
+                f"{_show(raw)}",
+            )
+        if not np.isfinite(label) or label < 0:
+            raise DataFormatError(
+                name,
+                number,
+                f"label {fields[0]!r} is not a relevance grade (a finite number >= 0): "
+                f"{_show(raw)}",
             )
         rest = fields[1:]
         with_qid = bool(rest) and rest[0].startswith("qid:")
@@ -51,18 +68,28 @@ def _scan_letor(data, name, zero_based):
                 raise DataFormatError(
                     name, number, f"query id {rest[0]!r} is not 'qid:<integer>': {_show(raw)}"
                 )
+            if abs(int(value)) > _INT64_MAX:
+                raise DataFormatError(
+                    name,
+                    number,
+                    f"query id {rest[0]!r} does not fit a 64-bit integer (at most "
+                    f"{_INT64_MAX}); number the queries with smaller ids: {_show(raw)}",
+                )
             rest = rest[1:]
         has_qid.append(with_qid)
         previous = -1
         for token in rest:
             index, sep, value = token.partition(":")
             if not sep or not re.fullmatch(r"[0-9]+", index) or _as_number(value) is None:
+                why = (
+                    f" ({_why_not_a_number(value)})"
+                    if sep and re.fullmatch(r"[0-9]+", index)
+                    else " (qid: must come right after the label)"
+                    if index == "qid"
+                    else ""
+                )
                 raise DataFormatError(
-                    name,
-                    number,
-                    f"feature {token!r} is not '<index>:<number>'"
-                    + (" (qid: must come right after the label)" if index == "qid" else "")
-                    + f": {_show(raw)}",
+                    name, number, f"feature {token!r} is not '<index>:<number>'{why}: {_show(raw)}"
                 )
             if int(index) <= previous:
                 raise DataFormatError(
@@ -114,7 +141,7 @@ def read_letor(path, *, query_path=None, n_features=None, dense=True, zero_based
     omitted, text after ``#`` is ignored (LETOR's ``#docid = GX...``). Without ``qid:``
     fields, query ids come from a LightGBM ``.query`` sidecar of group sizes (one per line,
     for consecutive rows): ``query_path``, or ``path + ".query"`` when that file exists; the
-    ids are then ``0 .. n_groups - 1``.
+    ids are then ``0 .. n_groups - 1``. A UTF-8 byte-order mark at the start is accepted.
 
     Parameters
     ----------
@@ -140,7 +167,9 @@ def read_letor(path, *, query_path=None, n_features=None, dense=True, zero_based
     Raises
     ------
     DataFormatError
-        A malformed line (with its number), ``qid:`` on some lines only, a sidecar whose
+        A malformed line (with its number): a label that is not a finite number >= 0, a
+        ``qid:`` beyond 64-bit integers, a number written with ``_`` (``1_000``, which the
+        C readers refuse); ``qid:`` on some lines only, a sidecar whose
         sizes do not add up to the number of rows (naming both files), or neither ``qid:``
         nor a sidecar.
 
@@ -168,6 +197,9 @@ def read_letor(path, *, query_path=None, n_features=None, dense=True, zero_based
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}.")
     data, name = _read_bytes(path)
+    data = _strip_bom(data)
+    if _UNDERSCORE.search(data):
+        _scan_letor(data, name, zero_based)  # raises where float() would take 1_000
     try:
         X, y, qid = load_svmlight_file(
             io.BytesIO(data),
@@ -176,9 +208,12 @@ def read_letor(path, *, query_path=None, n_features=None, dense=True, zero_based
             zero_based=zero_based,
             query_id=True,
         )
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         _scan_letor(data, name, zero_based)
-        raise DataFormatError(name, None, str(exc)) from None
+        raise DataFormatError(name, None, " ".join(str(exc).split())) from None
+    bad_label = ~np.isfinite(y) | (y < 0)
+    if bad_label.any():
+        _scan_letor(data, name, zero_based)  # raises at the first bad label, with its line
     n_rows = X.shape[0]
     if n_rows == 0:
         raise DataFormatError(name, None, "holds no data lines (only comments or blank lines)")

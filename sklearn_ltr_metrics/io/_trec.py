@@ -21,6 +21,7 @@ from ._base import (
     _open_text_target,
     _read_text,
     _show,
+    _why_not_a_number,
 )
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
@@ -73,8 +74,9 @@ def _parse_trec_lines(text, name, *, kind):
             value, what = _as_number(fields[3]), "label"
         token = fields[4] if kind == "run" else fields[3]
         if value is None or not np.isfinite(value):
+            why = f" ({_why_not_a_number(token)})" if value is None else ""
             raise DataFormatError(
-                name, number, f"{what} {token!r} is not a finite number: {_show(raw)}"
+                name, number, f"{what} {token!r} is not a finite number{why}: {_show(raw)}"
             )
         qids.append(fields[0])
         docs.append(fields[2])

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from .._validation import check_1d, check_consistent_length, check_labels, check_scores
-from ._engine import evaluate_arrays, exact_scores
+from .._validation import (
+    check_1d,
+    check_consistent_length,
+    check_labels,
+    check_qid,
+    check_scores,
+)
+from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
@@ -128,12 +134,11 @@ def evaluate(
         err_max_grade=err_max_grade,
     )
     specs = parse_metrics(metrics, k, options=options)
-    qid_arr = check_1d(qid, "qid")
+    qid_arr = check_qid(qid, "qid")
     y_true_arr = check_labels(y_true)
-    y_score_arr = exact_scores(check_1d(y_score, "y_score"))
+    y_score_arr = check_scores(y_score, qid_arr)  # exact: big integers become their ranks
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
-    y_score_arr = check_scores(y_score_arr, qid_arr)
     return evaluate_arrays(
         y_true_arr,
         y_score_arr,

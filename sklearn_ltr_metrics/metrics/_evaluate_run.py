@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._grouping import factorize_qid
-from .._validation import check_choice, check_columns, check_labels, check_scores
+from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
 from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import check_options, make_gain
@@ -79,6 +79,8 @@ def evaluate_run(
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
     qrels = check_columns(qrels, "qrels", ("qid", "doc_id", "label"))
+    check_qid(run["qid"], "run['qid']")
+    check_qid(qrels["qid"], "qrels['qid']")
     if (
         run["qid"].dtype.kind != qrels["qid"].dtype.kind
         or run["doc_id"].dtype.kind != qrels["doc_id"].dtype.kind

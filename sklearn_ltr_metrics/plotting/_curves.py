@@ -56,10 +56,12 @@ def plot_metric_at_k(curves, *, metric="capped_recall", ax=None, title=None):
     ax : matplotlib Axes or sequence of Axes, optional
         Where to draw, one Axes per system; default a new figure.
     title : str, optional
+        Figure title (of the first Axes when ``ax`` is given); default says what is drawn.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn (the one holding ``ax`` when given).
 
     Examples
     --------
@@ -125,8 +127,22 @@ def _draw_strata(ax, part):
 def plot_recall_at_k(curves, *, metric=None, ax=None, title=None):
     """Recall@K against K per query stratum: :func:`plot_metric_at_k` for a recall metric.
 
-    ``metric`` defaults to ``"capped_recall"`` (the methodology's Recall@K, 1.0 for a perfect
-    ranking at every K) when the table has it, else ``"recall"`` (hits / n_pos).
+    Parameters
+    ----------
+    curves : DataFrame
+        The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` (a report's ``curves``).
+    metric : str, optional
+        Default ``"capped_recall"`` (the methodology's Recall@K, 1.0 for a perfect ranking at
+        every K) when the table has it, else ``"recall"`` (hits / n_pos).
+    ax : matplotlib Axes or sequence of Axes, optional
+        Where to draw, one Axes per system; default a new figure.
+    title : str, optional
+        Figure title; default says what is drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn.
 
     Examples
     --------
@@ -146,6 +162,20 @@ def plot_recall_at_k(curves, *, metric=None, ax=None, title=None):
 
 def plot_precision_at_k(curves, *, ax=None, title=None):
     """Precision@K against K per query stratum: :func:`plot_metric_at_k` for precision.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` (a report's ``curves``).
+    ax : matplotlib Axes or sequence of Axes, optional
+        Where to draw, one Axes per system; default a new figure.
+    title : str, optional
+        Figure title; default says what is drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn.
 
     Examples
     --------
@@ -196,14 +226,18 @@ def plot_precision_recall(curves, *, stratum="all", ax=None, title=None):
     Parameters
     ----------
     curves : DataFrame or dict of str to DataFrame
+        One of the two tables above (or a dict system -> precision-recall table).
     stratum : str, default="all"
         For a ``cutoff_curves`` table: ``"all"`` queries or one stratum label.
     ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
     title : str, optional
+        Figure title; default says what is drawn.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn.
 
     Examples
     --------

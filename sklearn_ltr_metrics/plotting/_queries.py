@@ -54,10 +54,12 @@ def plot_difficulty(per_query, *, metric=None, difficulty=None, ax=None, title=N
     ax : matplotlib Axes, optional
         Where to draw; default a new figure.
     title : str, optional
+        Figure title; default says what is drawn.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn.
 
     Examples
     --------
@@ -113,10 +115,12 @@ def plot_heatmap(per_query, *, metrics=None, ax=None, title=None):
     ax : matplotlib Axes or sequence of Axes, optional
         Where to draw, one Axes per system; default a new figure.
     title : str, optional
+        Figure title; default says what is drawn.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn.
 
     Examples
     --------

@@ -1,17 +1,13 @@
-"""The report's figures: public plotting functions drawing the report's precomputed tables."""
+"""The report's figures: its ``plot_*`` methods (public plotting functions) on its tables."""
 
 from __future__ import annotations
 
 import io
 
-from ..plotting import (
-    plot_difficulty,
-    plot_heatmap,
-    plot_precision_at_k,
-    plot_precision_recall,
-    plot_recall_at_k,
-)
 from ._write import PLOT_NAMES
+
+#: What a missing matplotlib says (the same words as the plotting family's).
+PLOT_EXTRA_HINT = "install the 'plot' extra: pip install sklearn-ltr-metrics[plot]"
 
 __all__ = ["CAPTIONS", "report_figures", "report_pngs"]
 
@@ -45,21 +41,11 @@ CAPTIONS = {
 
 def report_figures(report):
     """Plot name -> Figure, or -> the reason it was not drawn. ImportError without matplotlib."""
-    draw = {
-        "recall_at_k": lambda: plot_recall_at_k(
-            report.curves, metric=report.settings["recall_metric"]
-        ),
-        "precision_at_k": lambda: plot_precision_at_k(report.curves),
-        "precision_recall": lambda: plot_precision_recall(
-            report.precision_recall
-            if report.precision_recall is not None and not report.precision_recall.empty
-            else report.curves
-        ),
-        "difficulty": lambda: plot_difficulty(
-            report.per_query, metric=report.settings["headline"], difficulty=report.difficulty
-        ),
-        "heatmap": lambda: plot_heatmap(report.per_query, metrics=list(report.metrics)),
-    }
+    try:
+        from matplotlib.figure import Figure  # noqa: F401 (only: is matplotlib there?)
+    except ImportError as exc:
+        raise ImportError(f"Plotting needs matplotlib; {PLOT_EXTRA_HINT}") from exc
+    draw = {name: getattr(report, f"plot_{name}") for name in PLOT_NAMES}
     out = {}
     for name in PLOT_NAMES:
         try:

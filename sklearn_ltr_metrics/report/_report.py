@@ -18,7 +18,6 @@ import pandas as pd
 
 from .._random import spawn_generators
 from .._table import (
-    RESERVED_COLUMNS,
     common_keys,
     keyed_table,
     metric_columns,
@@ -208,6 +207,7 @@ def make_report(
     n_resamples : int, default=1000
         Bootstrap resamples of queries for every interval.
     confidence_level : float, default=0.95
+        Coverage of every bootstrap interval.
     test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
         Paired test against the baseline.
     correction : {"holm", "bh", "fdr_bh", "none"}, default="holm"
@@ -230,12 +230,14 @@ def make_report(
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed of every resampling; the same int gives the same report.
     title : str, default="Ranking evaluation report"
+        Title of every rendering.
     notes : sequence of str, default=()
         Lines shown under the title (e.g. how the data were split).
 
     Returns
     -------
     RankingReport
+        Every table computed once; its methods render and write them.
 
     Examples
     --------
@@ -270,14 +272,9 @@ def make_report(
         cutoffs = dict.fromkeys(systems) | _given_cutoffs(per_cutoff, systems)
     raw, cutoffs = _restrict(raw, cutoffs, baseline, on_mismatch)
     tables = {n: query_frame(raw[n], f"per_query[{n!r}]", counts=True) for n in systems}
-    first = tables[baseline]
-    if metrics is None:
-        metrics = [
-            c
-            for c in first.columns
-            if c not in RESERVED_COLUMNS and pd.api.types.is_numeric_dtype(first[c])
-        ]
-    metrics = metric_columns(first, metrics, f"per_query[{baseline!r}]")
+    metrics = metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
+    for name in systems[1:]:
+        metric_columns(tables[name], metrics, f"per_query[{name!r}]")
     headline = next((m for m in metrics if m.partition("@")[0] == "capped_recall"), metrics[0])
     bounds = _upper_bounds(upper_bounds, systems)
     seeds = spawn_generators(random_state, len(systems) + 1)

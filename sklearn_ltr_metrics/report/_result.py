@@ -177,33 +177,42 @@ class RankingReport:
         return report_figures(self)
 
     # ---------------------------------------------------------------- plots
+    def _curves(self):
+        if self.curves.empty:
+            raise ValueError(
+                "This report has no metric@K curves: it was made without per-cut-off tables. "
+                "Pass the cross_validate_ranking results themselves (make_report({'BM25': "
+                "result, ...})), the evaluations, or per_cutoff= to make_report."
+            )
+        return self.curves
+
     def plot_metric_at_k(self, metric=None, *, ax=None):
         """Mean ``metric``@K against K per stratum (default the report's Recall@K metric)."""
         from ..plotting import plot_metric_at_k
 
         metric = metric or self.settings["recall_metric"] or "capped_recall"
-        return plot_metric_at_k(self.curves, metric=metric, ax=ax)
+        return plot_metric_at_k(self._curves(), metric=metric, ax=ax)
 
     def plot_recall_at_k(self, *, ax=None):
         """Recall@K against K per stratum: ``capped_recall`` (the methodology's) if evaluated."""
         from ..plotting import plot_recall_at_k
 
-        return plot_recall_at_k(self.curves, metric=self.settings["recall_metric"], ax=ax)
+        return plot_recall_at_k(self._curves(), metric=self.settings["recall_metric"], ax=ax)
 
     def plot_precision_at_k(self, *, ax=None):
         """Precision@K against K per stratum (:func:`plot_precision_at_k`)."""
         from ..plotting import plot_precision_at_k
 
-        return plot_precision_at_k(self.curves, ax=ax)
+        return plot_precision_at_k(self._curves(), ax=ax)
 
     def plot_precision_recall(self, *, ax=None):
         """Precision against recall per system (:func:`plot_precision_recall`)."""
         from ..plotting import plot_precision_recall
 
         table = self.precision_recall
-        return plot_precision_recall(
-            table if table is not None and not table.empty else self.curves, ax=ax
-        )
+        if table is not None and not table.empty:
+            return plot_precision_recall(table, ax=ax)
+        return plot_precision_recall(self._curves(), ax=ax)
 
     def plot_difficulty(self, metric=None, *, ax=None):
         """Per-query ``metric`` (default the headline) against difficulty."""

@@ -37,7 +37,7 @@ def _overall(report, level):
                 "macro": format_number(r.macro),
                 f"{level} CI": _interval(r.ci_low, r.ci_high),
                 "weighted": format_number(r.weighted),
-                "gMAP-style geometric": format_number(r.geometric),
+                "geometric (gMAP)": format_number(r.geometric),
                 "CV": format_number(r.cv, 2),
             }
         )

@@ -12,7 +12,7 @@ from ._difficulty import (
     difficulty_correlation,
     difficulty_ranges,
 )
-from ._effects import adjust_pvalues, cohens_d, effect_size_label
+from ._effects import adjust_pvalues, cohens_d, correction_names, effect_size_label
 from ._stages import stage_table
 from ._stats import PairedTestResult, bootstrap_ci, paired_test, paired_test_names
 from ._summary import Summary, coefficient_of_variation, summarize
@@ -26,6 +26,7 @@ __all__ = [
     "coefficient_of_variation",
     "cohens_d",
     "compare_systems",
+    "correction_names",
     "cutoff_curves",
     "data_characteristics",
     "difficulty_correlation",

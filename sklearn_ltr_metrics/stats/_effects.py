@@ -9,7 +9,13 @@ import numpy as np
 from .._validation import float_values, unknown_name_error
 from ._stats import _align_pair, _warn
 
-__all__ = ["EFFECT_SIZE_BOUNDS", "adjust_pvalues", "cohens_d", "effect_size_label"]
+__all__ = [
+    "EFFECT_SIZE_BOUNDS",
+    "adjust_pvalues",
+    "cohens_d",
+    "correction_names",
+    "effect_size_label",
+]
 
 #: Upper bounds of the small / medium labels of :func:`effect_size_label` (the methodology's).
 EFFECT_SIZE_BOUNDS = (0.2, 0.5)
@@ -129,6 +135,18 @@ def _bh(p):
 
 
 _CORRECTIONS = {"holm": _holm, "bh": _bh, "fdr_bh": _bh, "none": np.copy}
+
+
+def correction_names():
+    """Names accepted by ``adjust_pvalues(method=...)`` and ``compare_systems(correction=...)``.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.stats import correction_names
+    >>> correction_names()
+    ['bh', 'fdr_bh', 'holm', 'none']
+    """
+    return sorted(_CORRECTIONS)
 
 
 def adjust_pvalues(pvalues, *, method="holm"):

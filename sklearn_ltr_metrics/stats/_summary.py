@@ -206,6 +206,7 @@ def summarize(
     n_resamples : int, default=1000
         Bootstrap resamples (of queries) for every interval.
     confidence_level : float, default=0.95
+        Coverage of every interval.
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed; each metric and stratum gets its own stream (``SeedSequence.spawn``).
     upper_bound : bool, default=False

@@ -1,0 +1,266 @@
+"""What the commands read: input files, metric specs, conventions and the output folder.
+
+Every reader is the package's own (:mod:`sklearn_ltr_metrics.io`), so a malformed file is a
+:class:`~sklearn_ltr_metrics.io.DataFormatError` naming the file and the line, which
+:func:`~sklearn_ltr_metrics._cli._main.main` prints as one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..metrics import convention_options
+from ..metrics._options import check_options
+from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
+from ..report._write import GENERATOR
+from ._parser import (
+    METRIC_PARAMETERS,
+    UsageError,
+    convention_keys,
+    parse_cutoff_token,
+    parse_gain,
+    parse_value,
+    split_list,
+)
+
+__all__ = [
+    "Source",
+    "check_output",
+    "conventions",
+    "existing",
+    "metric_specs",
+    "progress",
+    "read_source",
+]
+
+
+def progress(message):
+    """A progress or note line on stderr (stdout carries only results)."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def existing(path, what):
+    """``path`` if it is a file, else a ``FileNotFoundError`` naming it."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"{what} {str(path)!r} does not exist or is not a file.")
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Metric specs and conventions
+# --------------------------------------------------------------------------------------------
+
+
+def _takes_cutoff(name):
+    try:
+        return get_metric(name).takes_cutoff
+    except ValueError:
+        return True  # an unknown name: the engine's parser reports it with close matches
+
+
+def metric_specs(args):
+    """The metric specs of ``--metrics`` and ``--k``, one column per cut-off.
+
+    ``--k 5,10`` gives ``recall@5`` and ``recall@10`` for a name given without ``@K`` (not
+    one column averaging both); names that take no cut-off (``r_precision``) stay as they
+    are. Every spec is checked by the engine's own parser, so a bad one is a usage error.
+    """
+    names = split_list(args.metrics, "--metrics") if args.metrics else list(DEFAULT_METRICS)
+    cutoffs = None
+    if args.k is not None:
+        cutoffs = [parse_cutoff_token(token, "--k") for token in split_list(args.k, "--k")]
+    specs = []
+    for raw in names:
+        name, sep, k_text = raw.partition("@")
+        if sep and k_text.strip():
+            shown = raw if len(raw) <= 40 else f"{raw[:30]}...{raw[-6:]}"
+            parse_cutoff_token(k_text, f"--metrics {shown!r}")
+            specs.append(raw)
+        elif sep or cutoffs is None or not _takes_cutoff(name):
+            specs.append(raw)
+        else:
+            specs.extend(f"{name}@{k}" for k in cutoffs)
+    specs = list(dict.fromkeys(specs))
+    try:
+        parse_metrics(specs)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"--metrics: {exc}") from None
+    return specs
+
+
+def conventions(args, default_preset):
+    """Keyword arguments for the engine: the preset plus every convention option given.
+
+    Explicit options override the preset key by key (``--gain exponential`` on TREC files
+    keeps the trec_eval preset's empty-query rule, ties and relevance threshold).
+    """
+    preset = args.conventions or default_preset
+    options = {"conventions": None if preset == "default" else preset}
+    for key in [*convention_keys(), *METRIC_PARAMETERS]:
+        value = getattr(args, key, None)
+        if value is None:
+            continue
+        if key == "gain":
+            options[key] = parse_gain(value)
+        elif key in METRIC_PARAMETERS or convention_options()[key]["choices"] is None:
+            options[key] = parse_value(value)  # a number (or a cut-off for default_k)
+        else:
+            options[key] = value  # one of the choices, checked by the parser
+    try:
+        check_options(**options)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    return options
+
+
+def describe(options):
+    """One line naming the conventions an evaluation used (for the report's notes)."""
+    preset = options.get("conventions")
+    shown = ", ".join(f"{k}={v}" for k, v in options.items() if k != "conventions")
+    return f"{preset or 'default'} ({shown})"
+
+
+# --------------------------------------------------------------------------------------------
+# Input files
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Source:
+    """One ranking to evaluate: its display name and ``evaluate(metrics) -> evaluation``."""
+
+    name: str
+    evaluate: object
+    notes: list = field(default_factory=list)
+
+
+def _query_overlap_note(run, qrels, name, missing_queries):
+    """The stderr note on queries only in the run or only in the qrels (or None)."""
+    run_q, qrels_q = set(run["qid"]), set(qrels["qid"])
+    only_run, only_qrels = len(run_q - qrels_q), len(qrels_q - run_q)
+    if not only_run and not only_qrels:
+        return None
+    parts = []
+    if only_run:
+        parts.append(
+            f"{only_run} quer{'y' if only_run == 1 else 'ies'} only in the run (no "
+            "judgments: not evaluated)"
+        )
+    if only_qrels:
+        action = (
+            "scored 0 (--missing-queries zero, trec_eval -c)"
+            if missing_queries == "zero"
+            else "not evaluated; --missing-queries zero scores them 0, as trec_eval -c does"
+        )
+        parts.append(
+            f"{only_qrels} quer{'y' if only_qrels == 1 else 'ies'} only in the qrels "
+            f"(nothing retrieved: {action})"
+        )
+    return f"note: {name}: {'; '.join(parts)}; {len(run_q & qrels_q)} in both."
+
+
+def read_trec(qrels_path, run_path, args, qrels=None):
+    """A :class:`Source` for a TREC run against qrels (read here unless given)."""
+    from ..io import read_trec_qrels, read_trec_run
+    from ..metrics import evaluate_run
+
+    if qrels is None:
+        qrels = read_trec_qrels(existing(qrels_path, "qrels file"))
+    run = read_trec_run(existing(run_path, "run file"))
+    options = conventions(args, "trec_eval")
+    missing = getattr(args, "missing_queries", "skip")
+    note = _query_overlap_note(run, qrels, Path(run_path).name, missing)
+
+    def evaluate(metrics):
+        return evaluate_run(run, qrels, metrics=metrics, missing_queries=missing, **options)
+
+    return Source(Path(run_path).name, evaluate, [note] if note else [])
+
+
+def read_source(args):
+    """The :class:`Source` of ``ltr-eval evaluate``'s input options."""
+    from ..io import read_letor, read_scores, read_table
+    from ..metrics import evaluate
+
+    if args.qrels or args.run:
+        if not (args.qrels and args.run):
+            raise UsageError("--qrels and --run go together: give both.")
+        return read_trec(args.qrels, args.run, args)
+    options = conventions(args, "default")
+    if args.table:
+        table = read_table(
+            existing(args.table, "table"),
+            qid=args.qid_col,
+            label=args.label_col,
+            score=args.score_col,
+            doc_id=args.doc_col,
+        )
+        doc_id = table["doc_id"] if args.doc_col else None
+        return Source(
+            Path(args.table).name,
+            lambda metrics: evaluate(
+                table["label"],
+                table["score"],
+                qid=table["qid"],
+                metrics=metrics,
+                doc_id=doc_id,
+                **options,
+            ),
+        )
+    if args.letor or args.scores:
+        if not (args.letor and args.scores):
+            raise UsageError("--letor and --scores go together: give both.")
+        _, y, qid = read_letor(existing(args.letor, "LETOR file"), dense=False)
+        scores = read_scores(existing(args.scores, "scores file"), n_rows=len(y))
+        return Source(
+            Path(args.scores).name,
+            lambda metrics: evaluate(y, scores, qid=qid, metrics=metrics, **options),
+        )
+    raise UsageError("give the input: --qrels Q --run R, or --table T, or --letor L --scores S.")
+
+
+# --------------------------------------------------------------------------------------------
+# The output folder
+# --------------------------------------------------------------------------------------------
+
+
+def is_demo_report(path):
+    """Whether ``path`` holds a report the demo wrote (its summary.json says so)."""
+    try:
+        with open(Path(path) / "summary.json", encoding="utf-8") as handle:
+            summary = json.load(handle)
+        return str(summary.get("generator", "")).startswith(GENERATOR) and str(
+            summary.get("title", "")
+        ).startswith("ltr-eval demo")
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def check_output(args, *, replace_demo=False):
+    """Whether to write ``--output`` with ``force``; refuses an existing one before any work.
+
+    With ``replace_demo`` an earlier demo report is replaced without ``--force``. Whatever is
+    decided here, the report's own writer still never deletes a folder holding files that no
+    report wrote.
+    """
+    output = getattr(args, "output", None)
+    if not output:
+        return False
+    target = Path(output)
+    if not os.path.lexists(target):
+        if not target.absolute().parent.is_dir():
+            raise FileNotFoundError(
+                f"Cannot write the report to {str(target)!r}: its folder "
+                f"{str(target.absolute().parent)!r} does not exist; create it first."
+            )
+        return False
+    if args.force or (replace_demo and is_demo_report(target)):
+        return True
+    raise FileExistsError(
+        f"{str(target)!r} already exists; pass --force to replace it, or choose another "
+        "directory with --output."
+    )

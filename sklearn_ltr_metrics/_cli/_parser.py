@@ -1,0 +1,486 @@
+"""The ``ltr-eval`` argument parser, its choices and help built from the package's registries.
+
+Metric names and descriptions come from the metric registry, cut-off strategies from the
+cut-off registry (their help shows what each gives for a few values of ``n_pos``, computed by
+the strategy itself), presets and convention keys from ``CONVENTIONS``, paired tests and
+corrections from :mod:`sklearn_ltr_metrics.stats`. Nothing here copies a name by hand, so a
+new metric, strategy, preset or test shows up in ``--help`` and in the choices by itself.
+
+Option values are checked while parsing (a bad value is a usage error, exit code 2): numbers
+are bounded before any work (``--k 1000...0`` with 400 digits is refused here, not deep in
+the engine), and metric specs are parsed by the engine's own parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
+from ..metrics._cutoffs import STRATEGIES
+from ..metrics._registry import get_metric
+from ..stats import correction_names, paired_test_names
+
+__all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
+
+PROG = "ltr-eval"
+FORMATS = ("text", "markdown", "json", "csv")
+#: Largest cut-off the command line takes (the engine's counters are 64-bit).
+MAX_CUTOFF = 2**63 - 1
+#: What ``--missing-queries`` accepts: ``evaluate_run(missing_queries=...)``.
+MISSING_QUERIES = ("skip", "zero")
+
+
+class UsageError(Exception):
+    """A bad option value or combination: reported like argparse's own errors (exit code 2)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Registries as the parser sees them
+# --------------------------------------------------------------------------------------------
+
+
+def preset_names():
+    """Conventions presets by their command-line names (``default`` for the package's own)."""
+    return ["default" if name is None else name for name in CONVENTIONS]
+
+
+def convention_keys():
+    """The convention keys (``ties``, ``gain``, ...), each its own option."""
+    return list(convention_options())
+
+
+#: Metric parameters that are options too (a preset never sets them).
+METRIC_PARAMETERS = {
+    "beta": "beta of fbeta (F-beta; f1 stays F1) (default: 1)",
+    "err_max_grade": "top relevance grade for err (default: 4)",
+}
+
+
+def _strategy_help(name):
+    """What a cut-off strategy gives, computed by the strategy for a few values of n_pos."""
+    n_pos = np.array([5.0, 20.0, 120.0])
+    cutoffs = STRATEGIES[name](n_pos, np.zeros_like(n_pos))
+    shown = "; ".join(
+        f"n_pos={int(n)}: {','.join(str(int(c)) for c in sorted(set(row)))}"
+        for n, row in zip(n_pos, cutoffs, strict=True)
+    )
+    return f"     {name:<11}{shown}"
+
+
+def _metric_help():
+    lines = ["metric specs (--metrics): name or name@K, comma-separated, e.g. ndcg@10,map."]
+    lines.append("  names:")
+    for name in metric_names():
+        metric = get_metric(name)
+        alias = f" (= {metric.name})" if metric.name != name else ""
+        cutoff = "" if metric.takes_cutoff else " [own cut-off, no @K]"
+        description = describe_metric(name).partition(": ")[2]
+        lines.append(f"     {name:<18}{description}{alias}{cutoff}")
+    lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
+    lines.extend(_strategy_help(name) for name in STRATEGIES)
+    lines.append("  a query with several cut-offs gets the mean over them.")
+    lines.append(
+        "--k gives the cut-off(s) of names without @K; a list makes one column per cut-off:"
+    )
+    lines.append("  --metrics recall,precision --k 5,10  ->  recall@5 recall@10 precision@5 ...")
+    lines.append("conventions presets (--conventions; explicit options such as --gain win):")
+    defaults = CONVENTIONS[None]
+    for name, options in CONVENTIONS.items():
+        changed = {k: v for k, v in options.items() if name is None or v != defaults[k]}
+        shown = ", ".join(f"{k}={v}" for k, v in changed.items())
+        lines.append(f"  {'default' if name is None else name:<10}{shown}")
+    lines.append("  TREC files default to trec_eval, tables and LETOR files to default.")
+    return "\n".join(lines).replace("%", "%%") + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Value checks (argparse ``type=`` functions)
+# --------------------------------------------------------------------------------------------
+
+
+def _integer(text, *, minimum, maximum, what):
+    token = text.strip()
+    digits = token.lstrip("+-")
+    if not digits.isascii() or not digits.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer ({what})")
+    if len(digits) > len(str(maximum)) or not minimum <= int(token) <= maximum:
+        shown = token if len(token) <= 20 else f"{token[:8]}...{token[-4:]} ({len(digits)} digits)"
+        raise argparse.ArgumentTypeError(f"{shown} must be between {minimum} and {maximum}")
+    return int(token)
+
+
+def bounded_int(minimum=1, maximum=10**9, what="a count"):
+    """An argparse type: an integer in ``[minimum, maximum]``."""
+
+    def convert(text):
+        return _integer(text, minimum=minimum, maximum=maximum, what=what)
+
+    convert.__name__ = what  # argparse names the type in its messages
+    return convert
+
+
+def parse_cutoff_token(token, where):
+    """One cut-off of ``--k`` or of ``name@K``: an int, ``all`` or a strategy name."""
+    text = token.strip().lower()
+    if text == "all" or text in STRATEGIES:
+        return text
+    try:
+        return _integer(text, minimum=1, maximum=MAX_CUTOFF, what="a cut-off")
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(
+            f"{where}: cut-off {exc}; use an integer >= 1 (a cut-off at or beyond a list's "
+            f"length means the whole list), 'all', or one of {', '.join(STRATEGIES)}."
+        ) from None
+
+
+def split_list(text, what):
+    """Comma-separated items of an option, stripped; empty is a usage error."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise UsageError(f"{what} {text!r} is empty; give a comma-separated list.")
+    return items
+
+
+def parse_gain(text):
+    """``exponential``, ``linear`` or ``LABEL:GAIN,...`` (a mapping label -> gain)."""
+    if ":" not in text:
+        return text.strip()
+    mapping = {}
+    for item in split_list(text, "--gain"):
+        label, _, gain = item.partition(":")
+        try:
+            key, value = float(label), float(gain)
+        except ValueError:
+            raise UsageError(
+                f"--gain {text!r}: {item!r} is not LABEL:GAIN with two numbers, e.g. 0:0,1:1,2:3."
+            ) from None
+        mapping[int(key) if key.is_integer() else key] = value
+    return mapping
+
+
+def _probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must lie strictly between 0 and 1")
+    return value
+
+
+def parse_value(text):
+    """A free option value: an int, else a float, else the text (``default_k adaptive``)."""
+    token = text.strip()
+    for convert in (int, float):
+        try:
+            return convert(token)
+        except ValueError:
+            pass
+    return token
+
+
+# --------------------------------------------------------------------------------------------
+# The parser
+# --------------------------------------------------------------------------------------------
+
+_MAIN_HELP = """\
+Group-aware evaluation of learning-to-rank models, the methodology's way: per-query
+metrics, macro and weighted means with bootstrap intervals over queries, strata by the
+number of relevant documents, difficulty correlations, warning signs, and paired tests
+against a baseline.
+
+commands:
+  demo       generate data, cross-validate LambdaMART against baselines, write a report
+  evaluate   evaluate one ranking: TREC qrels + run, a table of scores, or LETOR + scores
+  compare    compare several TREC runs on the same qrels (or a pipeline's stages)
+
+Run 'ltr-eval <command> --help' for each command's options and examples.
+"""
+
+EXIT_CODES = """\
+exit codes: 0 success, 2 usage error, 1 data error (one line 'ltr-eval: error: ...' naming
+the file and line), 130 interrupted.
+"""
+
+
+def _formatter(prog):
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=30)
+
+
+def _add_report_options(parser, *, formats=True):
+    group = parser.add_argument_group("output")
+    if formats:
+        group.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="text",
+            help="how to print the result on stdout (default: text)",
+        )
+    group.add_argument(
+        "--output",
+        metavar="DIR",
+        help="also write a report directory: per_query.csv, per_cutoff.csv, summary.md, "
+        "summary.json, report.html and plots/*.png",
+    )
+    group.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing report directory (never a folder holding other files)",
+    )
+    group.add_argument(
+        "--n-resamples",
+        type=bounded_int(1, 10**7, "a number of resamples"),
+        default=1000,
+        metavar="N",
+        help="bootstrap resamples of queries for the intervals (default: 1000)",
+    )
+    group.add_argument(
+        "--random-state",
+        type=bounded_int(0, 2**32 - 1, "a seed"),
+        default=0,
+        metavar="SEED",
+        help="seed of the bootstrap and tests (default: 0)",
+    )
+
+
+def _add_metric_options(parser):
+    group = parser.add_argument_group("metrics and conventions")
+    group.add_argument(
+        "--metrics",
+        metavar="SPECS",
+        help="comma-separated metric specs (default: ndcg@10,precision@10,recall@10,map,mrr)",
+    )
+    group.add_argument(
+        "--k",
+        metavar="K",
+        help="cut-off(s) for metrics given without @K; a list gives one column each",
+    )
+    group.add_argument(
+        "--conventions",
+        choices=preset_names(),
+        help="preset of ties, gains and empty-query handling (see below)",
+    )
+    for key, spec in convention_options().items():
+        option = "--" + key.replace("_", "-")
+        text = spec["help"].replace("%", "%%")
+        if key == "gain":
+            text += "; a mapping is written LABEL:GAIN,... e.g. 0:0,1:1,2:3"
+        if spec["choices"] is not None and key != "gain":
+            group.add_argument(option, dest=key, choices=list(spec["choices"]), help=text)
+        else:
+            group.add_argument(option, dest=key, metavar=key.upper(), help=text)
+    for key, text in METRIC_PARAMETERS.items():
+        group.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(), help=text)
+
+
+def _add_demo(sub, commands):
+    demo = sub.add_parser(
+        "demo",
+        help="generate data, cross-validate LambdaMART against baselines, write a report",
+        description=(
+            "Generate a data set in the methodology's shape (3-120 relevant and 510-4966\n"
+            "non-relevant documents per query), cross-validate LambdaMART, Random, BM25\n"
+            "(FeatureRanker on the bm25 column) and Oracle with group folds over the query\n"
+            "ids, print the summary tables (headline: capped_recall@adaptive, the\n"
+            "methodology's Recall@K = hits / min(K, n_pos)) and write the report directory.\n"
+            "Running it again replaces the demo's own previous report (recognised by its\n"
+            "summary.json); any other existing folder is refused unless --force is given,\n"
+            "and a folder holding files no report wrote is never deleted."
+        ),
+        epilog=(
+            "examples:\n  ltr-eval demo\n"
+            "  ltr-eval demo --n-queries 60 --output quick\n\n" + EXIT_CODES
+        ),
+        formatter_class=_formatter,
+    )
+    demo.add_argument(
+        "--n-queries",
+        type=bounded_int(1, 10**6, "a number of queries"),
+        default=120,
+        metavar="N",
+        help="queries to generate (default: 120)",
+    )
+    demo.add_argument(
+        "--folds",
+        type=bounded_int(2, 1000, "a number of folds"),
+        default=5,
+        metavar="N",
+        help="GroupKFold folds over qid (default: 5)",
+    )
+    demo.add_argument(
+        "--n-estimators",
+        type=bounded_int(1, 10**5, "a number of trees"),
+        default=100,
+        metavar="N",
+        help="LambdaMART trees (default: 100)",
+    )
+    demo.add_argument(
+        "--n-jobs",
+        type=bounded_int(1, 4096, "a number of threads"),
+        default=1,
+        metavar="N",
+        help="LightGBM threads (default: 1)",
+    )
+    _add_report_options(demo, formats=False)
+    demo.set_defaults(subparser=demo, func=commands["demo"], output="ltr_report")
+
+
+def _add_evaluate(sub, commands):
+    evaluate = sub.add_parser(
+        "evaluate",
+        help="evaluate one ranking from TREC files, a table or LETOR + scores",
+        description=(
+            "Evaluate one ranking per query and print the methodology's tables (or the\n"
+            "per-query values). Input: TREC qrels + run, a table with query id, label and\n"
+            "score columns (CSV, TSV, Parquet), or a LETOR/SVMlight file + a score file.\n"
+            "With TREC files, stderr says how many queries were only in the run or only in\n"
+            "the qrels; only queries in both are evaluated unless --missing-queries zero."
+        ),
+        epilog=(
+            "examples:\n"
+            "  ltr-eval evaluate --qrels qrels.test --run results.test --metrics ndcg@10,map\n"
+            "  ltr-eval evaluate --table scores.csv --qid-col query --per-query --format csv\n"
+            "  ltr-eval evaluate --letor test.txt --scores predictions.txt --output report\n\n"
+            + _metric_help()
+            + "\n"
+            + EXIT_CODES
+        ),
+        formatter_class=_formatter,
+    )
+    inputs = evaluate.add_argument_group("input (one of the three)")
+    inputs.add_argument("--qrels", metavar="FILE", help="TREC qrels: qid iter doc_id label")
+    inputs.add_argument("--run", metavar="FILE", help="TREC run: qid Q0 doc_id rank score tag")
+    inputs.add_argument(
+        "--missing-queries",
+        choices=MISSING_QUERIES,
+        default="skip",
+        help="judged queries the run has nothing for: skip them, or score them 0 "
+        "(trec_eval -c) (default: skip)",
+    )
+    inputs.add_argument("--table", metavar="FILE", help="CSV/TSV/Parquet, one row per document")
+    for role, default in (("qid", "qid"), ("label", "label"), ("score", "score")):
+        inputs.add_argument(
+            f"--{role}-col",
+            default=default,
+            metavar="NAME",
+            help=f"{role} column of --table (default: {default})",
+        )
+    inputs.add_argument(
+        "--doc-col", metavar="NAME", help="document-id column of --table (for trec_eval ties)"
+    )
+    inputs.add_argument("--letor", metavar="FILE", help="LETOR/SVMlight file with qid: fields")
+    inputs.add_argument(
+        "--scores", metavar="FILE", help="one score per line, in the LETOR file's row order"
+    )
+    _add_metric_options(evaluate)
+    evaluate.add_argument(
+        "--per-query",
+        action="store_true",
+        help="print the per-query table instead of the summary",
+    )
+    _add_report_options(evaluate)
+    evaluate.set_defaults(subparser=evaluate, func=commands["evaluate"])
+
+
+def _add_compare(sub, commands):
+    compare = sub.add_parser(
+        "compare",
+        help="compare TREC runs on the same qrels with paired significance tests",
+        description=(
+            "Evaluate several runs on the same qrels and test each against the baseline,\n"
+            "query by query: mean and bootstrap interval, difference, p-value (corrected for\n"
+            "the number of comparisons), Cohen's d and queries won/tied/lost.\n"
+            "With --stages the runs are the ordered stages of one pipeline (first-stage\n"
+            "retrieval, fusion, re-rankers): the stage table compares each stage with the\n"
+            "one before it."
+        ),
+        epilog=(
+            "examples:\n"
+            "  ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
+            "      --metrics ndcg@10,map --baseline bm25\n"
+            "  ltr-eval compare --stages --qrels qrels.txt --run bm25.run --run fused.run \\\n"
+            "      --run reranked.run\n\n" + _metric_help() + "\n" + EXIT_CODES
+        ),
+        formatter_class=_formatter,
+    )
+    compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
+    compare.add_argument(
+        "--run",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="a TREC run; repeat for each system (two or more)",
+    )
+    compare.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="run to compare against, by file stem (default: the first)",
+    )
+    compare.add_argument(
+        "--stages",
+        action="store_true",
+        help="the runs are a pipeline's stages, in order: print the stage table",
+    )
+    compare.add_argument(
+        "--alpha",
+        type=_probability,
+        default=0.05,
+        metavar="A",
+        help="significance level of the stage table's tests (default: 0.05)",
+    )
+    compare.add_argument(
+        "--test",
+        choices=paired_test_names(),
+        default="permutation",
+        help="paired test over queries (default: permutation)",
+    )
+    compare.add_argument(
+        "--correction",
+        choices=correction_names(),
+        default="holm",
+        help="multiple-comparison correction (default: holm)",
+    )
+    _add_metric_options(compare)
+    _add_report_options(compare)
+    compare.set_defaults(subparser=compare, func=commands["compare"])
+
+
+def build_parser(commands=None):
+    """The ``ltr-eval`` argument parser (subcommands ``demo``, ``evaluate``, ``compare``).
+
+    Parameters
+    ----------
+    commands : dict of str to callable, optional
+        ``{"demo": f, "evaluate": g, "compare": h}``: the function each subcommand runs
+        (stored as ``args.func``). Default: the package's commands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["demo", "--n-queries", "30"])
+    >>> args.command, args.n_queries, args.folds, args.output
+    ('demo', 30, 5, 'ltr_report')
+    >>> args = build_parser().parse_args(["evaluate", "--table", "t.csv", "--gain", "linear"])
+    >>> args.gain, args.ties, args.conventions
+    ('linear', None, None)
+    """
+    if commands is None:
+        from ._commands import COMMANDS
+
+        commands = COMMANDS
+    parser = argparse.ArgumentParser(
+        prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=_formatter
+    )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    _add_demo(sub, commands)
+    _add_evaluate(sub, commands)
+    _add_compare(sub, commands)
+    return parser
