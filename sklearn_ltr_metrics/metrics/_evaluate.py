@@ -68,6 +68,12 @@ def evaluate(
     ap_denominator : {"n_pos", "min_k"}, optional
         Average precision divides by ``n_pos`` (default, trec_eval) or ``min(n_pos, k)``
         (LightGBM).
+    precision_denominator : {"k", "min_k_n_docs"}, optional
+        Precision@k divides by ``k`` (default, trec_eval) or ``min(k, n_docs)`` (XGBoost's
+        ``pre@k``, torchmetrics' ``adaptive_k``).
+    log_base : float, optional
+        Base of the DCG discount ``1 / log_base(rank + 1)`` (default 2; nDCG does not depend
+        on it).
     beta : float, default=1.0
         Beta of the ``fbeta`` metric.
     err_max_grade : float, default=4
