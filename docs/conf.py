@@ -208,17 +208,38 @@ def _drop_missing_pages(app, docname, source):
 
 
 def _escape_types(app, what, name, obj, options, lines):
-    """Read parameter types literally, as numpydoc writers mean them.
+    """Read parameter types and prose literally, as numpydoc writers mean them.
 
-    ``default="ndcg@10"`` would become an e-mail link and ``shape (n_features_in_,)`` a
-    reference to a missing target; escape ``@`` and a word's trailing ``_`` in type fields.
+    ``default="ndcg@10"`` or "NDCG@10" in prose would become an e-mail link, and
+    ``shape (n_features_in_,)`` a reference to a missing target: escape ``@`` outside
+    literals, and a word's trailing ``_`` in type fields. Doctests and literal blocks are left
+    as they are.
     """
+    literal_indent = None  # indentation of the paragraph that opened a literal block
+    in_doctest = False
     for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if stripped.startswith(">>>"):
+            in_doctest = True
+        if in_doctest:
+            in_doctest = bool(stripped)
+            continue
         match = re.match(r"^(\s*\**\w[\w, *]* : )(.*)$", line)
         if match:
             kind = match.group(2).replace("@", "\\@")
             kind = re.sub(r"(?<=\w)_(?=[,)\s]|$)", r"\\_", kind)
             lines[i] = match.group(1) + kind
+        elif "@" in line:
+            parts = line.split("``")
+            parts[::2] = [re.sub(r"(?<=\w)@(?=\w)", r"\\@", part) for part in parts[::2]]
+            lines[i] = "``".join(parts)
+        if stripped.endswith("::"):
+            literal_indent = indent
 
 
 def setup(app):
