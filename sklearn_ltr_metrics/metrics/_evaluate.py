@@ -53,11 +53,16 @@ def evaluate(
         ``"percentile"``, ``"capped"``. See :func:`metric_names`.
     k : int, list of int, str or callable, optional
         Cut-off for the specs given without ``@k`` (``None``: the whole list).
-    conventions : {None, "trec_eval", "lightgbm", "sklearn"}, default=None
-        A preset of the options below. Explicit options override it.
-    ties : {"average", "stable", "pessimistic", "optimistic", "trec_eval"}, optional
-        Tied scores: exact expectation over orderings (default), input order, relevant last or
-        first, or doc_id descending (trec_eval; needs ``doc_id``).
+    conventions : str, default=None
+        A preset of the options below: ``"trec_eval"``, ``"ranx"``, ``"ir_measures"``,
+        ``"lightgbm"``, ``"xgboost"``, ``"torchmetrics"`` or ``"sklearn"`` (see
+        :data:`CONVENTIONS`). Explicit options override it.
+    ties : str, optional
+        Tied scores: ``"average"`` (exact expectation over orderings, the default),
+        ``"stable"`` (input order), ``"pessimistic"`` / ``"optimistic"`` (relevant last /
+        first), ``"trec_eval"`` / ``"doc_id"`` (doc_id descending / ascending; need
+        ``doc_id``) or ``"label_ranking"`` (every tied row takes the block's last rank, as
+        scikit-learn's ``label_ranking_average_precision_score``).
     gain : {"exponential", "linear"} or mapping, optional
         DCG gain: ``2**label - 1`` (default), ``label``, or a mapping label -> gain.
     min_relevance : float, optional
