@@ -46,9 +46,11 @@ _FAMILIES = {
     "model_selection": (
         "QueryKFold",
         "RankingGridSearchCV",
+        "RankingHalvingGridSearchCV",
         "RankingRandomizedSearchCV",
         "StratifiedQueryKFold",
         "cross_validate_ranking",
+        "learning_curve_ranking",
     ),
     "rankers": (
         "FeatureRanker",

@@ -113,15 +113,28 @@ class Grouping:
     grouped : ndarray of intp or None
         Input row indices in grouped order (queries in code order, input order inside a
         query); None when the input rows already are in that order.
+    interleaved : bool
+        Whether the queries' rows are interleaved in the input (not whole runs); ``grouped``
+        is then built on first use, by a stable counting sort of the codes.
     """
 
-    def __init__(self, uniques, sizes, grouped, codes=None):
+    def __init__(self, uniques, sizes, grouped, codes=None, *, interleaved=False, n_threads=1):
         self.uniques = uniques
         self.n_groups = uniques.shape[0]
         self.sizes = sizes
         self.offsets = np.concatenate(([0], np.cumsum(sizes)))
-        self.grouped = grouped
+        self._grouped = grouped
         self._codes = codes
+        self.interleaved = interleaved
+        self._n_threads = n_threads
+
+    @property
+    def grouped(self):
+        if self.interleaved and self._grouped is None:
+            self._grouped, _ = _ranking.counting_sort(
+                self._codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD
+            )
+        return self._grouped
 
     @property
     def codes(self):
@@ -171,8 +184,8 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
     codes, uniques = factorize_qid(qid, name)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
-    grouped, sizes = _ranking.counting_sort(codes, uniques.shape[0], n_threads, _ROWS_PER_THREAD)
-    return Grouping(uniques, sizes, grouped, codes)
+    sizes = np.bincount(codes, minlength=uniques.shape[0])
+    return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
 
 
 def size_buckets(sizes, growth=1.25):
@@ -364,16 +377,23 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
     -------
     SupportRanks
     """
+    active = np.ascontiguousarray(active, dtype=bool)
     grouped = grouping.grouped
+    counts = None
+    if grouped is not None:
+        # Count the active rows per query from the codes (a sequential read) rather than
+        # through the grouped order (random reads).
+        counts = np.bincount(grouping.codes[active], minlength=grouping.n_groups)
     counts, row, greater, tied, before = _ranking.rank_support(
         score_keys(y_score),
-        np.ascontiguousarray(active, dtype=bool).view(np.uint8),
+        active.view(np.uint8),
         grouping.offsets.astype(np.intp, copy=False),
         grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
         key=_tie_key(tiebreak),
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,
         grain=_ROWS_PER_THREAD,
+        counts=counts,
     )
     return SupportRanks(counts, row, greater, tied, before)
 

@@ -253,6 +253,8 @@ cdef intp _rank_query(
     score_t* sv,
     double* kv,
     double* skv,
+    score_t* qs,
+    double* qk,
     intp* pos,
     intp* perm,
     intp* tmp,
@@ -275,15 +277,33 @@ cdef intp _rank_query(
     cdef score_t s
     cdef double k
     cdef int64_t run_lt = 0, run_eq = 0, run_bf = 0
-    for i in range(lo, hi):
-        r = grouped[i] if grouped != NULL else i
-        if active[r]:
-            val[m] = scores[r]
+    cdef const score_t* q = scores + lo
+    cdef const double* kq = key + lo if key != NULL else NULL
+    if grouped != NULL:
+        # Rows in another order: read each row once (random access), then work locally.
+        for i in range(lo, hi):
+            r = grouped[i]
+            qs[i - lo] = scores[r]
             if key != NULL:
-                kv[m] = key[r]
-            pos[m] = i
-            perm[m] = m
-            m = m + 1
+                qk[i - lo] = key[r]
+            if active[r]:
+                val[m] = qs[i - lo]
+                if key != NULL:
+                    kv[m] = qk[i - lo]
+                pos[m] = i
+                perm[m] = m
+                m = m + 1
+        q = qs
+        kq = qk if key != NULL else NULL
+    else:
+        for i in range(lo, hi):
+            if active[i]:
+                val[m] = scores[i]
+                if key != NULL:
+                    kv[m] = key[i]
+                pos[m] = i
+                perm[m] = m
+                m = m + 1
     if m == 0:
         return 0
     _sort_perm(val, kv if key != NULL else NULL, perm, tmp, m)
@@ -300,8 +320,7 @@ cdef intp _rank_query(
     if out_before != NULL:
         memset(bf, 0, (m + 1) * sizeof(int64_t))
     for i in range(lo, hi):
-        r = grouped[i] if grouped != NULL else i
-        s = scores[r]
+        s = q[i - lo]
         gt = _count_above(sv, m, s, False)  # active rows scoring strictly higher
         le = gt
         if gt < m and sv[gt] == s:
@@ -312,7 +331,7 @@ cdef intp _rank_query(
             eq[le] -= 1
             if out_before != NULL:
                 # This row precedes the tied active rows with a larger (key, position).
-                k = key[r] if key != NULL else 0.0
+                k = kq[i - lo] if kq != NULL else 0.0
                 a = gt
                 b = le
                 while a < b:
@@ -437,6 +456,7 @@ def rank_support(
     int n_threads=1,
     intp direct_max=DIRECT_MAX,
     intp grain=MIN_ROWS_PER_THREAD,
+    counts=None,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -472,18 +492,20 @@ def rank_support(
     if key is not None:
         key_view = key
         kp = &key_view[0] if n else NULL
-    counts_arr = np.zeros(nq, dtype=np.intp)
-    cdef intp[::1] counts = counts_arr
+    cdef bint counted = counts is not None
+    counts_arr = np.zeros(nq, dtype=np.intp) if not counted else np.asarray(counts, np.intp)
+    cdef intp[::1] counts_view = counts_arr
     cdef intp q, i, lo, hi, c, longest = 0, most = 0
     cdef const uint8_t* act = &active[0] if n else NULL
-    with nogil:
-        for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
-            c = 0
-            for i in range(offsets[q], offsets[q + 1]):
-                c = c + act[gp[i] if gp != NULL else i]
-            counts[q] = c
+    if not counted:
+        with nogil:
+            for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
+                c = 0
+                for i in range(offsets[q], offsets[q + 1]):
+                    c = c + act[gp[i] if gp != NULL else i]
+                counts_view[q] = c
     for q in range(nq):
-        most = max(most, counts[q])
+        most = max(most, counts_view[q])
     starts_arr = np.zeros(nq + 1, dtype=np.intp)
     np.cumsum(counts_arr, out=starts_arr[1:])
     cdef intp[::1] starts = starts_arr
@@ -539,10 +561,10 @@ def rank_support(
         cb = <int64_t*> malloc(width * sizeof(int64_t))
         act_buf = <intp*> malloc(width * sizeof(intp))
         for q in prange(nq, schedule="dynamic", chunksize=16):
-            if counts[q] == 0:
+            if counts_view[q] == 0:
                 continue
             base = starts[q]
-            if counts[q] <= direct_max:
+            if counts_view[q] <= direct_max:
                 _rank_query_direct(
                     sp, kp, act, gp, offsets[q], offsets[q + 1],
                     qs, qk, act_buf, cg, ct, cb,
@@ -552,7 +574,7 @@ def rank_support(
                 continue
             _rank_query(
                 sp, kp, act, gp, offsets[q], offsets[q + 1],
-                val, sv, kv, skv, pos, perm, tmp, lt, eq, bf,
+                val, sv, kv, skv, qs, qk, pos, perm, tmp, lt, eq, bf,
                 &row[base], &g[base], &t[base],
                 &before[base] if tie_order else <int64_t*> NULL,
             )
@@ -573,3 +595,4 @@ def rank_support(
         free(cb)
         free(act_buf)
     return counts_arr, row_arr, g_arr, t_arr, (before_arr if tie_order else None)
+

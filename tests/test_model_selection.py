@@ -529,6 +529,12 @@ def test_search_takes_metric_specs(data):
     )
     assert several.refit is True and several.scoring == ["mrr", "map"]
     assert several.best_index_ == np.argmax(several.cv_results_["mean_test_mrr"])
+    expected = evaluate(y, X[:, 0], qid=qid, metrics=["map", "mrr"])
+    assert single.score(X, y, qid=qid) == expected.mean("map")
+    assert several.score(X, y, qid=qid) == expected.mean("mrr")
+    # nested in the helper, whose routing asks the search what it needs
+    nested = cross_validate_ranking(single, X, y, qid=qid, scoring="map", cv=2)
+    assert np.isfinite(nested["test_score"]).all()
     with pytest.raises(ValueError, match="Did you mean 'ndcg'"):
         RankingGridSearchCV(FeatureRanker(0), grid, scoring="ndgc@10").fit(X, y, qid=qid)
 

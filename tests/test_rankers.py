@@ -413,8 +413,23 @@ def test_random_ranker_none_draws_a_seed():
     assert isinstance(a.seed_, int)
     assert a.seed_ != b.seed_
     assert not np.array_equal(a.predict(X), b.predict(X))
-    with pytest.raises(ValueError, match="random_state must be >= 0"):
+    with pytest.raises(ValueError, match="random_state must be a non-negative integer"):
         RandomRanker(random_state=-1).fit(X)
+
+
+def test_rankers_follow_the_random_state_policy():
+    X, y, qid = make_data()
+    for kind in (np.random.default_rng, np.random.RandomState):
+        a = RandomRanker(random_state=kind(3)).fit(X)
+        b = RandomRanker(random_state=kind(3)).fit(X)
+        assert a.seed_ == b.seed_
+        np.testing.assert_array_equal(a.predict(X), b.predict(X))
+        params = {"n_estimators": 5, "subsample": 0.5, "subsample_freq": 1}
+        c = LambdaMARTRanker(random_state=kind(3), **params).fit(X, y, qid=qid)
+        d = LambdaMARTRanker(random_state=kind(3), **params).fit(X, y, qid=qid)
+        np.testing.assert_array_equal(c.predict(X), d.predict(X))
+    with pytest.raises(TypeError, match="random_state must be None, a non-negative int"):
+        RandomRanker(random_state="seed").fit(X)
 
 
 def test_random_ranker_sparse_equals_dense():

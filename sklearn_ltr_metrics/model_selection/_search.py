@@ -90,6 +90,17 @@ class _QuerySearchMixin:
                 setattr(self, name, value)
         return self
 
+    def get_metadata_routing(self):
+        """Metadata routing of the search as scikit-learn builds it, for the ranking scoring.
+
+        Returns
+        -------
+        sklearn.utils.metadata_routing.MetadataRouter
+        """
+        worker = copy.copy(self)
+        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
+        return super(_QuerySearchMixin, worker).get_metadata_routing()
+
     def score(self, X, y, *, qid=None, **params):
         """Score the refitted best estimator on ``X`` with the search's scoring.
 
@@ -108,8 +119,10 @@ class _QuerySearchMixin:
             The refit metric's mean over queries.
         """
         qid_arr, _, _ = check_qid(qid, X)
+        worker = copy.copy(self)
+        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
         with config_context(enable_metadata_routing=True):
-            return super().score(X, y, qid=qid_arr, **params)
+            return super(_QuerySearchMixin, worker).score(X, y, qid=qid_arr, **params)
 
 
 class RankingGridSearchCV(_QuerySearchMixin, GridSearchCV):

@@ -13,9 +13,9 @@ import numbers
 import numpy as np
 from sklearn import get_config
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
-from sklearn.utils import check_random_state
 
 from .._grouping import factorize_qid
+from .._random import check_random_state
 from .._validation import _short, check_1d, check_consistent_length, check_positive_int
 
 __all__ = ["QueryKFold", "StratifiedQueryKFold", "check_query_cv", "query_splits"]
@@ -137,8 +137,9 @@ class QueryKFold(_QuerySplitter):
         Number of folds, at least 2 and at most the number of queries.
     shuffle : bool, default=False
         Permute the queries before dealing them into folds.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the permutation when ``shuffle=True`` (``None``: a new one per ``split``).
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        Seed of the permutation when ``shuffle=True``, the package's random-state policy
+        (``None``: fresh entropy, a new permutation per ``split``).
 
     See Also
     --------
@@ -199,8 +200,8 @@ class StratifiedQueryKFold(_QuerySplitter):
         Number of folds, at least 2 and at most the number of queries.
     shuffle : bool, default=False
         Break ties between queries of equal ``n_pos`` at random instead of by query id.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the tie-breaking permutation when ``shuffle=True``.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        Seed of the tie-breaking permutation when ``shuffle=True`` (the package's policy).
 
     Examples
     --------

@@ -20,10 +20,11 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils import RegressorTags, check_random_state
+from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._grouping import factorize_qid
+from .._random import random_seed
 from .._validation import (
     _short,
     check_1d,
@@ -234,9 +235,10 @@ class RandomRanker(_BaselineRanker):
 
     Parameters
     ----------
-    random_state : int, RandomState instance or None, default=None
-        An int is used as the seed directly, so results are reproducible. ``None`` (or a
-        RandomState) draws a seed at ``fit``: two fits then rank differently.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        The package's random-state policy: an int is used as the seed directly, so results
+        are reproducible; ``None`` (fresh entropy), a Generator or a RandomState draws a seed
+        at ``fit`` (a seeded Generator or RandomState reproducibly).
 
     Attributes
     ----------
@@ -264,16 +266,8 @@ class RandomRanker(_BaselineRanker):
         self.random_state = random_state
 
     def _fit_baseline(self):
-        # Fix the seed: the given int, or one drawn now.
-        if isinstance(self.random_state, numbers.Integral) and not isinstance(
-            self.random_state, bool
-        ):
-            if self.random_state < 0:
-                raise ValueError(f"random_state must be >= 0, got {self.random_state!r}.")
-            self.seed_ = int(self.random_state)
-        else:
-            rng = check_random_state(self.random_state)
-            self.seed_ = int(rng.randint(np.iinfo(np.int32).max))
+        # Fix the seed: the given int, or one drawn now (the package's random-state policy).
+        self.seed_ = random_seed(self.random_state)
 
     def predict(self, X):
         """Return a uniform [0, 1) score per row, a function of the row and ``seed_``.

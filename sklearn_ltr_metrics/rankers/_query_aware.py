@@ -27,7 +27,7 @@ from .._validation import (
     take_rows,
 )
 from ._base import _ROUTING_HINT, _RankerMixin
-from ._lambdamart import _check_sample_weight
+from ._lightgbm_data import _check_sample_weight
 
 __all__ = ["QueryAwareRanker"]
 
