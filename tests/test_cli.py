@@ -111,7 +111,7 @@ def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
     assert (
         "Primary table" in result.stdout and "Comparison with the baseline 'BM25'" in result.stdout
     )
-    assert "fold 2/2 LambdaMART..." in result.stderr
+    assert "cross-validating LambdaMART (2 folds)..." in result.stderr
     assert sorted(p.name for p in report.iterdir()) == [
         "per_cutoff.csv",
         "per_query.csv",
@@ -154,12 +154,23 @@ def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
     assert (curve["value"] == 1.0).all()  # Recall@K of a perfect ranker is 1 at every K
 
 
-def test_demo_twice_replaces_its_own_report_and_nothing_else(demo, tmp_path):
+def test_demo_twice_replaces_its_own_report_and_nothing_else(demo, tmp_path, monkeypatch):
+    from sklearn_ltr_metrics.rankers import LambdaMARTRanker
+
     result, report, args = demo
     assert result.returncode == 0
     before = (report / "summary.json").stat().st_mtime_ns
+    calls = []
+    predict = LambdaMARTRanker.predict
+
+    def counted(self, X):
+        calls.append(len(X))
+        return predict(self, X)
+
+    monkeypatch.setattr(LambdaMARTRanker, "predict", counted)
     again = run_main(*args)
     assert again.returncode == 0, again.stderr
+    assert len(calls) == 2  # one prediction per fold serves every metric and every curve
     assert (report / "summary.json").stat().st_mtime_ns != before
     assert sorted(p.name for p in report.iterdir())[0] == "per_cutoff.csv"
     # A folder that is not a demo report is refused before any work, and left as it was.
@@ -169,7 +180,7 @@ def test_demo_twice_replaces_its_own_report_and_nothing_else(demo, tmp_path):
     refused = run_main(*DEMO_ARGS, "--output", foreign)
     message = one_line_error(refused)
     assert "already exists" in message and "--force" in message and str(foreign) in message
-    assert "fold" not in refused.stderr
+    assert "cross-validating" not in refused.stderr
     assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
 
 

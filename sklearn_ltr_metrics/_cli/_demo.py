@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import time
 
-import pandas as pd
-
 from ._inputs import check_output, progress
 from ._output import emit, write_report
 from ._parser import UsageError
@@ -53,30 +51,20 @@ def _systems(args):
 
 
 def _cross_validate(name, estimator, X, y, qid, folds):
-    """(per_query, per_cutoff) of one system over the folds."""
-    from ..metrics import evaluate
-    from ..metrics._scorer import predict_scores
+    """(per_query, per_cutoff) of one system: one fit and one predict per fold.
+
+    The demo's metrics and the curve specs are scored together, so the per-cut-off table
+    behind the Recall@K and Precision@K curves comes from the same single prediction.
+    """
     from ..model_selection import cross_validate_ranking
 
-    tables, cutoffs = [], []
     curve_specs = [f"{m}@{','.join(map(str, CURVE_CUTOFFS))}" for m in CURVE_METRICS]
-    for i, (train, test) in enumerate(folds):
-        progress(f"fold {i + 1}/{len(folds)} {name}...")
-        result = cross_validate_ranking(
-            estimator,
-            X,
-            y,
-            qid=qid,
-            scoring=list(DEMO_METRICS),
-            cv=[(train, test)],
-            return_estimator=True,
-        )
-        tables.append(result["per_query"].assign(fold=i))
-        # The fold's scores again, for every cut-off of every metric (curves, per_cutoff.csv).
-        scores = predict_scores(result["estimator"][0], X[test], y[test])
-        for metrics in (list(DEMO_METRICS), curve_specs):
-            cutoffs.append(evaluate(y[test], scores, qid=qid[test], metrics=metrics).per_cutoff)
-    return pd.concat(tables, ignore_index=True), pd.concat(cutoffs, ignore_index=True)
+    progress(f"cross-validating {name} ({len(folds)} folds)...")
+    result = cross_validate_ranking(
+        estimator, X, y, qid=qid, scoring=[*DEMO_METRICS, *curve_specs], cv=folds
+    )
+    per_query = result["per_query"].drop(columns=curve_specs)
+    return per_query, result["per_cutoff"]
 
 
 def run_demo(args):
