@@ -42,6 +42,7 @@ _FAMILIES = {
         "make_ranking_scorer",
         "metric_names",
         "precision_recall_curves",
+        "rank_agreement",
     ),
     "model_selection": (
         "QueryKFold",

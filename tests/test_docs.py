@@ -55,9 +55,10 @@ def test_contributing_shows_the_real_metric_code():
     """CONTRIBUTING.md's "Adding a metric" example is the code as it is, verbatim."""
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     section = text.split("## Adding a metric", 1)[1].split("\n## ", 1)[0]
-    kernel, entry = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    (block,) = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    kernel, entry = block.split("# _registry.py\n")
     package = ROOT / "sklearn_ltr_metrics" / "metrics"
-    kernel_code = kernel.split("\n", 1)[1]  # after the "# <file>" comment line
+    kernel_code = kernel.split("\n", 1)[1].strip() + "\n"  # after the "# _kernels.py" line
     assert kernel_code in (package / "_kernels.py").read_text(encoding="utf-8")
     entry_code = entry[entry.index("    Metric(") : entry.rindex("    ),") + len("    ),")]
     assert entry_code in (package / "_registry.py").read_text(encoding="utf-8")

@@ -10,9 +10,7 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import GroupKFold
 
-from sklearn_ltr_metrics import evaluate
 from sklearn_ltr_metrics.datasets import BM25_FEATURE, make_ranking_data
-from sklearn_ltr_metrics.metrics._scorer import predict_scores
 from sklearn_ltr_metrics.model_selection import cross_validate_ranking
 from sklearn_ltr_metrics.rankers import FeatureRanker, OracleRanker
 from sklearn_ltr_metrics.report import make_report
@@ -22,18 +20,8 @@ STRATA = {"low": (1, 10), "medium": (11, 50), "high": (51, np.inf)}
 
 
 def _cross_validate(ranker, X, y, qid, folds):
-    result = cross_validate_ranking(
-        ranker, X, y, qid=qid, scoring=METRICS, cv=folds, return_estimator=True
-    )
-    if "per_cutoff" in result:  # cross_validate_ranking's own per-(fold, query, K) table
-        return result
-    # Until it has one: the same table from evaluate on each test fold.
-    tables = []
-    for i, (estimator, (_, test)) in enumerate(zip(result["estimator"], folds, strict=True)):
-        scores = predict_scores(estimator, X[test], y[test])
-        ev = evaluate(y[test], scores, qid=qid[test], metrics=METRICS)
-        tables.append(ev.per_cutoff.assign(fold=i))
-    return {**result, "per_cutoff": pd.concat(tables, ignore_index=True)}
+    # Only what cross_validate_ranking returns: per_query and per_cutoff, oracle included.
+    return cross_validate_ranking(ranker, X, y, qid=qid, scoring=METRICS, cv=folds)
 
 
 @pytest.fixture(scope="module")

@@ -127,3 +127,16 @@ def test_no_difficulty_sign_for_an_upper_bound():
     oracle = summarize(table, n_resamples=20, upper_bound=True)
     assert "difficulty_bias" not in oracle.warnings["kind"].tolist()
     assert oracle.difficulty["spearman_rho"].iloc[0] < 0  # still reported
+
+
+def test_stats_imports_only_the_shared_leaves():
+    import ast
+    from pathlib import Path
+
+    leaves = {"_validation", "_table", "_grouping", "_lazy", "_random"}
+    folder = Path(__file__).resolve().parents[1] / "sklearn_ltr_metrics" / "stats"
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                assert (node.module or "").split(".")[0] in leaves, (path.name, node.module)
+            assert not (isinstance(node, ast.ImportFrom) and node.level > 2), path.name

@@ -18,6 +18,7 @@ __getattr__, __dir__ = attach(
         "make_ranking_scorer": "._scorer",
         "evaluate_dask": "._dask",
         "precision_recall_curves": "._pr_curves",
+        "rank_agreement": "._agreement",
     },
 )
 
@@ -33,4 +34,5 @@ __all__ = [
     "make_ranking_scorer",
     "metric_names",
     "precision_recall_curves",
+    "rank_agreement",
 ]

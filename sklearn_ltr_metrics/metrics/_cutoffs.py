@@ -13,9 +13,13 @@ import numbers
 
 import numpy as np
 
+from .._validation import _short
+
 __all__ = ["ALL", "STRATEGIES", "cutoff_label", "cutoff_pairs", "parse_cutoff"]
 
 ALL = np.inf
+#: The largest cut-off: cut-offs are exact in float64 up to it.
+MAX_K = 2**53
 
 
 def _adaptive(n_pos, n_neg):
@@ -53,7 +57,12 @@ def _check_int_k(value, source):
             f"whole list, a list of ints, one of {', '.join(map(repr, STRATEGIES))}, or a callable."
         )
     if value < 1:
-        raise ValueError(f"k={value!r}{source} must be >= 1 (a cut-off counts ranks from 1).")
+        raise ValueError(f"k={_short(value)}{source} must be >= 1 (a cut-off counts ranks from 1).")
+    if value > MAX_K:
+        raise ValueError(
+            f"k={_short(value)}{source} is too large; a cut-off must be <= 2**53 "
+            "(use k=None or 'all' for the whole list)."
+        )
     return int(value)
 
 
@@ -138,6 +147,11 @@ def cutoff_pairs(k, n_pos, n_neg):
         values = k(int(p), int(q))
         if np.isscalar(values):
             values = [values]
+        elif not isinstance(values, (list, tuple, np.ndarray, range)):
+            raise TypeError(
+                f"The k callable returned {_short(values)} for n_pos={p}, n_neg={q}; it must "
+                "return an int >= 1 or a list of them."
+            )
         cleaned = sorted({_check_int_k(v, " returned by the k callable") for v in values})
         if not cleaned:
             raise ValueError(f"The k callable returned no cut-off for n_pos={p}, n_neg={q}.")

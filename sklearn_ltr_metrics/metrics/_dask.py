@@ -204,10 +204,10 @@ def evaluate_dask(
     >>> ev = evaluate_dask(dd.from_pandas(df, npartitions=2),
     ...                    metrics=["precision@1", "recall@adaptive", "ndcg@10"])
     >>> ev.per_query
-         n_docs  n_pos  n_neg  precision@1  recall@adaptive   ndcg@10
+         n_docs  n_pos  n_neg  difficulty  precision@1  recall@adaptive   ndcg@10
     qid
-    a         3      1      2          0.5             0.75  0.815465
-    b         3      1      2          0.0             0.50  0.630930
+    a         3      1      2         2.0          0.5             0.75  0.815465
+    b         3      1      2         2.0          0.0             0.50  0.630930
     >>> in_memory = evaluate(df["label"], df["score"], qid=df["qid"],
     ...                      metrics=["precision@1", "recall@adaptive", "ndcg@10"])
     >>> pd.testing.assert_frame_equal(ev.per_query, in_memory.per_query)

@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .._grouping import RowRanking, group_rows
+from .._table import difficulty_values
 from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
 from ._ranked import RankedLists
 
-__all__ = ["evaluate_arrays", "exact_scores"]
+__all__ = ["evaluate_arrays"]
 
 
 def _check_n_jobs(n_jobs):
@@ -33,21 +34,6 @@ def _check_n_jobs(n_jobs):
         )
     cores = os.cpu_count() or 1
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
-
-
-def exact_scores(y_score):
-    """Scores as float64 with the same order and ties: integers beyond 2**53 become ranks.
-
-    A float64 holds every integer up to 2**53 exactly; larger int64/uint64 scores would round
-    and create ties that are not in the data, so they are replaced by their dense rank.
-    """
-    arr = np.asarray(y_score)
-    if arr.dtype.kind in "iu" and arr.size:
-        lo, hi = int(arr.min()), int(arr.max())
-        if max(abs(lo), abs(hi)) > 2**53:
-            _, rank = np.unique(arr, return_inverse=True)
-            return rank.ravel().astype(np.float64)
-    return arr
 
 
 def _count_column(values, name, *, integral=True):
@@ -250,6 +236,7 @@ def evaluate_arrays(
             "n_docs": sizes.astype(np.int64),
             "n_pos": n_pos.astype(np.int64),
             "n_neg": np.asarray(n_neg).astype(np.int64),
+            "difficulty": difficulty_values(n_pos, n_neg),
             **columns,
         },
         index=pd.Index(uniques, name="qid"),

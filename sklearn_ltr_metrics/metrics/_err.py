@@ -4,7 +4,82 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["err_terms"]
+__all__ = ["block_stop_law", "err_terms"]
+
+#: Survival products below this share of a block's mean stop probability are left out.
+_RELATIVE_TOL = 1e-18
+
+
+def _log_comb_row(n, upto):
+    """log C(n, i) for i = 0..upto (-inf beyond n)."""
+    out = np.full(upto + 1, -np.inf)
+    top = min(upto, n)
+    j = np.arange(1, top + 1, dtype=np.float64)
+    # A running sum of log((n - j + 1) / j): small terms, so small i (the weights that matter
+    # most) are exact to rounding, with no cancellation between huge log-factorials.
+    out[0] = 0.0
+    out[1 : top + 1] = np.cumsum(np.log((n - j + 1.0) / j))
+    return out
+
+
+def _hypergeometric_mix(first, n_first, second_size, values, tol, longest):
+    """``mix[m] = sum_a C(n_first, a) C(second_size, m - a) / C(n_first + second_size, m)
+    * values[a]`` for m = 0.. while it stays above ``tol`` (at most ``longest`` + 1 entries).
+
+    The mean over random m-subsets of a pool made of two parts, when the first part's mean
+    over its own random a-subsets is ``values[a]`` and the second part's is ``first**b``.
+    """
+    total = n_first + second_size
+    a = np.arange(values.size)
+    log_first = _log_comb_row(n_first, values.size - 1)
+    log_second = _log_comb_row(second_size, longest)
+    log_total = _log_comb_row(total, longest)
+    log_power = np.log(first) * np.arange(longest + 1) if first < 1.0 else np.zeros(longest + 1)
+    out = []
+    chunk = 512
+    for lo in range(0, longest + 1, chunk):
+        m = np.arange(lo, min(longest + 1, lo + chunk))
+        b = m[:, None] - a[None, :]
+        inside = (b >= 0) & (b <= second_size)
+        bb = np.where(inside, b, 0)
+        log_w = np.where(
+            inside,
+            log_first[None, :] + (log_second + log_power)[bb] - log_total[m][:, None],
+            -np.inf,
+        )
+        part = np.exp(log_w) @ values
+        out.append(part)
+        if part[-1] < tol:
+            break
+    mix = np.concatenate(out)
+    below = np.flatnonzero(mix < tol)
+    return mix[: below[0] + 1] if below.size else mix
+
+
+def block_stop_law(keep_active, n, tol):
+    """P(the user stops at each position of a block of ``n`` rows in uniformly random order).
+
+    ``keep_active`` holds the continue probabilities (1 - stop) of the block's active rows;
+    its other rows never stop the user. Position t is reached with probability ``e_t``, the
+    mean survival product over a random t-subset of the block's rows, so the law is
+    ``e_t - e_{t+1}``. ``e`` is built one class of equal continue probability at a time (a
+    class alone gives ``q**a``), mixing classes by the hypergeometric law of how many rows of
+    a random subset fall in each, and cut where it falls below ``tol``.
+    """
+    values, counts = np.unique(keep_active, return_counts=True)
+    pool, size = np.ones(1), 0
+    log_tol = np.log(tol)
+    # Classes, then the inactive rows (continue probability 1).
+    classes = [*zip(values.tolist(), counts.tolist(), strict=True), (1.0, n - keep_active.size)]
+    for q, c in classes:
+        if c == 0:
+            continue
+        depth = c if q >= 1.0 else min(c, int(log_tol / np.log(q)) + 1)
+        pool = _hypergeometric_mix(q, size, c, pool, tol, min(size + c, pool.size - 1 + depth))
+        size += c
+    e = np.zeros(n + 1)
+    e[: pool.size] = pool[: n + 1]
+    return e[:n] - e[1:]
 
 
 def _err_stop_probability(labels, max_grade):
@@ -35,23 +110,13 @@ def err_terms(support):
     mean_stop = np.add.reduceat(stop, first) / size
     simple_rows = np.repeat(simple, size)
     terms[simple_rows] = (np.repeat(block_survive * mean_stop, size) / rank)[simple_rows]
-    if not simple.all():
-        from scipy.stats import hypergeom
     for b in np.flatnonzero(~simple):
         lo, n = first[b], int(size[b])
-        keep = 1.0 - stop[lo : lo + n]
-        keep = keep[stop[lo : lo + n] > 0]
-        r = keep.size
-        # Normalised elementary symmetric means: E[j] = mean product over random j-subsets.
-        e = np.zeros(r + 1)
-        e[0] = 1.0
-        for m, q in enumerate(keep, start=1):
-            j = np.arange(1, m + 1)
-            e[1 : m + 1] = ((m - j) * e[1 : m + 1] + j * q * e[0:m]) / m
-        stop_at_ith_active = e[:-1] - e[1:]
-        t = np.arange(n)[:, None]  # active rows among the earlier slots of the block
-        a = np.arange(r)[None, :]
-        law = hypergeom.pmf(a, n - 1, r - 1, t)
-        w = (r / n) * (law * stop_at_ith_active[None, :]).sum(axis=1)
-        terms[lo : lo + n] = block_survive[b] * w / rank[lo : lo + n]
+        block_stop = stop[lo : lo + n]
+        keep = 1.0 - block_stop[block_stop > 0]
+        # Survival below this share of the block's mean stop probability is dropped: what it
+        # carries is below a float's resolution of the block's contribution.
+        tol = _RELATIVE_TOL * mean_stop[b] / n
+        law = block_stop_law(keep, n, tol)
+        terms[lo : lo + n] = block_survive[b] * law / rank[lo : lo + n]
     return terms

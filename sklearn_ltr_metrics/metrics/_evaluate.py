@@ -50,19 +50,25 @@ def evaluate(
         Query id of every row (int, str, categorical...). Rows need not be sorted or grouped.
     metrics : str or list of str, default=("ndcg@10", "precision@10", "recall@10", "map", "mrr")
         Metric specs ``name`` or ``name@k``; ``k`` is an int or ``"adaptive"``,
-        ``"percentile"``, ``"capped"``. See :func:`metric_names`.
+        ``"percentile"``, ``"capped"``. See :func:`metric_names` and :func:`describe_metric`.
+        ``recall`` is hits / n_pos (the IR recall): with per-query cut-offs such as
+        ``k="adaptive"`` use ``capped_recall`` (hits / min(k, n_pos)), the methodology's
+        Recall@K, which a perfect ranking scores 1. ``f1`` is always F1; ``f2``, ``f0.5``...
+        (or ``fbeta`` with ``beta=``, whose column is named ``f<beta>``) is F-beta.
     k : int, list of int, str or callable, optional
-        Cut-off for the specs given without ``@k`` (``None``: the whole list).
-    conventions : str, default=None
-        A preset of the options below: ``"trec_eval"``, ``"ranx"``, ``"ir_measures"``,
-        ``"lightgbm"``, ``"xgboost"``, ``"torchmetrics"`` or ``"sklearn"`` (see
-        :data:`CONVENTIONS`). Explicit options override it.
-    ties : str, optional
-        Tied scores: ``"average"`` (exact expectation over orderings, the default),
-        ``"stable"`` (input order), ``"pessimistic"`` / ``"optimistic"`` (relevant last /
-        first), ``"trec_eval"`` / ``"doc_id"`` (doc_id descending / ascending; need
-        ``doc_id``) or ``"label_ranking"`` (every tied row takes the block's last rank, as
-        scikit-learn's ``label_ranking_average_precision_score``).
+        Cut-off for the specs given without ``@k`` (``None``: the whole list, or the preset's
+        ``default_k``: 32 for ``"xgboost"``). A cut-off is at most 2**53. Metrics with their
+        own cut-off (``r_precision``, ``lrap``) ignore it.
+    conventions : {None, "trec_eval", "lightgbm", "sklearn", "ranx", "ir_measures", \
+"xgboost", "torchmetrics"}, default=None
+        A preset of the options below (``CONVENTIONS``; ``docs/migration.rst`` goes tool by
+        tool). Explicit options override it.
+    ties : {"average", "stable", "pessimistic", "optimistic", "trec_eval", "doc_id", \
+"label_ranking"}, optional
+        Tied scores: exact expectation over orderings (default), input order, relevant last or
+        first, doc_id descending (trec_eval) or ascending (``"doc_id"``; both need
+        ``doc_id``), or every row of a tied block at the block's last rank
+        (``"label_ranking"``, scikit-learn's label ranking rule).
     gain : {"exponential", "linear"} or mapping, optional
         DCG gain: ``2**label - 1`` (default), ``label``, or a mapping label -> gain.
     min_relevance : float, optional
@@ -70,24 +76,27 @@ def evaluate(
     empty_query : {"skip", "zero", "one", "error"}, optional
         Value of a metric undefined for a query (no relevant document; ideal DCG of 0).
         ``"skip"`` (default) keeps NaN in ``per_query`` and leaves the query out of averages.
-    ap_denominator : {"n_pos", "min_k"}, optional
-        Average precision divides by ``n_pos`` (default, trec_eval) or ``min(n_pos, k)``
-        (LightGBM).
+    ap_denominator : {"n_pos", "min_k", "retrieved"}, optional
+        Average precision divides by ``n_pos`` (default, trec_eval), ``min(n_pos, k)``
+        (LightGBM, XGBoost) or the relevant rows retrieved in the top ``k`` (torchmetrics'
+        ``top_k``; 0 when none is; under ``ties="average"`` the ratio of the expected sum to
+        the expected hits).
     precision_denominator : {"k", "min_k_n_docs"}, optional
         Precision@k divides by ``k`` (default, trec_eval) or ``min(k, n_docs)`` (XGBoost's
         ``pre@k``, torchmetrics' ``adaptive_k``).
     log_base : float, optional
-        Base of the DCG discount ``1 / log_base(rank + 1)`` (default 2; nDCG does not depend
-        on it).
+        Base of the DCG discount ``1 / log_base(rank + 1)`` (default 2; scikit-learn's
+        ``dcg_score(log_base=...)``). nDCG does not depend on it.
     beta : float, default=1.0
-        Beta of the ``fbeta`` metric.
+        Beta of the ``fbeta`` metric (a finite number > 0); ``f1`` ignores it.
     err_max_grade : float, default=4
-        ERR's stop probability is ``(2**label - 1) / 2**err_max_grade`` (gdeval's convention).
+        ERR's stop probability is ``(2**label - 1) / 2**err_max_grade`` (gdeval's convention);
+        a larger label is refused.
     query_stats : pandas.DataFrame, optional
         Per-query ``n_pos`` (and ``n_neg``) overriding the counts from ``y_true``, indexed by qid
         or with a ``qid``/``query_id`` column. Queries not in the table keep their counts.
     doc_id : array-like of shape (n_rows,), optional
-        Document ids; needed by ``ties="trec_eval"``.
+        Document ids; needed by ``ties="trec_eval"`` and ``ties="doc_id"``.
     n_jobs : int, optional
         Threads for sorting large inputs (``None``: 1, ``-1``: every core). The result is the
         same, bit for bit, for any number.
@@ -95,7 +104,11 @@ def evaluate(
     Returns
     -------
     RankingEvaluation
-        ``per_query``, ``per_cutoff``, ``mean()``, ``conventions``, ``n_skipped``.
+        ``per_query`` (with the counts ``n_docs``, ``n_pos``, ``n_neg`` and ``difficulty`` =
+        ``n_neg / n_pos``, NaN when ``n_pos`` is 0), ``per_cutoff``, ``mean()``,
+        ``conventions``, ``n_skipped``. Integer scores are compared exactly (int64 and uint64
+        above 2**53 included); a query's values are the same, bit for bit, whatever other
+        queries are evaluated with it.
 
     Examples
     --------
@@ -111,10 +124,10 @@ def evaluate(
     ...     metrics=["precision@1", "recall@adaptive", "ndcg@10"],
     ... )
     >>> ev.per_query
-         n_docs  n_pos  n_neg  precision@1  recall@adaptive   ndcg@10
+         n_docs  n_pos  n_neg  difficulty  precision@1  recall@adaptive   ndcg@10
     qid
-    q1        3      1      2          0.5             0.75  0.815465
-    q2        2      1      1          1.0              1.0  1.000000
+    q1        3      1      2         2.0          0.5             0.75  0.815465
+    q2        2      1      1         1.0          1.0              1.0  1.000000
     >>> round(ev.mean("precision@1"), 4)
     0.75
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._grouping import factorize_qid
+from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
 from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
@@ -36,9 +37,10 @@ def evaluate_run(
 ):
     """Evaluate a TREC-style run against separate relevance judgments.
 
-    Read as trec_eval reads them: a retrieved document without a judgment is non-relevant; a
-    judged document the run did not retrieve counts in ``n_pos`` and in the ideal DCG but never
-    in the ranking; a negative judgment means judged non-relevant (gain 0).
+    Read as trec_eval reads them: a retrieved document without a judgment is non-relevant,
+    with gain 0 whatever the gain mapping says; a judged document the run did not retrieve
+    counts in ``n_pos`` and in the ideal DCG but never in the ranking; a negative judgment
+    means judged but never relevant, gain 0 unless a gain mapping names its label.
 
     Parameters
     ----------
@@ -52,9 +54,12 @@ def evaluate_run(
         scored 0 for every metric (trec_eval ``-c``).
     unjudged : {"nonrelevant", "remove"}, default="nonrelevant"
         Unjudged retrieved documents count as non-relevant, or are removed before ranking
-        (condensed lists).
-    conventions : {"trec_eval", None, "lightgbm", "sklearn"}, default="trec_eval"
-        Preset of options; trec_eval's by default for this TREC entry point.
+        (condensed lists; trec_eval ``-J``): then negatively judged documents are removed too,
+        and a query left with no document keeps its row (``n_docs`` 0) and scores as an empty
+        ranking, 0 (a metric undefined for it follows ``empty_query``), as with ``-J``.
+    conventions : str or None, default="trec_eval"
+        Preset of options (see :func:`evaluate`); trec_eval's by default for this TREC entry
+        point.
     **options
         Any option of :func:`evaluate` (``ties``, ``gain``, ``min_relevance``, ...).
 
@@ -71,9 +76,9 @@ def evaluate_run(
     >>> run = pd.DataFrame({"qid": "1", "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     >>> qrels = pd.DataFrame({"qid": "1", "doc_id": ["b", "z", "a"], "label": [1, 1, 0]})
     >>> evaluate_run(run, qrels, metrics=["recall@3", "judged@3"]).per_query
-         n_docs  n_pos  n_neg  recall@3  judged@3
+         n_docs  n_pos  n_neg  difficulty  recall@3  judged@3
     qid
-    1         3      2      2       0.5  0.666667
+    1         3      2      2         1.0       0.5  0.666667
     """
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
@@ -165,7 +170,13 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     has_gain = pd.Series(gain, index=rows.index).groupby(rows["qid"]).any()
     has_gain = has_gain.reindex(queries).fillna(False).to_numpy(dtype=bool)
     table = pd.DataFrame(
-        {"n_docs": 0, "n_pos": n_pos, "n_neg": 0}, index=pd.Index(queries, name="qid")
+        {
+            "n_docs": 0,
+            "n_pos": n_pos,
+            "n_neg": 0,
+            "difficulty": difficulty_values(n_pos, np.zeros(n_pos.size)),
+        },
+        index=pd.Index(queries, name="qid"),
     )
     cutoff_parts = {}
     ids = np.asarray(queries)

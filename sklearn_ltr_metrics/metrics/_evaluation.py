@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._grouping import factorize_qid
+from .._table import COUNT_COLUMNS
 
 __all__ = ["RankingEvaluation"]
 
@@ -19,8 +20,9 @@ class RankingEvaluation:
     Attributes
     ----------
     per_query : pandas.DataFrame
-        Indexed by ``qid`` (sorted); columns ``n_docs``, ``n_pos``, ``n_neg`` and one column per
-        metric spec. NaN marks a query for which the metric is undefined (skipped).
+        Indexed by ``qid`` (sorted); columns ``n_docs``, ``n_pos``, ``n_neg``, ``difficulty``
+        (``n_neg / n_pos``, NaN when ``n_pos`` is 0) and one column per metric spec. NaN
+        marks a query for which the metric is undefined (skipped).
     per_cutoff : pandas.DataFrame
         Long table with columns ``qid``, ``metric``, ``k``, ``value``: every (query, cut-off)
         value. ``k`` is ``<NA>`` for the whole list.
@@ -50,7 +52,7 @@ class RankingEvaluation:
     def __init__(self, per_query, cutoff_parts, conventions):
         self.per_query = per_query
         self._cutoff_parts = cutoff_parts
-        self.metrics = tuple(c for c in per_query.columns if c not in ("n_docs", "n_pos", "n_neg"))
+        self.metrics = tuple(c for c in per_query.columns if c not in COUNT_COLUMNS)
         self.conventions = dict(conventions)
         self.n_skipped = {m: int(per_query[m].isna().sum()) for m in self.metrics}
 

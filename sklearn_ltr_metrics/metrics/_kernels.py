@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._pairs import discordant_pairs
 from ._ranked import segment_cumsum
 
 #: Kendall tau-b counts concordance label level by label level up to this many distinct
-#: labels in the evaluated rows; beyond it (continuous labels) it calls scipy per query.
+#: labels in the evaluated rows; beyond it (continuous labels) it counts discordant pairs
+#: with a merge over all queries at once (O(n log^2 n), no loop per query).
 MAX_KENDALL_LEVELS = 64
 
 
@@ -61,40 +63,40 @@ def _rank_correlation(ctx, pair_query, kk, method):
             return np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
     levels, lcode = np.unique(labels, return_inverse=True)
     m = levels.size
-    if m > MAX_KENDALL_LEVELS:
-        return _kendall_per_pair(labels, -block_start_row.astype(np.float64), seg_start, count)
-    # Kendall tau-b: S = sum over rows of (earlier-block rows with a higher label) - (lower).
-    starts = seg_start[count > 0]
-    s_total = np.zeros(rows.size)
-    first_of_block = start_in_seg + seg_start[seg]
-    for v in range(m):
-        is_v = (lcode == v).astype(np.int64)
-        before = segment_cumsum(is_v, starts) - is_v
-        before_block = before[first_of_block]
-        s_total += before_block * (np.sign(v - lcode))
-    s = np.bincount(seg, s_total, n_pairs)
     n0 = c * (c - 1) / 2.0
     is_first = start_in_seg == (np.arange(rows.size) - seg_start[seg])
     n1 = np.bincount(seg[is_first], (bsize * (bsize - 1) / 2.0)[is_first], n_pairs)
     n2 = np.bincount(sorted_seg[tie_first], tie_size * (tie_size - 1) / 2.0, n_pairs)
+    if m > MAX_KENDALL_LEVELS:
+        # Many distinct labels: S = (pairs untied in both) - 2 * discordant pairs, with the
+        # discordant pairs counted by a merge over all pairs' rows at once.
+        score = -block_start_row.astype(np.float64)
+        joint = np.lexsort((labels, score, seg))
+        key_seg, key_score, key_label = seg[joint], score[joint], labels[joint]
+        new = np.ones(n_rows, dtype=bool)
+        new[1:] = (
+            (key_seg[1:] != key_seg[:-1])
+            | (key_score[1:] != key_score[:-1])
+            | (key_label[1:] != key_label[:-1])
+        )
+        first = np.flatnonzero(new)
+        size = np.diff(np.append(first, n_rows)).astype(np.float64)
+        n3 = np.bincount(key_seg[first], size * (size - 1) / 2.0, n_pairs)
+        s = (n0 - n1 - n2 + n3) - 2.0 * discordant_pairs(seg, score, labels, n_pairs)
+    else:
+        # Kendall tau-b: S = sum over rows of (earlier-block rows with a higher label) - (lower).
+        starts = seg_start[count > 0]
+        s_total = np.zeros(rows.size)
+        first_of_block = start_in_seg + seg_start[seg]
+        for v in range(m):
+            is_v = (lcode == v).astype(np.int64)
+            before = segment_cumsum(is_v, starts) - is_v
+            before_block = before[first_of_block]
+            s_total += before_block * (np.sign(v - lcode))
+        s = np.bincount(seg, s_total, n_pairs)
     denom = np.sqrt((n0 - n1) * (n0 - n2))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, s / denom, np.nan)
-
-
-def _kendall_per_pair(labels, tie_key, seg_start, count):
-    """Kendall tau-b per pair with scipy: the slow path for labels with many distinct values.
-
-    ``tie_key`` is a score proxy of each evaluated row (its tied block's first row, negated),
-    equal exactly where the scores tie.
-    """
-    from scipy.stats import kendalltau
-
-    out = np.full(count.size, np.nan)
-    for i, (start, n) in enumerate(zip(seg_start, count, strict=True)):
-        part = slice(start, start + n)
-        out[i] = kendalltau(tie_key[part], labels[part]).statistic
-    return out
 
 
 def _hits(ctx, pq, kk):

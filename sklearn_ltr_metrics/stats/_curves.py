@@ -97,15 +97,18 @@ def cutoff_curves(per_cutoff, per_query, *, metrics=None, strata=(10, 50), min_s
     for system, pc in cutoffs.items():
         if system not in queries:
             raise ValueError(f"per_cutoff has system {system!r} but per_query does not.")
-        pq = query_frame(queries[system], f"per_query[{system!r}]").drop_duplicates("qid")
-        n_pos = pd.Series(pq["n_pos"].to_numpy(), index=pd.Index(pq["qid"]))
+        pq = query_frame(queries[system], f"per_query[{system!r}]")
+        # Cross-validation tables pair a cut-off row with its query by (fold, qid).
+        keys = ["fold", "qid"] if "fold" in pq.columns and "fold" in pc.columns else ["qid"]
+        pq = pq.drop_duplicates(keys)
+        n_pos = pd.Series(pq["n_pos"].to_numpy(), index=pd.MultiIndex.from_frame(pq[keys]))
         specs = list(dict.fromkeys(pc["metric"]))
         for base in _curve_metrics(metrics, specs):
             spec = _curve_spec(specs, base)
             if spec is None:
                 continue
             part = pc[(pc["metric"] == spec) & pc["k"].notna()]
-            q_pos = part["qid"].map(n_pos).to_numpy(dtype=float)
+            q_pos = n_pos.reindex(pd.MultiIndex.from_frame(part[keys])).to_numpy(dtype=float)
             groups = [("all", np.ones(len(part), dtype=bool))] + [
                 (label, (q_pos >= lo) & (q_pos <= hi)) for label, (lo, hi) in bins.items()
             ]
