@@ -40,7 +40,7 @@ class RankingEvaluation:
     ...               qid=["a", "a", "a", "b", "b", "b"], metrics=["ndcg@2", "map"])
     >>> ev
     RankingEvaluation(n_queries=2, ndcg@2=0.5000, map=0.6667)
-    >>> ev.per_query.round(4)
+    >>> ev.per_query[["n_docs", "n_pos", "n_neg", "ndcg@2", "map"]].round(4)
          n_docs  n_pos  n_neg  ndcg@2     map
     qid
     a         3      2      1     1.0  1.0000
