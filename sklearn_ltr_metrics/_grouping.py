@@ -73,7 +73,8 @@ def factorize_qid(qid, name="qid"):
             present = np.bincount(shifted) > 0
             lookup = np.cumsum(present, dtype=np.intp) - 1
             uniques = (np.flatnonzero(present).astype(wide.dtype) + base).astype(values.dtype)
-            return lookup[shifted], uniques
+            # Codes overwrite the shifted ids (a fresh array) in place: one large array, not two.
+            return np.take(lookup, shifted, out=shifted, mode="clip"), uniques
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
         kinds = (
@@ -160,15 +161,17 @@ def group_rows(qid, name="qid", n_threads=1):
     """
     n = qid.shape[0]
     if qid.dtype == object:
-        change = _ranking.object_changes(np.ascontiguousarray(qid))
+        # The compiled scan needs a writable buffer; pandas hands out read-only views.
+        change = _ranking.object_changes(np.require(qid, requirements=["C", "W"]))
     else:
         change = np.empty(n, dtype=bool)
         change[:1] = True
         np.not_equal(qid[1:], qid[:-1], out=change[1:])
-    run_start = np.flatnonzero(change)
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
-    # make nearly every row a run, and then one factorisation of all rows is cheaper.
-    few_runs = run_start.size <= n // 2
+    # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
+    # run starts are not even listed).
+    few_runs = np.count_nonzero(change) <= n // 2
+    run_start = np.flatnonzero(change) if few_runs else None
     run_codes, uniques = factorize_qid(qid[run_start], name) if few_runs else (None, None)
     if few_runs and uniques.shape[0] == run_start.size:
         run_size = np.diff(np.append(run_start, n))
