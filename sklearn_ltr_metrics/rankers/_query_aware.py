@@ -69,7 +69,7 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         The form used.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Column names, when ``X`` was a DataFrame with string column names.
 
     Notes
