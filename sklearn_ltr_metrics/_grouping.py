@@ -161,7 +161,8 @@ def group_rows(qid, name="qid", n_threads=1):
     """
     n = qid.shape[0]
     if qid.dtype == object:
-        change = _ranking.object_changes(np.ascontiguousarray(qid))
+        # The compiled scan needs a writable buffer; pandas hands out read-only views.
+        change = _ranking.object_changes(np.require(qid, requirements=["C", "W"]))
     else:
         change = np.empty(n, dtype=bool)
         change[:1] = True

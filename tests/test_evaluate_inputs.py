@@ -155,3 +155,33 @@ def test_evaluate_run_unjudged_remove_and_int_qids():
     assert kept.per_query.loc["1", "judged@3"] == pytest.approx(2 / 3)
     assert removed.per_query.loc["1", "precision@1"] == 1.0
     assert removed.per_query.loc["1", "judged@3"] == 1.0
+
+
+def test_evaluate_dask_refuses_ids_of_two_kinds_in_different_partitions():
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn_ltr_metrics.metrics import evaluate_dask
+
+    frame = pd.DataFrame(
+        {
+            "qid": np.array([1, 1, "a", "a"], dtype=object),
+            "label": [1, 0, 1, 0],
+            "score": [0.3, 0.2, 0.1, 0.4],
+        }
+    )
+    import dask
+
+    # (dask would otherwise turn object columns into strings itself, before any check.)
+    with dask.config.set({"dataframe.convert-string": False}):
+        parts = dd.from_pandas(frame, npartitions=2, sort=False)
+        with pytest.raises(TypeError, match=r"qid mixes value types \(number, str\)"):
+            evaluate_dask(
+                parts, qid="qid", label="label", score="score", metrics=["mrr"], aligned=True
+            )
+    ok = evaluate_dask(
+        dd.from_pandas(frame.assign(qid=["1", "1", "a", "a"]), npartitions=2, sort=False),
+        qid="qid",
+        label="label",
+        score="score",
+        metrics=["mrr"],
+    )
+    assert ok.per_query["mrr"].tolist() == [1.0, 0.5]

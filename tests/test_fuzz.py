@@ -136,6 +136,8 @@ QID_FORMS = [
     "str_list",
     "unicode",
     "object_str",
+    "series_object",
+    "readonly_object",
     "pd_string",
     "categorical",
     "tuples",
@@ -170,6 +172,12 @@ def qid_as(codes, form, seed):
         return np.array(text), text
     if form == "object_str":
         return np.array(text, dtype=object), text
+    if form == "series_object":
+        return pd.Series(text, dtype=object), text  # to_numpy() is a read-only view
+    if form == "readonly_object":
+        ids = np.array(text, dtype=object)
+        ids.setflags(write=False)
+        return ids, text
     if form == "pd_string":
         return pd.Series(text, dtype="string"), text
     if form == "categorical":

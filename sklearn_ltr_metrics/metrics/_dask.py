@@ -24,7 +24,7 @@ import inspect
 
 import numpy as np
 
-from .._validation import _short
+from .._validation import _short, check_qid
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_options
@@ -84,6 +84,9 @@ def _combine(results):
     results = [r for r in results if r is not None]
     if not results:
         raise ValueError("frame has no rows; evaluate_dask needs at least one row.")
+    # Each partition checked its own ids; ids of different kinds may sit in different ones.
+    ids = np.concatenate([r.per_query.index.to_numpy(dtype=object) for r in results])
+    check_qid(ids, "qid")
     try:
         return RankingEvaluation.concat(results)
     except ValueError as err:
