@@ -23,6 +23,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS / "_ext"))
 
 import matplotlib  # noqa: E402
 
@@ -206,8 +207,44 @@ def _drop_missing_pages(app, docname, source):
     source[0] = text
 
 
+def _escape_types(app, what, name, obj, options, lines):
+    """Read parameter types and prose literally, as numpydoc writers mean them.
+
+    ``default="ndcg@10"`` or "NDCG@10" in prose would become an e-mail link, and
+    ``shape (n_features_in_,)`` a reference to a missing target: escape ``@`` outside
+    literals, and a word's trailing ``_`` in type fields. Doctests and literal blocks are left
+    as they are.
+    """
+    literal_indent = None  # indentation of the paragraph that opened a literal block
+    in_doctest = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if stripped.startswith(">>>"):
+            in_doctest = True
+        if in_doctest:
+            in_doctest = bool(stripped)
+            continue
+        match = re.match(r"^(\s*\**\w[\w, *]* : )(.*)$", line)
+        if match:
+            kind = match.group(2).replace("@", "\\@")
+            kind = re.sub(r"(?<=\w)_(?=[,)\s]|$)", r"\\_", kind)
+            lines[i] = match.group(1) + kind
+        elif "@" in line:
+            parts = line.split("``")
+            parts[::2] = [re.sub(r"(?<=\w)@(?=\w)", r"\\@", part) for part in parts[::2]]
+            lines[i] = "``".join(parts)
+        if stripped.endswith("::"):
+            literal_indent = indent
+
+
 def setup(app):
     app.connect("source-read", _drop_missing_pages)
+    app.connect("autodoc-process-docstring", _escape_types, priority=400)
 
 
 # --- the example gallery -----------------------------------------------------------------------
@@ -221,7 +258,8 @@ sphinx_gallery_conf = {
     "doc_module": ("sklearn_ltr_metrics",),
     "backreferences_dir": str(DOCS / "api" / "generated" / "backreferences"),
     "reference_url": {"sklearn_ltr_metrics": None},
-    "image_scrapers": ("matplotlib",),
+    # pyplot figures, then the package's own (built without pyplot): docs/_ext/ltr_gallery.py
+    "image_scrapers": ("matplotlib", "ltr_gallery.scrape_figures"),
     "matplotlib_animations": False,
     "remove_config_comments": True,
     "show_memory": False,
@@ -270,7 +308,7 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": [],
 }
-html_sidebars = {"index": [], "getting_started": [], "changelog": []}
+html_sidebars = {"index": []}
 
 # Matplotlib in the gallery must never open a window or warn about it.
 warnings.filterwarnings("ignore", message="Matplotlib is currently using agg")

@@ -5,4 +5,4 @@ HTML output) are not test sources.
 """
 
 collect_ignore = ["conf.py", "sg_execution_times.rst"]
-collect_ignore_glob = ["_build/*", "api/*", "auto_examples/*", "_templates/*"]
+collect_ignore_glob = ["_build/*", "api/*", "auto_examples/*", "_templates/*", "_ext/*"]

@@ -27,7 +27,12 @@ from pathlib import Path
 
 from sklearn_ltr_metrics.datasets import BM25_FEATURE, make_ranking_data
 from sklearn_ltr_metrics.model_selection import cross_validate_ranking
-from sklearn_ltr_metrics.rankers import FeatureRanker, LambdaMARTRanker, RandomRanker
+from sklearn_ltr_metrics.rankers import (
+    FeatureRanker,
+    LambdaMARTRanker,
+    OracleRanker,
+    RandomRanker,
+)
 from sklearn_ltr_metrics.report import make_report
 
 X, y, qid = make_ranking_data(60, random_state=0)  # 60 queries in the methodology's shape
@@ -37,19 +42,23 @@ rankers = {
     "BM25": FeatureRanker(BM25_FEATURE),
     "Random": RandomRanker(random_state=0),
     "LambdaMART": LambdaMARTRanker(n_estimators=50, random_state=0),
+    "Oracle": OracleRanker(),  # ranks by the labels: the ceiling, 1.0 on Recall@K
 }
-per_query = {}
+results = {}
 for name, ranker in rankers.items():
-    result = cross_validate_ranking(ranker, X, y, qid=qid, scoring=metrics, cv=5)
-    per_query[name] = result["per_query"]  # columns: fold, qid, n_docs, n_pos, n_neg, metrics
-    print(f"{name:>10}: ndcg@10 per fold {result['test_ndcg@10'].round(3)}")
+    results[name] = cross_validate_ranking(ranker, X, y, qid=qid, scoring=metrics, cv=5)
+    print(f"{name:>10}: ndcg@10 per fold {results[name]['test_ndcg@10'].round(3)}")
+
+# One row per (fold, test query), and one per (fold, test query, metric, cut-off):
+results["LambdaMART"]["per_query"].head()
 
 # %%
 # The report: one computation, several renderings
 # -----------------------------------------------
 report = make_report(
-    per_query,
+    results,  # the cross-validation results themselves: per-query and per-cut-off tables
     baseline="BM25",
+    upper_bounds="Oracle",  # no "drops on hard queries" warning for the ceiling
     random_state=0,
     title="LambdaMART against baselines (5-fold group CV)",
 )
@@ -59,6 +68,14 @@ print(report.to_text())
 # The primary table as a DataFrame
 # --------------------------------
 report.overall.round(4)
+
+# %%
+# Recall@K against K, per stratum
+# -------------------------------
+# The methodology's Recall@K (``capped_recall``) at every cut-off of the queries, averaged
+# per stratum of ``n_pos``: the Oracle stays at 1, the other rankers show where they lose
+# relevant documents.
+fig = report.plot_recall_at_k()
 
 # %%
 # Per-query values against difficulty
@@ -75,7 +92,8 @@ fig = report.plot_heatmap()
 # %%
 # Write the report directory
 # --------------------------
-# ``per_query.csv``, ``summary.md``, ``summary.json``, a self-contained ``report.html`` and
-# ``plots/*.png``, built beside the target and renamed into place (all or nothing).
+# ``per_query.csv``, ``per_cutoff.csv``, ``summary.md``, ``summary.json``, a self-contained
+# ``report.html`` and ``plots/*.png``, built beside the target and renamed into place (all or
+# nothing).
 output = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "cv_report"
 print("written:", report.write(output, force=True))

@@ -356,7 +356,7 @@ class SupportRanks:
 def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n_threads=1):
     """Per query, how many rows score higher than each active row, tie with it, or precede it.
 
-    This is all that the metric terms need of the ranking (``TIES.md``), and it costs
+    This is all that the metric terms need of the ranking (``docs/conventions.rst``), and it costs
     O(n log p) per query of n rows with p active ones: the p active scores are sorted, and every
     row finds by binary search which of them it outranks, ties or precedes on the tie-break.
     Queries run in parallel threads with no shared state, so the result is the same, bit for

@@ -45,6 +45,20 @@ def test_readme_python_snippets_run_as_written(tmp_path, monkeypatch):
             exec(compile(block, f"README.md python block {number}", "exec"), namespace)
     finally:
         plt.close("all")
-    assert (tmp_path / "my_report" / "report.html").is_file()
+    written = {path.name for path in (tmp_path / "my_report").iterdir()}
+    assert {"report.html", "per_query.csv", "per_cutoff.csv", "summary.json"} <= written
     means = namespace["ev"].mean()
     assert 0 < means["capped_recall@adaptive"] < 1
+
+
+def test_contributing_shows_the_real_metric_code():
+    """CONTRIBUTING.md's "Adding a metric" example is the code as it is, verbatim."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text.split("## Adding a metric", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    kernel, entry = block.split("# _registry.py\n")
+    package = ROOT / "sklearn_ltr_metrics" / "metrics"
+    kernel_code = kernel.split("\n", 1)[1].strip() + "\n"  # after the "# _kernels.py" line
+    assert kernel_code in (package / "_kernels.py").read_text(encoding="utf-8")
+    entry_code = entry[entry.index("    Metric(") : entry.rindex("    ),") + len("    ),")]
+    assert entry_code in (package / "_registry.py").read_text(encoding="utf-8")

@@ -230,3 +230,48 @@ def test_one_interval_per_mean(report):
     tables = {key: table for key, _, table in report.tables()}
     primary = set(tables["overall"]["95% CI"])
     assert set(tables["comparison"]["95% CI"]) == primary
+
+
+def test_report_takes_a_cross_validation_result_and_precision_recall_curves():
+    from sklearn_ltr_metrics.metrics import precision_recall_curves
+    from sklearn_ltr_metrics.model_selection import cross_validate_ranking
+    from sklearn_ltr_metrics.rankers import OracleRanker
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    y = (rng.uniform(size=60) < 0.3).astype(float)
+    qid = np.repeat(np.arange(6), 10)
+    result = cross_validate_ranking(
+        OracleRanker(), X, y, qid=qid, scoring=["capped_recall@adaptive"], cv=3
+    )
+    pr = precision_recall_curves(y, y + rng.normal(size=60), qid=qid)
+    report = make_report(
+        result, precision_recall=pr, upper_bounds=[], n_resamples=20, random_state=0
+    )
+    assert report.systems == ("system",) and report.settings["upper_bounds"] == []
+    assert len(report.per_cutoff["system"]) == len(result["per_cutoff"])
+    assert report.precision_recall["system"].unique().tolist() == ["system"]
+    np.testing.assert_array_equal(report.precision_recall["precision"], pr["precision"])
+    with pytest.raises(ValueError, match="upper_bounds names"):
+        make_report(result, upper_bounds=["Oracle"], n_resamples=20)
+    pytest.importorskip("matplotlib")
+    line = report.plot_precision_recall().axes[0].get_lines()[0]
+    np.testing.assert_allclose(line.get_ydata(), pr["precision"])
+
+
+def test_intersect_reports_every_table_on_the_shared_queries(systems):
+    weak = systems["weak"][0].per_query
+    strong = systems["strong"][0].per_query.iloc[:-4]
+    with pytest.raises(ValueError, match="different query sets"):
+        make_report({"weak": weak, "strong": strong}, n_resamples=20)
+    report = make_report(
+        {"weak": weak, "strong": strong},
+        on_mismatch="intersect",
+        n_resamples=50,
+        n_permutations=50,
+        random_state=0,
+    )
+    assert report.settings["n_queries"] == len(strong)
+    merged = report.comparison.merge(report.overall, on=["system", "metric"])
+    np.testing.assert_array_equal(merged["mean"], merged["macro"])
+    np.testing.assert_array_equal(merged["ci_low_x"], merged["ci_low_y"])

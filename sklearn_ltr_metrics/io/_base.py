@@ -51,6 +51,15 @@ class DataFormatError(ValueError):
     The message reads ``"<file>, line <n>: <what is wrong>"`` (or ``"<file>: ..."`` when no
     single line is at fault), so a command line can print it as one line.
 
+    Parameters
+    ----------
+    path : str, os.PathLike or file object
+        The file at fault.
+    line : int or None
+        1-based physical line number, or ``None`` when no single line is at fault.
+    reason : str
+        What is wrong, and how to fix it.
+
     Attributes
     ----------
     path : str

@@ -1,4 +1,4 @@
-"""ERR's per-row terms, exact under tie averaging (``TIES.md``)."""
+"""ERR's per-row terms, exact under tie averaging (closed form: ``docs/conventions.rst``)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _err_stop_probability(labels, max_grade):
 
 
 def err_terms(support):
-    """Expected ERR contribution of each support row (exact under tie averaging, TIES.md)."""
+    """Expected ERR contribution of each support row (exact under ties, docs/conventions.rst)."""
     ctx = support.ctx
     stop = _err_stop_probability(support.labels, ctx.err_max_grade)
     if stop.size == 0:

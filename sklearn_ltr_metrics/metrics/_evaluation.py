@@ -32,6 +32,21 @@ class RankingEvaluation:
         The options used (preset name, ties, gain, empty_query, min_relevance, ...).
     n_skipped : dict
         Metric -> number of queries left out of averages (undefined values).
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics import evaluate
+    >>> ev = evaluate([1, 0, 1, 0, 0, 1], [0.9, 0.2, 0.4, 0.8, 0.3, 0.1],
+    ...               qid=["a", "a", "a", "b", "b", "b"], metrics=["ndcg@2", "map"])
+    >>> ev
+    RankingEvaluation(n_queries=2, ndcg@2=0.5000, map=0.6667)
+    >>> ev.per_query[["n_docs", "n_pos", "n_neg", "ndcg@2", "map"]].round(4)
+         n_docs  n_pos  n_neg  ndcg@2     map
+    qid
+    a         3      2      1     1.0  1.0000
+    b         3      1      2     0.0  0.3333
+    >>> round(ev.mean("map"), 4), ev.n_skipped
+    (0.6667, {'ndcg@2': 0, 'map': 0})
     """
 
     def __init__(self, per_query, cutoff_parts, conventions):
@@ -56,6 +71,25 @@ class RankingEvaluation:
 
         Queries come out sorted, and each query's cut-offs in their order, as :func:`evaluate`
         gives them. A query found in two of the evaluations is a ``ValueError``.
+
+        Parameters
+        ----------
+        evaluations : iterable of RankingEvaluation
+            Evaluations of the same metrics on disjoint sets of queries.
+
+        Returns
+        -------
+        RankingEvaluation
+            One evaluation of all their queries.
+
+        Examples
+        --------
+        >>> from sklearn_ltr_metrics import evaluate
+        >>> a = evaluate([1, 0, 1], [0.9, 0.2, 0.4], qid=["a"] * 3, metrics=["map"])
+        >>> b = evaluate([0, 0, 1], [0.8, 0.3, 0.1], qid=["b"] * 3, metrics=["map"])
+        >>> both = RankingEvaluation.concat([b, a])
+        >>> both, both.per_query.index.tolist()
+        (RankingEvaluation(n_queries=2, map=0.6667), ['a', 'b'])
         """
         evaluations = list(evaluations)
         first = evaluations[0]

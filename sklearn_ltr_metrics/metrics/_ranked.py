@@ -9,8 +9,9 @@ the first ``k`` rows (divided by a per-query denominator). The terms vanish on r
 0, so they live on the :class:`Support` only (rows with a positive label; 2 % of the rows in
 the methodology's data), and a cut-off is looked up with one ``searchsorted``. Under
 ``ties="average"`` a term is the exact expectation of the row's contribution over all
-orderings of its tied block (``TIES.md``), spread over the whole block, which keeps the same
-prefix-sum structure: tie averaging costs a segment reduction, not sampling.
+orderings of its tied block (closed forms in ``docs/conventions.rst``), spread over the whole
+block, which keeps the same prefix-sum structure: tie averaging costs a segment reduction, not
+sampling.
 
 What a kernel needs of each support row is its query, its rank position, its tied block
 (start and size) and its label: any ranking machinery that supplies those can feed the
@@ -354,7 +355,7 @@ class RankedLists:
 
     @cached_property
     def _first_relevant_law(self):
-        """P(the query's first relevant row sits at this support row) (TIES.md)."""
+        """P(the query's first relevant row sits at this support row) (docs/conventions.rst)."""
         s = self.support
         r_b, h_b, n_b, s_b = s.block_relevant
         first = (h_b == 0) & (r_b > 0)

@@ -154,6 +154,19 @@ class RankingScorer:
     greater_is_better=s.greater_is_better, response_method=s.response_method, **s.options)``
     is an equal scorer.
 
+    Parameters
+    ----------
+    metric : str or list of str
+        A metric spec or a list of specs, as :func:`make_ranking_scorer` takes them.
+    k : int, str or callable, optional
+        Cut-off for specs given without ``@k``.
+    greater_is_better : bool, default=True
+        ``False`` negates the values.
+    response_method : str, tuple of str or None, default=None
+        The estimator's method giving the scores, as :func:`make_ranking_scorer` takes it.
+    **options
+        Options of :func:`evaluate` (``conventions``, ``ties``, ``gain``...).
+
     Attributes
     ----------
     metric : str or tuple of str
@@ -171,6 +184,13 @@ class RankingScorer:
         As given; ``None`` tries ``decision_function``, ``predict_proba``, then ``predict``.
     options : dict
         The :func:`evaluate` options given at construction (``conventions``, ``ties``...).
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.metrics import RankingScorer, make_ranking_scorer
+    >>> scorer = make_ranking_scorer(["ndcg@10", "capped_recall@adaptive"])
+    >>> isinstance(scorer, RankingScorer), scorer.metrics, scorer.multimetric
+    (True, ('ndcg@10', 'capped_recall@adaptive'), True)
     """
 
     def __init__(self, metric, *, k=None, greater_is_better=True, response_method=None, **options):

@@ -110,9 +110,10 @@ max-width:1150px;padding:0 1rem;color:#222;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
 .table-wrap{max-width:100%;overflow-x:auto;margin:.5rem 0 1rem}
 table{border-collapse:collapse;font-size:.9rem}
-th,td{border:1px solid #ddd;padding:.25rem .55rem;overflow-wrap:anywhere}
+th,td{border:1px solid #ddd;padding:.25rem .55rem;overflow-wrap:break-word}
 th{background:#f3f5f7;text-align:left}
-tr:nth-child(even) td{background:#fafbfc}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr:nth-child(even) td{background:#fafbfc}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .note{color:#555;font-size:.9rem}.warn{background:#fff4e5;border-left:4px solid #f0a020;
 padding:.4rem .8rem;margin:.3rem 0}figure{margin:1rem 0}img{max-width:100%;height:auto}
 figcaption{color:#444;font-size:.85rem;max-width:60rem}code{background:#f3f5f7;padding:0 .2rem}

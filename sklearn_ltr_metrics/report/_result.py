@@ -66,6 +66,25 @@ class RankingReport:
         What the report leaves out for lack of data, and how to get it.
     settings : dict
         How the numbers were computed (resamples, confidence level, test, alpha, strata...).
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics import evaluate
+    >>> from sklearn_ltr_metrics.report import make_report
+    >>> qid = [1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
+    >>> y = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
+    >>> good = evaluate(y, [3, 2, 1, 3, 2, 1, 4, 3, 2, 1], qid=qid, metrics=["mrr", "map"])
+    >>> weak = evaluate(y, [1, 2, 3, 1, 3, 2, 1, 2, 3, 4], qid=qid, metrics=["mrr", "map"])
+    >>> report = make_report({"weak": weak, "good": good}, n_resamples=200,
+    ...                      n_permutations=200, random_state=0)
+    >>> report.systems, report.baseline, report.metrics
+    (('weak', 'good'), 'weak', ('mrr', 'map'))
+    >>> report.overall[["system", "metric", "macro"]].round(3)
+      system metric  macro
+    0   weak    mrr  0.528
+    1   weak    map  0.472
+    2   good    mrr  1.000
+    3   good    map  1.000
     """
 
     systems: tuple
@@ -136,9 +155,15 @@ class RankingReport:
     def to_json(self, indent=2):
         """:meth:`to_dict` as strict JSON text (no NaN literals).
 
+        Parameters
+        ----------
+        indent : int or None, default=2
+            Indentation, as :func:`json.dumps` takes it.
+
         Returns
         -------
         str
+            The JSON document.
         """
         return render_json(self, indent=indent)
 
@@ -187,26 +212,72 @@ class RankingReport:
         return self.curves
 
     def plot_metric_at_k(self, metric=None, *, ax=None):
-        """Mean ``metric``@K against K per stratum (default the report's Recall@K metric)."""
+        """Mean ``metric``@K against K per stratum (default the report's Recall@K metric).
+
+        Parameters
+        ----------
+        metric : str, optional
+            Metric name (``"precision"``, ``"ndcg"``...); default the report's Recall@K.
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes (one system only); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn.
+        """
         from ..plotting import plot_metric_at_k
 
         metric = metric or self.settings["recall_metric"] or "capped_recall"
         return plot_metric_at_k(self._curves(), metric=metric, ax=ax)
 
     def plot_recall_at_k(self, *, ax=None):
-        """Recall@K against K per stratum: ``capped_recall`` (the methodology's) if evaluated."""
+        """Recall@K against K per stratum: ``capped_recall`` (the methodology's) if evaluated.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes (one system only); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn.
+        """
         from ..plotting import plot_recall_at_k
 
         return plot_recall_at_k(self._curves(), metric=self.settings["recall_metric"], ax=ax)
 
     def plot_precision_at_k(self, *, ax=None):
-        """Precision@K against K per stratum (:func:`plot_precision_at_k`)."""
+        """Precision@K against K per stratum (:func:`plot_precision_at_k`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes (one system only); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn.
+        """
         from ..plotting import plot_precision_at_k
 
         return plot_precision_at_k(self._curves(), ax=ax)
 
     def plot_precision_recall(self, *, ax=None):
-        """Precision against recall per system (:func:`plot_precision_recall`)."""
+        """Precision against recall per system (:func:`plot_precision_recall`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes (one system only); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn.
+        """
         from ..plotting import plot_precision_recall
 
         table = self.precision_recall
@@ -215,7 +286,20 @@ class RankingReport:
         return plot_precision_recall(self._curves(), ax=ax)
 
     def plot_difficulty(self, metric=None, *, ax=None):
-        """Per-query ``metric`` (default the headline) against difficulty."""
+        """Per-query ``metric`` (default the headline) against difficulty.
+
+        Parameters
+        ----------
+        metric : str, optional
+            Metric column; default the report's headline metric.
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes (one system only); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn.
+        """
         from ..plotting import plot_difficulty
 
         return plot_difficulty(
@@ -226,7 +310,18 @@ class RankingReport:
         )
 
     def plot_heatmap(self, *, ax=None):
-        """Per-query values of every metric, per system (:func:`plot_heatmap`)."""
+        """Per-query values of every metric, per system (:func:`plot_heatmap`).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes (one system only); default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn.
+        """
         from ..plotting import plot_heatmap
 
         return plot_heatmap(self.per_query, metrics=list(self.metrics), ax=ax)

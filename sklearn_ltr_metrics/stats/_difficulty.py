@@ -51,6 +51,16 @@ class DifficultyCorrelation:
     ``pvalue`` are NaN when fewer than 3 did or either side is constant. ``exact`` says
     whether the p-value is exact (every pairing enumerated, ``n <= 8``) or the t
     approximation of :func:`scipy.stats.spearmanr`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_ltr_metrics.stats import difficulty_correlation
+    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
+    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
+    >>> result = difficulty_correlation(table, "map")
+    >>> result.metric, round(result.spearman_rho, 3), result.n, result.exact
+    ('map', -0.8, 4, True)
     """
 
     metric: str

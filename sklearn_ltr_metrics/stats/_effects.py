@@ -96,8 +96,16 @@ def cohens_d(a, b, *, paired=False):
 def effect_size_label(d):
     """Magnitude label of an effect size, with the methodology's bounds 0.2 and 0.5.
 
-    ``|d| < 0.2``: ``"small"``; ``0.2 <= |d| < 0.5``: ``"medium"``; ``|d| >= 0.5``:
-    ``"large"``; NaN: ``""`` (no comparison, e.g. the baseline's own row).
+    Parameters
+    ----------
+    d : float
+        An effect size such as Cohen's d (:func:`cohens_d`); its sign does not matter.
+
+    Returns
+    -------
+    str
+        ``"small"`` when ``|d| < 0.2``, ``"medium"`` when ``0.2 <= |d| < 0.5``, ``"large"``
+        when ``|d| >= 0.5``, and ``""`` for NaN (no comparison, e.g. the baseline's own row).
 
     Examples
     --------
@@ -139,6 +147,11 @@ _CORRECTIONS = {"holm": _holm, "bh": _bh, "fdr_bh": _bh, "none": np.copy}
 
 def correction_names():
     """Names accepted by ``adjust_pvalues(method=...)`` and ``compare_systems(correction=...)``.
+
+    Returns
+    -------
+    list of str
+        The corrections, sorted.
 
     Examples
     --------

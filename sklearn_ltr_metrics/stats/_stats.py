@@ -272,6 +272,15 @@ class PairedTestResult:
         Mean of ``a - b`` over the pairs used.
     wins, ties, losses : int
         Pairs where ``a > b``, ``a == b`` and ``a < b``.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.stats import paired_test
+    >>> result = paired_test([0.9, 0.8, 0.7, 0.9, 0.6, 0.8], [0.7, 0.8, 0.5, 0.6, 0.6, 0.5])
+    >>> result.test, result.n, (result.wins, result.ties, result.losses)
+    ('permutation', 6, (4, 2, 0))
+    >>> round(result.mean_difference, 4), result.pvalue
+    (0.1667, 0.125)
     """
 
     test: str
@@ -355,7 +364,18 @@ _PAIRED_TESTS = {
 
 
 def paired_test_names():
-    """Names accepted by ``paired_test(test=...)`` and ``compare_systems(test=...)``."""
+    """Names accepted by ``paired_test(test=...)`` and ``compare_systems(test=...)``.
+
+    Returns
+    -------
+    list of str
+        The paired tests, sorted.
+
+    Examples
+    --------
+    >>> paired_test_names()
+    ['permutation', 'sign', 't', 'wilcoxon']
+    """
     return sorted(_PAIRED_TESTS)
 
 

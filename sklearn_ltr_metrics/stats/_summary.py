@@ -63,7 +63,22 @@ class Summary:
     strata_bins : dict
         Stratum label -> inclusive ``(low, high)`` bounds on ``n_pos`` (``high`` may be inf).
     confidence_level : float
+        Confidence level of every interval.
     n_resamples : int
+        Bootstrap resamples (of queries) behind every interval.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_ltr_metrics.stats import summarize
+    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
+    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
+    >>> summary = summarize(table, n_resamples=200, random_state=0)
+    >>> summary.overall[["metric", "macro", "cv"]].round(3)
+      metric  macro     cv
+    0    map   0.35  0.369
+    >>> summary.strata_bins
+    {'low': (1, 10), 'medium': (11, 50), 'high': (51, inf)}
     """
 
     overall: pd.DataFrame
@@ -89,6 +104,16 @@ def coefficient_of_variation(values):
     NaN values (undefined queries) are dropped. The result is NaN when fewer than 2 values are
     left or the mean is 0. The methodology reads a value above 0.5 as a warning sign: the
     average hides very different per-query behaviour.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_queries,)
+        Per-query values of one metric.
+
+    Returns
+    -------
+    float
+        The coefficient of variation, or NaN.
 
     Examples
     --------
