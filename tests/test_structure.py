@@ -105,7 +105,7 @@ def test_the_import_graph_has_no_cycle():
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == "open":
-                cycle = stack[stack.index(nxt) :] + [nxt]
+                cycle = [*stack[stack.index(nxt) :], nxt]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if nxt not in state:
                 visit(nxt)
