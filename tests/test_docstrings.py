@@ -6,10 +6,9 @@ import inspect
 import re
 
 import pytest
+from numpydoc import validate as numpydoc_validate
 
 import sklearn_ltr_metrics
-
-numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
 FAMILIES = tuple(sklearn_ltr_metrics._FAMILIES)
 
