@@ -11,13 +11,15 @@ scikit-learn organises its own:
 - :mod:`sklearn_ltr_metrics.report` and :mod:`sklearn_ltr_metrics.plotting`;
 - :mod:`sklearn_ltr_metrics.io` (TREC, LETOR, tables) and :mod:`sklearn_ltr_metrics.datasets`.
 
-Only the evaluation core (``evaluate`` and what it needs) is imported with the package. The
-other families, and every public name the top level re-exports from them, are imported on first
-access (PEP 562), so ``import sklearn_ltr_metrics`` does not pull in ``sklearn.model_selection``,
-``scipy.stats`` or the plotting code.
+Each public name is listed once, in its family's ``__init__``; the top level re-exports every
+family's ``__all__``. Only the evaluation core (``evaluate`` and what it needs) is imported with
+the package; every other name is imported on first access (PEP 562), so
+``import sklearn_ltr_metrics`` does not pull in ``sklearn.model_selection``, ``scipy.stats`` or
+the plotting code.
 """
 
-from ._lazy import attach
+import importlib
+
 from .metrics import (  # noqa: F401 (re-exported through __all__)
     CONVENTIONS,
     RankingEvaluation,
@@ -28,105 +30,38 @@ from .metrics import (  # noqa: F401 (re-exported through __all__)
 
 __version__ = "0.1.0"
 
-#: The public families, and the names the top level re-exports from each (the one list).
-_FAMILIES = {
-    "metrics": (
-        "CONVENTIONS",
-        "RankingEvaluation",
-        "RankingScorer",
-        "convention_options",
-        "describe_metric",
-        "evaluate",
-        "evaluate_dask",
-        "evaluate_run",
-        "make_ranking_scorer",
-        "metric_names",
-        "precision_recall_curves",
-        "rank_agreement",
-    ),
-    "model_selection": (
-        "QueryKFold",
-        "RankingGridSearchCV",
-        "RankingHalvingGridSearchCV",
-        "RankingRandomizedSearchCV",
-        "StratifiedQueryKFold",
-        "cross_validate_ranking",
-        "learning_curve_ranking",
-    ),
-    "rankers": (
-        "FeatureRanker",
-        "LambdaMARTRanker",
-        "OracleRanker",
-        "QueryAwareRanker",
-        "RandomRanker",
-    ),
-    "stats": (
-        "DifficultyCorrelation",
-        "PairedTestResult",
-        "Summary",
-        "adjust_pvalues",
-        "bootstrap_ci",
-        "coefficient_of_variation",
-        "cohens_d",
-        "compare_systems",
-        "correction_names",
-        "cutoff_curves",
-        "data_characteristics",
-        "difficulty_correlation",
-        "difficulty_ranges",
-        "effect_size_label",
-        "paired_test",
-        "paired_test_names",
-        "stage_table",
-        "summarize",
-    ),
-    "report": ("RankingReport", "make_report"),
-    "plotting": (
-        "plot_difficulty",
-        "plot_heatmap",
-        "plot_metric_at_k",
-        "plot_precision_at_k",
-        "plot_precision_recall",
-        "plot_recall_at_k",
-    ),
-    "io": (
-        "DataFormatError",
-        "read_letor",
-        "read_query_stats",
-        "read_scores",
-        "read_table",
-        "read_trec_qrels",
-        "read_trec_run",
-        "write_letor",
-        "write_query_stats",
-        "write_table",
-        "write_trec_qrels",
-        "write_trec_run",
-    ),
-    "datasets": ("BM25_FEATURE", "make_ranking_data"),
-}
+#: The public families, in the order the documentation lists them. Importing one costs nothing
+#: (its names load on first use); the top level re-exports each family's ``__all__``.
+_FAMILIES = (
+    "metrics",
+    "model_selection",
+    "rankers",
+    "stats",
+    "report",
+    "plotting",
+    "io",
+    "datasets",
+)
 
-_EAGER = ("CONVENTIONS", "RankingEvaluation", "evaluate", "evaluate_run", "metric_names")
-
-#: Public name -> family module, imported when the name is first used.
+#: Public name -> the family that defines it (each family module is imported here, cheaply).
 _LAZY = {
-    name: f".{family}"
-    for family, names in _FAMILIES.items()
-    for name in names
-    if name not in _EAGER
+    name: family
+    for family in _FAMILIES
+    for name in importlib.import_module(f".{family}", __name__).__all__
 }
-_LAZY.update({family: f".{family}" for family in _FAMILIES if family != "metrics"})
-
-_getattr, __dir__ = attach(__name__, _LAZY)
 
 
 def __getattr__(name):
-    """Import a family, or the family defining public ``name``, on first access."""
-    if name in _FAMILIES and name != "metrics":
-        import importlib
+    """Import the family defining public ``name`` on first access and cache the value."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(globals()[_LAZY[name]], name)
+    globals()[name] = value
+    return value
 
-        return importlib.import_module(f".{name}", __name__)
-    return _getattr(name)
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
-__all__ = sorted({name for names in _FAMILIES.values() for name in names})
+__all__ = sorted(_LAZY)

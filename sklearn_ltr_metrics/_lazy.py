@@ -1,7 +1,11 @@
-"""Module-level ``__getattr__`` and ``__dir__`` that import public names on first access (PEP 562).
+"""Module-level ``__getattr__``, ``__dir__`` and ``__all__`` that import public names on first
+access (PEP 562).
 
-Used by the package and by its families so that a name is defined in one private module and
-listed once, in its family's ``__init__``, without importing heavy modules eagerly.
+Every family lists each public name once, beside the private module that defines it, in one
+call of :func:`attach` in its ``__init__``. Importing a family therefore costs nothing, the
+heavy modules (scikit-learn's model selection, scipy.stats, matplotlib...) load only when a name
+that needs them is used, and the top level builds its own re-exports from the families'
+``__all__``.
 """
 
 import importlib
@@ -10,23 +14,33 @@ import sys
 __all__ = ["attach"]
 
 
-def attach(package, lazy):
-    """Return ``__getattr__`` and ``__dir__`` for ``package``.
+def attach(package, modules):
+    """Return ``__getattr__``, ``__dir__`` and ``__all__`` for ``package``.
 
-    ``lazy`` maps a public name to the module (relative to ``package``) that defines it. The
-    first access imports that module and caches the value in the package's namespace, so the
-    hook runs once per name.
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+    modules : dict of str to sequence of str
+        Module (relative to ``package``, e.g. ``"._stats"``) -> the public names it defines.
+        The first access to a name imports its module and caches the value in the package's
+        namespace, so the hook runs once per name.
+
+    Returns
+    -------
+    tuple
+        ``(__getattr__, __dir__, __all__)``, to assign at the package's top.
     """
+    module_of = {name: module for module, names in modules.items() for name in names}
 
     def __getattr__(name):
-        if name not in lazy:
+        if name not in module_of:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(lazy[name], package), name)
+        value = getattr(importlib.import_module(module_of[name], package), name)
         setattr(sys.modules[package], name, value)
         return value
 
     def __dir__():
-        namespace = sys.modules[package]
-        return sorted(set(vars(namespace)) | set(getattr(namespace, "__all__", ())))
+        return sorted(set(vars(sys.modules[package])) | set(module_of))
 
-    return __getattr__, __dir__
+    return __getattr__, __dir__, sorted(module_of)

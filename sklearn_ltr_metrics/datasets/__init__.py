@@ -1,5 +1,10 @@
 """Generated ranking data shaped like the methodology's (imbalanced queries)."""
 
-from ._generate import BM25_FEATURE, make_ranking_data
+from .._lazy import attach
 
-__all__ = ["BM25_FEATURE", "make_ranking_data"]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._generate": ("BM25_FEATURE", "make_ranking_data"),
+    },
+)

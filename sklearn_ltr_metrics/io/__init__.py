@@ -1,21 +1,19 @@
 """Files: TREC runs and qrels, LETOR/SVMlight, tables (CSV, TSV, Parquet), query statistics."""
 
-from ._base import DataFormatError
-from ._letor import read_letor, write_letor
-from ._tables import read_query_stats, read_scores, read_table, write_query_stats, write_table
-from ._trec import read_trec_qrels, read_trec_run, write_trec_qrels, write_trec_run
+from .._lazy import attach
 
-__all__ = [
-    "DataFormatError",
-    "read_letor",
-    "read_query_stats",
-    "read_scores",
-    "read_table",
-    "read_trec_qrels",
-    "read_trec_run",
-    "write_letor",
-    "write_query_stats",
-    "write_table",
-    "write_trec_qrels",
-    "write_trec_run",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._base": ("DataFormatError",),
+        "._letor": ("read_letor", "write_letor"),
+        "._tables": (
+            "read_query_stats",
+            "read_scores",
+            "read_table",
+            "write_query_stats",
+            "write_table",
+        ),
+        "._trec": ("read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"),
+    },
+)

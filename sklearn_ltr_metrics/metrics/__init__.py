@@ -5,34 +5,18 @@ and returned in one per-query table (:class:`RankingEvaluation`).
 """
 
 from .._lazy import attach
-from ._evaluate import evaluate
-from ._evaluate_run import evaluate_run
-from ._evaluation import RankingEvaluation
-from ._options import CONVENTIONS, convention_options
-from ._registry import describe_metric, metric_names
 
-__getattr__, __dir__ = attach(
+__getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "RankingScorer": "._scorer",
-        "make_ranking_scorer": "._scorer",
-        "evaluate_dask": "._dask",
-        "precision_recall_curves": "._pr_curves",
-        "rank_agreement": "._agreement",
+        "._agreement": ("rank_agreement",),
+        "._dask": ("evaluate_dask",),
+        "._evaluate": ("evaluate",),
+        "._evaluate_run": ("evaluate_run",),
+        "._evaluation": ("RankingEvaluation",),
+        "._options": ("CONVENTIONS", "convention_options"),
+        "._pr_curves": ("precision_recall_curves",),
+        "._registry": ("describe_metric", "metric_names"),
+        "._scorer": ("RankingScorer", "make_ranking_scorer"),
     },
 )
-
-__all__ = [
-    "CONVENTIONS",
-    "RankingEvaluation",
-    "RankingScorer",
-    "convention_options",
-    "describe_metric",
-    "evaluate",
-    "evaluate_dask",
-    "evaluate_run",
-    "make_ranking_scorer",
-    "metric_names",
-    "precision_recall_curves",
-    "rank_agreement",
-]

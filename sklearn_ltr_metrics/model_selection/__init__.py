@@ -1,18 +1,15 @@
 """Query-safe model selection: splitters, cross-validation, searches and learning curves over
 queries."""
 
-from ._cross_validate import cross_validate_ranking
-from ._halving import RankingHalvingGridSearchCV
-from ._learning_curve import learning_curve_ranking
-from ._search import RankingGridSearchCV, RankingRandomizedSearchCV
-from ._split import QueryKFold, StratifiedQueryKFold
+from .._lazy import attach
 
-__all__ = [
-    "QueryKFold",
-    "RankingGridSearchCV",
-    "RankingHalvingGridSearchCV",
-    "RankingRandomizedSearchCV",
-    "StratifiedQueryKFold",
-    "cross_validate_ranking",
-    "learning_curve_ranking",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._cross_validate": ("cross_validate_ranking",),
+        "._halving": ("RankingHalvingGridSearchCV",),
+        "._learning_curve": ("learning_curve_ranking",),
+        "._search": ("RankingGridSearchCV", "RankingRandomizedSearchCV"),
+        "._split": ("QueryKFold", "StratifiedQueryKFold"),
+    },
+)

@@ -9,14 +9,17 @@ without ``pyplot`` (no global registry, no GUI backend); save them with ``fig.sa
 User-supplied text (system names, query ids) is drawn with mathtext off.
 """
 
-from ._curves import plot_metric_at_k, plot_precision_at_k, plot_precision_recall, plot_recall_at_k
-from ._queries import plot_difficulty, plot_heatmap
+from .._lazy import attach
 
-__all__ = [
-    "plot_difficulty",
-    "plot_heatmap",
-    "plot_metric_at_k",
-    "plot_precision_at_k",
-    "plot_precision_recall",
-    "plot_recall_at_k",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._curves": (
+            "plot_metric_at_k",
+            "plot_precision_at_k",
+            "plot_precision_recall",
+            "plot_recall_at_k",
+        ),
+        "._queries": ("plot_difficulty", "plot_heatmap"),
+    },
+)

@@ -1,8 +1,13 @@
 """Rankers with a ``qid``-aware scikit-learn interface: LambdaMART, baselines, and
 ``QueryAwareRanker`` for third-party rankers (LightGBM, XGBoost, CatBoost)."""
 
-from ._base import FeatureRanker, OracleRanker, RandomRanker
-from ._lambdamart import LambdaMARTRanker
-from ._query_aware import QueryAwareRanker
+from .._lazy import attach
 
-__all__ = ["FeatureRanker", "LambdaMARTRanker", "OracleRanker", "QueryAwareRanker", "RandomRanker"]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._base": ("FeatureRanker", "OracleRanker", "RandomRanker"),
+        "._lambdamart": ("LambdaMARTRanker",),
+        "._query_aware": ("QueryAwareRanker",),
+    },
+)

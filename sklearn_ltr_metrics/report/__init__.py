@@ -1,7 +1,12 @@
 """The methodology's report: computed once into a result object, rendered to text, Markdown,
 HTML and JSON, drawn with the plotting family, and written as a directory (all or nothing)."""
 
-from ._report import make_report
-from ._result import RankingReport
+from .._lazy import attach
 
-__all__ = ["RankingReport", "make_report"]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._report": ("make_report",),
+        "._result": ("RankingReport",),
+    },
+)
