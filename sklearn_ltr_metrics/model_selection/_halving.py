@@ -10,7 +10,6 @@ ones). Results are then reported in the wrapped estimator's own parameter names.
 
 from __future__ import annotations
 
-import copy
 import inspect
 
 import numpy as np
@@ -25,7 +24,7 @@ from .._grouping import factorize_qid
 from .._random import random_seed
 from .._validation import _short, check_1d, take_rows
 from ._cross_validate import check_qid
-from ._search import _check_scores, _search_scoring
+from ._search import _check_scores, _QuerySearchMixin
 from ._split import query_splits
 
 __all__ = ["RankingHalvingGridSearchCV"]
@@ -101,7 +100,7 @@ def _unprefix(params):
     }
 
 
-class RankingHalvingGridSearchCV(HalvingGridSearchCV):
+class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
     """Successive halving over a grid, with whole queries as the resource.
 
     Every iteration trains the surviving candidates on ``n_resources_[i]`` whole queries of
@@ -237,9 +236,8 @@ class RankingHalvingGridSearchCV(HalvingGridSearchCV):
         qid_arr, codes, uniques = check_qid(qid, X)
         folds = query_splits(self.cv, X, y, qid_arr, codes, uniques)
         n_max = min(np.unique(codes[train]).shape[0] for train, _ in folds)
-        worker = copy.copy(self)
+        worker = self._worker()
         worker.cv = folds
-        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
         worker.estimator = _QuerySubsample(self.estimator, seed=random_seed(self.random_state))
         grids = self.param_grid if isinstance(self.param_grid, list) else [self.param_grid]
         if not all(isinstance(g, dict) for g in grids):
@@ -272,39 +270,4 @@ class RankingHalvingGridSearchCV(HalvingGridSearchCV):
             kwargs = {"qid": qid_arr} if _fit_takes(best, "qid") else {}
             with config_context(enable_metadata_routing=True):
                 worker.best_estimator_ = best.fit(X, y, **kwargs)
-        constructor = super().get_params(deep=False)
-        for name, value in vars(worker).items():
-            if name not in constructor:
-                setattr(self, name, value)
-        return self
-
-    def get_metadata_routing(self):
-        """Metadata routing of the search as scikit-learn builds it, for the ranking scoring.
-
-        Returns
-        -------
-        sklearn.utils.metadata_routing.MetadataRouter
-        """
-        worker = copy.copy(self)
-        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
-        return HalvingGridSearchCV.get_metadata_routing(worker)
-
-    def score(self, X, y, *, qid=None, **params):
-        """Score the refitted best estimator on ``X`` with the search's scoring.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,)
-        **params : dict
-
-        Returns
-        -------
-        float
-        """
-        qid_arr, _, _ = check_qid(qid, X)
-        worker = copy.copy(self)
-        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
-        with config_context(enable_metadata_routing=True):
-            return HalvingGridSearchCV.score(worker, X, y, qid=qid_arr, **params)
+        return self._adopt(worker)

@@ -54,7 +54,24 @@ def _check_scores(cv_results):
 
 
 class _QuerySearchMixin:
-    """``fit(X, y, *, qid)`` with local metadata routing and query-safe folds."""
+    """``fit(X, y, *, qid)`` with local metadata routing and query-safe folds.
+
+    The search itself runs on a shallow copy (the *worker*) whose ``cv``, ``scoring`` and
+    ``refit`` are resolved, so the user's parameters are never modified; the fitted
+    attributes are then adopted.
+    """
+
+    def _worker(self):
+        worker = copy.copy(self)
+        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
+        return worker
+
+    def _adopt(self, worker):
+        constructor = super().get_params(deep=False)
+        for name, value in vars(worker).items():
+            if name not in constructor:
+                setattr(self, name, value)
+        return self
 
     def fit(self, X, y, *, qid=None, **params):
         """Run the search with folds that keep queries whole, routing ``qid`` everywhere.
@@ -78,17 +95,12 @@ class _QuerySearchMixin:
         qid_arr, codes, uniques = check_qid(qid, X)
         if "groups" in params:
             raise ValueError(f"{type(self).__name__}.fit uses qid as the groups; drop groups=.")
-        worker = copy.copy(self)
+        worker = self._worker()
         worker.cv = query_splits(self.cv, X, y, qid_arr, codes, uniques)
-        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
         with config_context(enable_metadata_routing=True):
             super(_QuerySearchMixin, worker).fit(X, y, qid=qid_arr, **params)
         _check_scores(worker.cv_results_)
-        constructor = self.get_params(deep=False)
-        for name, value in vars(worker).items():
-            if name not in constructor:
-                setattr(self, name, value)
-        return self
+        return self._adopt(worker)
 
     def get_metadata_routing(self):
         """Metadata routing of the search as scikit-learn builds it, for the ranking scoring.
@@ -97,9 +109,7 @@ class _QuerySearchMixin:
         -------
         sklearn.utils.metadata_routing.MetadataRouter
         """
-        worker = copy.copy(self)
-        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
-        return super(_QuerySearchMixin, worker).get_metadata_routing()
+        return super(_QuerySearchMixin, self._worker()).get_metadata_routing()
 
     def score(self, X, y, *, qid=None, **params):
         """Score the refitted best estimator on ``X`` with the search's scoring.
@@ -119,10 +129,8 @@ class _QuerySearchMixin:
             The refit metric's mean over queries.
         """
         qid_arr, _, _ = check_qid(qid, X)
-        worker = copy.copy(self)
-        worker.scoring, worker.refit = _search_scoring(self.scoring, self.refit)
         with config_context(enable_metadata_routing=True):
-            return super(_QuerySearchMixin, worker).score(X, y, qid=qid_arr, **params)
+            return super(_QuerySearchMixin, self._worker()).score(X, y, qid=qid_arr, **params)
 
 
 class RankingGridSearchCV(_QuerySearchMixin, GridSearchCV):
