@@ -91,6 +91,11 @@ class Metric:
         return self.own_cutoff is None
 
     @property
+    def cutoff_label(self):
+        """How a spec without ``@k`` names its cut-off in tables: ``"n_pos"`` or ``"all"``."""
+        return "n_pos" if self.own_cutoff is _k_is_n_pos else "all"
+
+    @property
     def bounded(self):
         """Whether the values have a finite upper bound."""
         return math.isfinite(self.value_range[1])

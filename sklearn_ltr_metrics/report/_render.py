@@ -16,6 +16,8 @@ import re
 
 import pandas as pd
 
+from ..metrics._registry import get_metric
+
 
 def format_number(value, digits=4):
     if value is None or (isinstance(value, float) and math.isnan(value)) or pd.isna(value):
@@ -30,10 +32,18 @@ def format_pvalue(value):
 
 
 def split_spec(spec):
+    """A metric column -> (metric, cut-off as shown): ``"ndcg@10"`` -> ``("ndcg", "10")``.
+
+    A spec without ``@k`` shows its metric's own cut-off from the registry (``r_precision``:
+    ``"n_pos"``), else ``"all"`` (the whole list, or a column that is no registered metric).
+    """
     name, _, k = spec.partition("@")
     if k:
         return name, k
-    return name, "n_pos" if name == "r_precision" else "all"
+    try:
+        return name, get_metric(name).cutoff_label
+    except ValueError:
+        return name, "all"
 
 
 def json_records(frame):
