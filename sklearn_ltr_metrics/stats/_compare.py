@@ -14,7 +14,13 @@ import pandas as pd
 
 from .._random import check_seed_sequence
 from .._table import common_keys, keyed_table, metric_columns, metric_values
-from .._validation import check_choice, check_positive_int, check_probability, unknown_name_error
+from .._validation import (
+    check_choice,
+    check_columns,
+    check_positive_int,
+    check_probability,
+    unknown_name_error,
+)
 from ._effects import _CORRECTIONS, _cohens_d, adjust_pvalues, effect_size_label
 from ._stats import _check_test, _ci, _paired, _warn
 
@@ -225,26 +231,10 @@ def _given_intervals(intervals, systems, metrics):
     """(system, metric) -> (low, high) from a precomputed table, or None."""
     if intervals is None:
         return None
-    if not isinstance(intervals, pd.DataFrame):
-        raise TypeError(
-            "intervals must be a DataFrame with columns system, metric, ci_low, ci_high "
-            f"(e.g. a report's overall table), got {type(intervals).__name__}."
-        )
-    missing = [c for c in _INTERVAL_COLUMNS if c not in intervals.columns]
-    if missing:
-        raise ValueError(
-            f"intervals lacks the column(s) {missing!r}; it needs system, metric, ci_low, "
-            f"ci_high, got {list(intervals.columns)!r}."
-        )
+    table = check_columns(intervals, "intervals", _INTERVAL_COLUMNS)
     out = {
         (str(s), m): (float(lo), float(hi))
-        for s, m, lo, hi in zip(
-            intervals["system"],
-            intervals["metric"],
-            intervals["ci_low"],
-            intervals["ci_high"],
-            strict=True,
-        )
+        for s, m, lo, hi in table.itertuples(index=False, name=None)
     }
     absent = [(s, m) for m in metrics for s in systems if (s, m) not in out]
     if absent:
