@@ -1,5 +1,5 @@
-"""Build the compiled engine (``sklearn_ltr_metrics._ranking``), with OpenMP where the compiler
-has it.
+"""Build the compiled engine (``sklearn_ltr_metrics._ranking`` and ``._sums``), with OpenMP where
+the compiler has it.
 
 Everything else about the package is declared in ``pyproject.toml``. As scikit-learn did in its
 setuptools days, the build first compiles and links a tiny OpenMP program with the same compiler:
@@ -67,13 +67,15 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
+#: The compiled engine: grouping and ranking (``_ranking``), sums over the support (``_sums``).
 extensions = [
     Extension(
-        "sklearn_ltr_metrics._ranking",
-        ["sklearn_ltr_metrics/_ranking.pyx"],
+        f"sklearn_ltr_metrics.{name}",
+        [f"sklearn_ltr_metrics/{name}.pyx"],
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
+    for name in ("_ranking", "_sums")
 ]
 
 setup(

@@ -144,6 +144,14 @@ class Grouping:
             self._codes = self.codes_of(np.arange(self.offsets[-1]))
         return self._codes
 
+    def count(self, mask):
+        """Rows of each group where ``mask`` (boolean, input order) is True, as intp."""
+        if self._codes is None and self._grouped is None:
+            # Rows grouped in code order, every group non-empty: one sequential reduction.
+            mask = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+            return np.add.reduceat(mask, self.offsets[:-1], dtype=np.intp)
+        return np.bincount(self.codes[mask], minlength=self.n_groups).astype(np.intp, copy=False)
+
     def codes_of(self, rows):
         """Query codes of some input rows."""
         if self._codes is not None:

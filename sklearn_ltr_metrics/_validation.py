@@ -113,6 +113,12 @@ def check_consistent_length(**arrays):
         raise ValueError(f"Inputs must have one entry per row, but {detail} entries.")
 
 
+def _all_finite(arr):
+    """Whether a float array holds no NaN or infinity: two reductions, no temporary array
+    (``min`` and ``max`` propagate NaN, and an infinity is the minimum or the maximum)."""
+    return not arr.size or bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
+
+
 def _first(mask):
     return int(np.flatnonzero(mask)[0])
 
@@ -240,9 +246,9 @@ def check_scores(y_score, qid_values=None, name="y_score"):
     if _is_integer_array(arr) and _too_big_for_float(arr):
         arr = np.unique(arr, return_inverse=True)[1].astype(np.float64)
     else:
-        arr = arr.astype(np.float64)
-    bad = ~np.isfinite(arr)
-    if bad.any():
+        arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
+    if not _all_finite(arr):
+        bad = ~np.isfinite(arr)
         first = _first(bad)
         where = (
             f" (first in query {_short(qid_values[first])}, row {first})"
@@ -267,14 +273,14 @@ def check_labels(y_true, name="y_true", *, allow_negative=False):
             f"{name} has labels beyond 2**53 (largest {_short(max(arr.tolist(), key=abs))}), "
             "which float64 cannot hold exactly; relevance grades are small numbers such as 0..4."
         )
-    arr = arr.astype(np.float64)
-    if np.isnan(arr).any() or np.isinf(arr).any():
+    arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
+    if not _all_finite(arr):
         first = _first(~np.isfinite(arr))
         raise ValueError(
             f"{name} has NaN or infinite labels (first at row {first}: {arr[first].item()!r}); "
             "labels must be finite relevance grades such as 0..4."
         )
-    if not allow_negative and (arr < 0).any():
+    if not allow_negative and arr.size and arr.min() < 0:
         first = _first(arr < 0)
         raise ValueError(
             f"{name} has negative labels (first at row {first}: {arr[first].item()!r}); "

@@ -111,15 +111,16 @@ def test_rank_support_matches_brute_force(seed, n_threads):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_direct_counting_and_sorting_rank_alike(seed):
-    """The two per-query methods (direct counting for few active rows, sort and search for
-    many) give the same geometry."""
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_direct_counting_and_sorting_rank_alike(seed, dtype):
+    """The two per-query methods (direct counting on vectors for few active rows, with both
+    ways of putting them in rank order; sort and search for many) give the same geometry."""
     from sklearn_ltr_metrics import _ranking
 
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 120, 30)
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
-    score = rng.integers(0, 10, offsets[-1]).astype(np.float64)
+    score = rng.integers(0, 10, offsets[-1]).astype(dtype)
     active = (rng.random(offsets[-1]) < 0.5).astype(np.uint8)
     key = rng.integers(0, 3, offsets[-1]).astype(np.float64)
     grouped = rng.permutation(offsets[-1]).astype(np.intp) if seed else None

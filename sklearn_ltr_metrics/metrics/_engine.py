@@ -146,8 +146,7 @@ def evaluate_arrays(
     sizes = grouping.sizes
     threshold = options["min_relevance"]
     is_relevant = (y_true >= threshold) if threshold is not None else (y_true > 0)
-    counted_pos = np.bincount(grouping.codes_of(np.flatnonzero(is_relevant)), minlength=n_q)
-    counted_pos = counted_pos.astype(np.float64)
+    counted_pos = grouping.count(is_relevant).astype(np.float64)
     del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
     n_neg = sizes - counted_pos
@@ -166,13 +165,13 @@ def evaluate_arrays(
         if override_neg is not None:
             n_neg = np.where(np.isnan(override_neg), n_neg, override_neg)
 
-    if ideal is None:
-        ideal_codes_of, ideal_labels = grouping.codes_of, y_true
+    if ideal is None:  # the ranked rows are the judged documents
+        ideal_codes_of, ideal_labels = None, None
     else:
         ideal_codes, ideal_labels = ideal
         ideal_codes_of = ideal_codes.__getitem__
     gains = make_gain(options["gain"])
-    _check_labels_for(specs, options, gains, y_true, ideal_labels)
+    _check_labels_for(specs, options, gains, y_true, y_true if ideal is None else ideal_labels)
     ctx = RankedLists(
         sizes=sizes,
         ranking=ranking,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._pairs import discordant_pairs
-from ._ranked import segment_cumsum
+from ._support import segment_cumsum
 
 #: Kendall tau-b counts concordance label level by label level up to this many distinct
 #: labels in the evaluated rows; beyond it (continuous labels) it counts discordant pairs

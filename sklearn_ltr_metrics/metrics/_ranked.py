@@ -7,7 +7,9 @@ one flat array, with ``offsets`` marking each query's segment. A kernel evaluate
 Every metric is a *prefix sum*: its value at cut-off ``k`` is the sum of a per-row term over
 the first ``k`` rows (divided by a per-query denominator). The terms vanish on rows with label
 0, so they live on the :class:`Support` only (rows with a positive label; 2 % of the rows in
-the methodology's data), and a cut-off is looked up with one ``searchsorted``. Under
+the methodology's data), and each cut-off is read with a binary search of its query's support
+(compiled kernels of ``_sums``, parallel over queries, nothing written per row when a query has
+few cut-offs). Under
 ``ties="average"`` a term is the exact expectation of the row's contribution over all
 orderings of its tied block (closed forms in ``docs/conventions.rst``), spread over the whole
 block, which keeps the same prefix-sum structure: tie averaging costs a segment reduction, not
@@ -24,172 +26,25 @@ from functools import cached_property
 
 import numpy as np
 
-from .._grouping import size_buckets
+from .. import _sums
 from ._err import err_terms
+from ._support import Support, segment_cumsum
 
-__all__ = ["RankedLists", "Support", "segment_cumsum"]
+__all__ = ["RankedLists"]
 
 #: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
 MAX_LEVEL_TABLE = 20_000_000
 #: Integer labels up to this value are looked up in a table rather than sorted.
 MAX_INT_LABEL = 65535
-
-
-def segment_cumsum(values, starts):
-    """Inclusive cumulative sums that restart at every index in ``starts``.
-
-    ``starts`` are the first rows of non-empty segments, increasing, starting with 0. Integer
-    input stays exact. Float input is corrected at every segment start, so the rounding error
-    is relative to each segment's own total, not to the running total of all rows.
-    """
-    dtype = np.int64 if values.dtype.kind in "iub" else np.float64
-    adjusted = np.array(values, dtype=dtype, copy=True)
-    if starts.size > 1:
-        totals = np.add.reduceat(adjusted, starts)
-        adjusted[starts[1:]] -= totals[:-1]
-    return np.cumsum(adjusted, out=adjusted)
+#: Up to this many (query, cut-off) pairs per query, sums are read per pair (each pair re-reads
+#: its rows, nothing is written per row); more pairs share running sums of every support row.
+FEW_PAIRS_PER_QUERY = 8
 
 
 def _log_comb(n, k):
     from scipy.special import gammaln
 
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
-
-
-class Support:
-    """The rows of the ranked lists that can carry a non-zero metric term, and their geometry.
-
-    Every metric of the registry sums per-row terms that vanish on rows with label 0 (no
-    relevance, no gain, no stop probability), except where tie averaging spreads a relevant
-    row's term over its whole tied block. So the terms only need the *support*: the rows with
-    a positive label, widened to whole tied blocks under ``ties="average"``. In the
-    methodology's data that is 2 % of the rows, and every kernel works on it alone.
-
-    Attributes
-    ----------
-    query, position : ndarray
-        Query code and 0-based rank of each support row (under ``ties="label_ranking"``,
-        the last rank of its tied block).
-    labels : ndarray of float64
-        Label of each support row (0 on the rows that only fill a tied block).
-    member : ndarray of bool
-        Whether the row is one of the active rows the support was built from (False on the
-        rows that only fill a tied block).
-    offsets : ndarray
-        Start of each query's run in the support arrays (``n_queries + 1`` entries).
-
-    Notes
-    -----
-    The support is built from :class:`SupportRanks`: per active row, how many rows of its
-    query score higher (``g``), tie with it (``t``) and precede it on the tie-break. Its rank
-    is ``g`` plus the tie-break count; its tied block starts at ``g`` and holds ``t + 1`` rows.
-    Under tie averaging the block is widened to all its rows, the active ones first and then
-    label-0 fillers: the terms of a block's positions do not depend on which row sits where.
-    """
-
-    def __init__(self, ctx, ranks):
-        self.ctx = ctx
-        n_active = ranks.row.size
-        query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
-        labels = ctx.y_true[ranks.row]
-        greater, tied = ranks.greater, ranks.tied
-        if ctx.average_ties:
-            # Widen to whole tied blocks: the term of a tied row is spread over its block.
-            new = np.ones(n_active, dtype=bool)
-            new[1:] = (query[1:] != query[:-1]) | (greater[1:] != greater[:-1])
-            first = np.flatnonzero(new)
-            members = np.diff(np.append(first, n_active))
-            size = tied[first] + 1
-            local_first = np.concatenate(([0], np.cumsum(size)[:-1])) if size.size else size
-            block = np.repeat(np.arange(first.size), size)
-            within = np.arange(block.size) - local_first[block]
-            self.member = within < members[block]
-            self.labels = np.zeros(block.size)
-            self.labels[self.member] = labels
-            self.query = query[first][block]
-            self.position = greater[first][block] + within
-            self.block_first = local_first
-            self.block_size = size
-            self.block_start = greater[first]
-        else:
-            self.member = np.ones(n_active, dtype=bool)
-            self.labels = labels
-            self.query = query
-            if ctx.threshold_ties:
-                # Every row of a tied block sits at the block's last rank.
-                self.position = greater + tied
-            elif ranks.before is not None:
-                self.position = greater + ranks.before
-            else:
-                self.position = greater  # no ties among these rows
-        #: Where each row's term starts counting: a cut-off k includes it when k > position.
-        self.rank_rows = ctx.starts[self.query] + self.position
-        self.sizes = np.bincount(self.query, minlength=ctx.n_queries)
-        self.offsets = np.concatenate(([0], np.cumsum(self.sizes)))
-
-    @cached_property
-    def _layout(self):
-        layout = []
-        for width, queries in size_buckets(self.sizes):
-            mask = np.arange(width)[None, :] < self.sizes[queries][:, None]
-            rows = (self.offsets[queries][:, None] + np.arange(width)[None, :])[mask]
-            layout.append((rows, mask, (queries.size, width)))
-        return layout
-
-    def prefix(self, term):
-        """Running sums of ``term`` inside each query's support rows.
-
-        Integer terms use one exact global cumsum. Float terms are summed inside each query
-        only (a 2-D cumsum per size bucket of queries), so a query's values never depend on
-        which other queries are evaluated with it.
-        """
-        if term.dtype.kind in "iub":
-            return segment_cumsum(term, self.offsets[:-1][self.sizes > 0])
-        term = np.asarray(term, dtype=np.float64)
-        out = np.empty_like(term)
-        for rows, mask, shape in self._layout:
-            block = np.zeros(shape)
-            block[mask] = term[rows]
-            out[rows] = np.cumsum(block, axis=1, out=block)[mask]
-        return out
-
-    def at(self, cumulative, pair_query, kk):
-        """Prefix value of each pair at its cut-off: the sum over its top ``kk`` rows."""
-        end = np.searchsorted(self.rank_rows, self.ctx.starts[pair_query] + kk)
-        inside = end > self.offsets[pair_query]
-        if cumulative.size == 0:
-            return np.zeros(pair_query.size)
-        return np.where(inside, cumulative[np.maximum(end - 1, 0)], 0)
-
-    def block_mean(self, values):
-        """Mean of ``values`` over each tied block, broadcast back to the support rows."""
-        values = np.asarray(values, dtype=np.float64)
-        if not self.ctx.average_ties or values.size == 0:
-            return values
-        sums = np.add.reduceat(values, self.block_first)
-        return np.repeat(sums / self.block_size, self.block_size)
-
-    @cached_property
-    def relevant(self):
-        return self.ctx.is_relevant(self.labels)
-
-    @cached_property
-    def block_relevant(self):
-        """Per support row: relevant rows in its block (r_b), relevant rows before the block
-        in its query (H_b), block size (n_b) and block start position (s_b)."""
-        rel = self.relevant.astype(np.int64)
-        before = self.prefix(rel) - rel
-        if not self.ctx.average_ties:
-            return rel, before, np.ones_like(rel), self.position
-        size = self.block_size
-        r_block = np.add.reduceat(rel, self.block_first) if rel.size else rel
-        h_block = before[self.block_first]
-        return (
-            np.repeat(r_block, size),
-            np.repeat(h_block, size),
-            np.repeat(size, size),
-            np.repeat(self.block_start, size),
-        )
 
 
 class RankedLists:
@@ -221,9 +76,10 @@ class RankedLists:
         Maps an array of labels to gains (:func:`make_gain`).
     log_base : float
         Base of the DCG discount ``1 / log_base(rank + 1)``.
-    ideal_labels : ndarray
-        The judged labels of every query, for the ideal DCG.
-    ideal_codes_of : callable
+    ideal_labels : ndarray or None
+        The judged labels of every query, for the ideal DCG; None when the ranked rows are
+        the judged documents (their labels are then read from the support).
+    ideal_codes_of : callable or None
         Maps indices of ``ideal_labels`` to their query codes.
     judged : ndarray of bool, optional
         Whether each row has a judgment, in input order (TREC input only).
@@ -264,6 +120,7 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
+        self.n_threads = getattr(ranking, "n_threads", 1)
         self._prefixes = {}  # metric term name -> prefix sums over its support
         # Averaging (or block ranks) only matter when some support rows tie.
         tied = self._support_ranks.tied.any() or (
@@ -306,6 +163,44 @@ class RankedLists:
         return self.ranking.support(self.y_true > 0)
 
     @cached_property
+    def _support_labels(self):
+        """Labels of the support rows, in the support's order."""
+        return self.y_true[self._support_ranks.row]
+
+    @cached_property
+    def _top_grade(self):
+        """The largest support label when all are integers in ``[0, MAX_INT_LABEL]`` (small
+        grades, the usual case: per-grade tables replace per-row work), else None."""
+        labels = self._support_labels
+        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL):
+            return int(labels.max())
+        return None
+
+    @cached_property
+    def _grade_gains(self):
+        """Gain of every grade 0..top, where the support's labels are small grades and the
+        gain is a formula (a mapping only knows its own labels); else None."""
+        if self._top_grade is None or self.gains.kind == "mapping":
+            return None
+        return self.gains(np.arange(self._top_grade + 1.0))
+
+    def _few_pairs(self, pair_query):
+        """Whether sums are read per pair (each pair re-reads its rows) rather than by running
+        sums of every support row: few cut-offs per query, as in a plain ``evaluate``."""
+        return pair_query.size <= FEW_PAIRS_PER_QUERY * max(self.n_queries, 1)
+
+    def _pair_sums(self, what, s, pair_query, kk, **arrays):
+        return _sums.pair_sums(
+            what,
+            np.ascontiguousarray(pair_query, dtype=np.intp),
+            np.ascontiguousarray(kk, dtype=np.int64),
+            s.offsets,
+            s.position,
+            n_threads=self.n_threads,
+            **arrays,
+        )
+
+    @cached_property
     def _judged_ranks(self):
         return self.ranking.support(self.judged)
 
@@ -313,33 +208,90 @@ class RankedLists:
     def support(self):
         return Support(self, self._support_ranks)
 
-    def _prefix_at(self, name, term_of, pair_query, kk, support=None):
-        """Cached prefix sums of a support term, looked up at each pair's cut-off."""
+    def _sums_at(self, name, sums_of, pair_query, kk, support=None):
+        """Cached running sums over the support (``sums_of(support)``), read at each pair's
+        cut-off."""
         support = self.support if support is None else support
         if name not in self._prefixes:
-            self._prefixes[name] = support.prefix(term_of(support))
+            self._prefixes[name] = sums_of(support)
         return support.at(self._prefixes[name], pair_query, kk)
 
-    def hits(self, pair_query, kk):
-        def term(s):
-            return (
-                s.relevant.astype(np.int64) if not self.average_ties else s.block_mean(s.relevant)
-            )
+    def _prefix_at(self, name, term_of, pair_query, kk, support=None):
+        """Sums of a support term over each pair's cut-off: read per pair when the pairs are
+        few, else from cached running sums."""
+        s = self.support if support is None else support
+        if name not in self._prefixes and self._few_pairs(pair_query):
+            term = np.ascontiguousarray(term_of(s), dtype=np.float64)
+            return self._pair_sums(_sums.TERM, s, pair_query, kk, term=term)
+        return self._sums_at(name, lambda s: s.prefix(term_of(s)), pair_query, kk, support)
 
-        return self._prefix_at("hits", term, pair_query, kk).astype(np.float64)
+    @cached_property
+    def _relevant_flag(self):
+        return np.ascontiguousarray(self.support.relevant).view(np.uint8)
+
+    def hits(self, pair_query, kk):
+        if not self.average_ties and self._few_pairs(pair_query):
+            flag = self._relevant_flag
+            return self._pair_sums(_sums.COUNT, self.support, pair_query, kk, flag=flag)
+
+        def term(s):
+            return s.relevant if not self.average_ties else s.block_mean(s.relevant)
+
+        return self._sums_at("hits", lambda s: s.prefix(term(s)), pair_query, kk)
+
+    @cached_property
+    def _discount_table(self):
+        """The DCG discount's denominator at every 0-based position of the support."""
+        position = self.support.position
+        top = int(position.max()) + 1 if position.size else 1
+        return self.discount(np.arange(top) + 1.0)
+
+    def _support_gains(self, s):
+        """Gains of the support rows (averaged over tied blocks where ties are averaged)."""
+        gain_of = self._grade_gains
+        if gain_of is None or self.average_ties:
+            return s.block_mean(self.gains(s.labels))
+        return gain_of[s.labels.astype(np.intp)]
 
     def dcg(self, pair_query, kk, *, discounted=True):
-        def term(s):
-            gain = s.block_mean(self.gains(s.labels))
-            return gain / self.discount(s.position + 1.0) if discounted else gain
+        if not discounted:
+            return self._prefix_at("cg", self._support_gains, pair_query, kk)
+        s, discount = self.support, self._discount_table
+        gain_of = None if self.average_ties else self._grade_gains
+        if gain_of is not None and self._few_pairs(pair_query):
+            # Gains looked up per grade and divided by the discount in one compiled pass.
+            return self._pair_sums(
+                _sums.DISCOUNTED,
+                s,
+                pair_query,
+                kk,
+                labels=s.labels,
+                gain_of=gain_of,
+                discount=discount,
+            )
 
-        return self._prefix_at("dcg" if discounted else "cg", term, pair_query, kk)
+        def sums(s):
+            gain = np.ascontiguousarray(self._support_gains(s), dtype=np.float64)
+            return _sums.discounted_cumsum(gain, s.position, discount, s.offsets, self.n_threads)
+
+        return self._sums_at("dcg", sums, pair_query, kk)
 
     def average_precision_sum(self, pair_query, kk):
+        if not self.average_ties and not self.threshold_ties:
+            # Precision at each relevant row, summed in one compiled pass.
+            s, flag = self.support, self._relevant_flag
+            if self._few_pairs(pair_query):
+                return self._pair_sums(_sums.PRECISION, s, pair_query, kk, flag=flag)
+
+            def sums(s):
+                return _sums.precision_cumsum(flag, s.position, s.offsets, self.n_threads)
+
+            return self._sums_at("ap", sums, pair_query, kk)
+
         def term(s):
             rank = s.position + 1.0
             if not self.average_ties:
-                hits = s.prefix(s.relevant.astype(np.int64))
+                hits = s.prefix(s.relevant)
                 if self.threshold_ties:
                     # Precision at a tied row counts its whole block: take the block's last.
                     hits = hits[np.searchsorted(s.rank_rows, s.rank_rows, side="right") - 1]
@@ -370,11 +322,8 @@ class RankedLists:
     def first_relevant_rank(self):
         """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
         s = self.support
-        rows = np.flatnonzero(s.relevant)[::-1]
-        rank = np.full(self.n_queries, np.inf)
-        # Assigning in reverse order leaves each query's first relevant row in place.
-        rank[s.query[rows]] = s.position[rows] + 1.0
-        return rank
+        flag = np.ascontiguousarray(s.relevant).view(np.uint8)
+        return _sums.first_position(flag, s.position, s.offsets, self.n_threads) + 1.0
 
     def hit_probability(self, pair_query, kk):
         return self._prefix_at("hit", lambda s: self._first_relevant_law, pair_query, kk)
@@ -415,38 +364,64 @@ class RankedLists:
         have at least that gain (``upper``); ``offsets`` delimit each query's runs. The runs
         of a query depend on its own labels only, so its ideal DCG does too.
         """
-        labels, n_q = self.ideal_labels, self.n_queries
-        if self.gains.scores_nonpositive:
-            rows = np.arange(labels.size)
+        n_q = self.n_queries
+        top = self._top_grade if self.ideal_labels is None else None
+        if top is not None and n_q * (top + 1) <= MAX_LEVEL_TABLE:
+            # The judged labels are the ranked rows' small integer grades: count them per
+            # query and grade (compiled, the support is in query order), then merge the
+            # grades of equal gain into one level.
+            offsets = np.zeros(n_q + 1, dtype=np.intp)
+            np.cumsum(self._support_ranks.counts, out=offsets[1:])
+            table = _sums.level_counts(self._support_labels, offsets, top + 1, self.n_threads)
+            present = np.flatnonzero(table.any(axis=0))
+            neg_levels, inverse = np.unique(
+                -self.gains(present.astype(np.float64)), return_inverse=True
+            )
+            order = np.argsort(inverse.ravel(), kind="stable")
+            first = np.flatnonzero(np.r_[True, np.diff(inverse.ravel()[order]) != 0])
+            table = np.add.reduceat(table[:, present[order]], first, axis=1)
+            distinct, width = -neg_levels, neg_levels.size
         else:
-            rows = np.flatnonzero(labels > 0)
-        labels = labels[rows]
-        as_int = labels.astype(np.int64) if labels.size and labels.min() >= 0 else None
-        if as_int is not None and labels.max() <= MAX_INT_LABEL and np.array_equal(as_int, labels):
-            # Small integer grades: the gains of the labels present, looked up per row.
-            present = np.flatnonzero(np.bincount(as_int))
-            present_gain = self.gains(present.astype(np.float64))
-            neg_levels, present_level = np.unique(-present_gain, return_inverse=True)
-            lookup = np.zeros(int(present[-1]) + 1, dtype=np.intp)
-            lookup[present] = present_level.ravel()
-            level, distinct = lookup[as_int], -neg_levels
-        else:
+            labels, codes_of = self._ideal_rows()
             neg_levels, level = np.unique(-self.gains(labels), return_inverse=True)
             level, distinct = level.ravel(), -neg_levels
-        keep = distinct[level] > 0
-        width = max(distinct.size, 1)
-        keys = self.ideal_codes_of(rows[keep]).astype(np.int64) * width + level[keep]
-        if n_q * width <= MAX_LEVEL_TABLE:
-            counts = np.bincount(keys, minlength=n_q * width)
-            keys = np.flatnonzero(counts)
-            counts = counts[keys]
+            width = max(distinct.size, 1)
+            table = None
+            if n_q * width <= MAX_LEVEL_TABLE:
+                keys = codes_of(np.arange(level.size)).astype(np.int64) * width + level
+                table = np.bincount(keys, minlength=n_q * width).reshape(n_q, width)
+        if table is not None:
+            table[:, distinct <= 0] = 0  # levels without gain do not count
+            keys = np.flatnonzero(table)
+            counts = table.ravel()[keys]
         else:
+            keep = np.flatnonzero(distinct[level] > 0)
+            keys = codes_of(keep).astype(np.int64) * width + level[keep]
             keys, counts = np.unique(keys, return_counts=True)
         query = keys // width
         per_query = np.bincount(query, minlength=n_q)
         offsets = np.concatenate(([0], np.cumsum(per_query)))
         upper = segment_cumsum(counts, offsets[:-1][per_query > 0])
         return distinct[keys % width], counts, upper, offsets
+
+    def _ideal_rows(self):
+        """The judged labels that can have a gain, and a map of their indices to query codes."""
+        if self.ideal_labels is None:
+            # The ranked rows are the judged documents: the support rows (positive labels,
+            # or every row for a gain mapping that scores label 0), in query order.
+            counts = self._support_ranks.counts
+
+            def support_codes(index):
+                return np.repeat(np.arange(self.n_queries), counts)[index]
+
+            return self._support_labels, support_codes
+        labels = self.ideal_labels
+        rows = None if self.gains.scores_nonpositive else np.flatnonzero(labels > 0)
+
+        def codes_of(index):
+            return self.ideal_codes_of(index if rows is None else rows[index])
+
+        return (labels if rows is None else labels[rows]), codes_of
 
     @cached_property
     def has_positive_gain(self):

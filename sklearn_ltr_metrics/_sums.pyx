@@ -1,0 +1,311 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Compiled sums over the support rows of every query: the metric stage of the engine.
+
+The metric terms live on the support (:mod:`.metrics._ranked`): rows in query order, each
+query's rows in rank order, delimited by ``offsets``. A metric's value at cut-off ``k`` is the
+sum of its terms over the query's rows ranked before ``k``. These kernels compute the running
+sums inside each query and read them at each ``(query, k)`` pair, in ``nogil`` loops parallel
+over queries (OpenMP ``prange`` where the extension was built with OpenMP).
+
+A query's sums are added in its rank order alone, from its first row: a value never depends
+on the other queries or on the number of threads, bit for bit. The Python layer validates the
+inputs; these functions trust them.
+"""
+
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.stdint cimport int64_t, uint8_t
+
+ctypedef Py_ssize_t intp
+
+ctypedef fused term_t:
+    double
+    int64_t
+    uint8_t
+
+#: Rows per thread below which the kernels use fewer threads (as in ``_ranking``).
+MIN_ROWS_PER_THREAD = 1 << 17
+
+
+cdef inline int _threads(int n_threads, intp n, intp grain) noexcept nogil:
+    cdef intp most = n // grain if grain > 0 else n
+    if most < 1:
+        return 1
+    return <int> min(<intp> n_threads, most)
+
+
+def segment_cumsum(const term_t[::1] term, const intp[::1] offsets, int n_threads=1,
+                   intp grain=MIN_ROWS_PER_THREAD):
+    """Inclusive running sums of ``term`` that restart at every segment of ``offsets``.
+
+    Integer and boolean terms give exact int64 sums; float terms are added in order from each
+    segment's first row, so a segment's sums are the same whatever the other segments hold.
+    """
+    cdef intp n = term.shape[0], nq = offsets.shape[0] - 1, q, i
+    out_arr = np.empty(n, dtype=np.float64 if term_t is double else np.int64)
+    cdef double[::1] fout
+    cdef int64_t[::1] iout
+    cdef double frun
+    cdef int64_t irun
+    cdef int threads = _threads(n_threads, n, grain)
+    if term_t is double:
+        fout = out_arr
+        with nogil:
+            for q in prange(nq, num_threads=threads, schedule="static"):
+                frun = 0.0
+                for i in range(offsets[q], offsets[q + 1]):
+                    frun = frun + term[i]
+                    fout[i] = frun
+    else:
+        iout = out_arr
+        with nogil:
+            for q in prange(nq, num_threads=threads, schedule="static"):
+                irun = 0
+                for i in range(offsets[q], offsets[q + 1]):
+                    irun = irun + term[i]
+                    iout[i] = irun
+    return out_arr
+
+
+def discounted_cumsum(
+    const double[::1] gain,
+    const int64_t[::1] position,
+    const double[::1] discount,
+    const intp[::1] offsets,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """Running DCG inside each segment: the sum of ``gain / discount[position]`` in row order.
+
+    ``discount[p]`` is the discount's denominator at 0-based position ``p`` (computed once by
+    the caller for every position), so the terms are those of the elementwise formula.
+    """
+    cdef intp n = gain.shape[0], nq = offsets.shape[0] - 1, q, i
+    out_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef double run
+    cdef int threads = _threads(n_threads, n, grain)
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            run = 0.0
+            for i in range(offsets[q], offsets[q + 1]):
+                run = run + gain[i] / discount[position[i]]
+                out[i] = run
+    return out_arr
+
+
+def precision_cumsum(
+    const uint8_t[::1] relevant,
+    const int64_t[::1] position,
+    const intp[::1] offsets,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """Running sum of precision at each relevant row: ``hits / (position + 1)``, 0 elsewhere.
+
+    ``hits`` counts the relevant rows of the segment up to and including the row: the sum
+    behind average precision, in row order.
+    """
+    cdef intp n = relevant.shape[0], nq = offsets.shape[0] - 1, q, i
+    out_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef double run
+    cdef int64_t hits
+    cdef int threads = _threads(n_threads, n, grain)
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            run = 0.0
+            hits = 0
+            for i in range(offsets[q], offsets[q + 1]):
+                if relevant[i]:
+                    hits = hits + 1
+                    run = run + hits / (position[i] + 1.0)
+                out[i] = run
+    return out_arr
+
+
+def first_position(
+    const uint8_t[::1] flag, const int64_t[::1] position, const intp[::1] offsets,
+    int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
+):
+    """Position of the first flagged row of each segment, as float64 (``inf`` when none)."""
+    cdef intp nq = offsets.shape[0] - 1, q, i
+    out_arr = np.full(nq, np.inf)
+    cdef double[::1] out = out_arr
+    cdef int threads = _threads(n_threads, flag.shape[0], grain)
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            for i in range(offsets[q], offsets[q + 1]):
+                if flag[i]:
+                    out[q] = <double> position[i]
+                    break
+    return out_arr
+
+
+def level_counts(
+    const double[::1] level, const intp[::1] offsets, intp n_levels, int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """Rows of each segment at each level: an int64 table of shape (n_segments, n_levels).
+
+    ``level`` holds integers in ``[0, n_levels)`` (as float64: small integer grades).
+    """
+    cdef intp nq = offsets.shape[0] - 1, q, i
+    out_arr = np.zeros((nq, n_levels), dtype=np.int64)
+    cdef int64_t[:, ::1] out = out_arr
+    cdef int threads = _threads(n_threads, level.shape[0], grain)
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            for i in range(offsets[q], offsets[q + 1]):
+                out[q, <intp> level[i]] += 1
+    return out_arr
+
+
+def lookup(
+    const term_t[::1] cumulative,
+    const intp[::1] offsets,
+    const int64_t[::1] position,
+    const intp[::1] pair_query,
+    const int64_t[::1] kk,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """Running sum of each pair's query at its cut-off: the sum over rows with ``position < kk``.
+
+    ``position`` (0-based rank of each support row) does not decrease inside a segment, so the
+    rows inside the cut-off are found by a binary search of the segment. 0 for a pair whose
+    query has no support row inside its cut-off. Returns float64.
+    """
+    cdef intp n_pairs = pair_query.shape[0], p, lo, hi, mid, q, start
+    cdef int64_t k
+    out_arr = np.empty(n_pairs, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef int threads = _threads(n_threads, n_pairs * 8, grain)
+    with nogil:
+        for p in prange(n_pairs, num_threads=threads, schedule="static"):
+            q = pair_query[p]
+            k = kk[p]
+            start = offsets[q]
+            lo = start
+            hi = offsets[q + 1]
+            while lo < hi:  # first row of the segment at or beyond the cut-off
+                mid = (lo + hi) >> 1
+                if position[mid] < k:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[p] = <double> cumulative[lo - 1] if lo > start else 0.0
+    return out_arr
+
+
+# ----------------------------------------------------------------------------------------------
+# Sums read straight at each pair's cut-off, without running sums of every row
+# ----------------------------------------------------------------------------------------------
+
+cdef enum:
+    _COUNT = 0
+    _TERM = 1
+    _DISCOUNTED = 2
+    _PRECISION = 3
+
+#: What :func:`pair_sums` adds over a pair's rows.
+COUNT, TERM, DISCOUNTED, PRECISION = _COUNT, _TERM, _DISCOUNTED, _PRECISION
+
+
+cdef inline intp _cutoff_end(const int64_t* position, intp lo, intp hi, int64_t k) noexcept nogil:
+    """First row of ``lo..hi`` at or beyond the cut-off (positions do not decrease)."""
+    cdef intp mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if position[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def pair_sums(
+    int what,
+    const intp[::1] pair_query,
+    const int64_t[::1] kk,
+    const intp[::1] offsets,
+    const int64_t[::1] position,
+    const uint8_t[::1] flag=None,
+    const double[::1] term=None,
+    const double[::1] labels=None,
+    const double[::1] gain_of=None,
+    const double[::1] discount=None,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """For each pair, the sum over its query's rows with ``position < kk`` of:
+
+    - ``COUNT``: ``flag`` (exact, as a float);
+    - ``TERM``: ``term``;
+    - ``DISCOUNTED``: the gain over ``discount[position]``; the gain is ``gain_of[labels]``
+      when ``gain_of`` is given (labels are then small integer grades), else ``term``;
+    - ``PRECISION``: on each flagged row, the flagged rows up to it over ``position + 1``
+      (the sum behind average precision).
+
+    Each pair adds its rows in rank order from its query's first row, as the running sums of
+    :func:`segment_cumsum` do, so the value is the same bit for bit; no per-row array is
+    written. Use it when the pairs are few per query (each pair reads its rows again).
+    """
+    cdef intp n_pairs = pair_query.shape[0], p, i, lo, end, q
+    cdef int64_t count
+    cdef double run
+    cdef const int64_t* pos = &position[0] if position.shape[0] else NULL
+    cdef const uint8_t* fl = &flag[0] if flag is not None and flag.shape[0] else NULL
+    cdef const double* tm = &term[0] if term is not None and term.shape[0] else NULL
+    cdef const double* lab = &labels[0] if labels is not None and labels.shape[0] else NULL
+    cdef const double* table = &gain_of[0] if gain_of is not None and gain_of.shape[0] else NULL
+    cdef const double* disc = &discount[0] if discount is not None and discount.shape[0] else NULL
+    out_arr = np.zeros(n_pairs, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef int threads = _threads(n_threads, position.shape[0], grain)
+    if pos == NULL:
+        return out_arr
+    with nogil:
+        for p in prange(n_pairs, num_threads=threads, schedule="dynamic", chunksize=256):
+            q = pair_query[p]
+            lo = offsets[q]
+            end = _cutoff_end(pos, lo, offsets[q + 1], kk[p])
+            count = 0
+            run = 0.0
+            if what == _COUNT:
+                for i in range(lo, end):
+                    count = count + fl[i]
+                run = <double> count
+            elif what == _TERM:
+                for i in range(lo, end):
+                    run = run + tm[i]
+            elif what == _DISCOUNTED:
+                if table != NULL:
+                    for i in range(lo, end):
+                        run = run + table[<intp> lab[i]] / disc[pos[i]]
+                else:
+                    for i in range(lo, end):
+                        run = run + tm[i] / disc[pos[i]]
+            else:
+                for i in range(lo, end):
+                    if fl[i]:
+                        count = count + 1
+                        run = run + count / (pos[i] + 1.0)
+            out[p] = run
+    return out_arr
+
+
+def all_integral(const double[::1] labels, intp limit):
+    """Whether every label is an integer in ``[0, limit]`` (one pass, nothing written)."""
+    cdef intp n = labels.shape[0], i
+    cdef double x
+    cdef bint ok = True
+    with nogil:
+        for i in range(n):
+            x = labels[i]
+            if not (x >= 0 and x <= limit and x == <double> <intp> x):
+                ok = False
+                break
+    return ok

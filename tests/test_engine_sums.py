@@ -1,0 +1,119 @@
+"""The metric stage of the engine: sums over the support read per pair or from running sums.
+
+``evaluate`` reads each (query, cut-off) pair's sums straight from the support rows when a
+query has few cut-offs (nothing written per row), and from running sums of every support row
+when it has many. Both add the same terms in the same order, so they must agree bit for bit,
+for every tie policy, gain and kind of label.
+"""
+
+import numpy as np
+import pytest
+
+from sklearn_ltr_metrics import _sums, evaluate
+from sklearn_ltr_metrics.metrics import _ranked
+
+METRICS = [
+    "ndcg@3",
+    "ndcg",
+    "dcg@5",
+    "precision@2",
+    "recall@7",
+    "capped_recall@adaptive",
+    "map",
+    "map@4",
+    "mrr",
+    "hit_rate@3",
+    "err@5",
+    "f1@3",
+    "r_precision",
+]
+
+
+def _data(labels_kind, seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 90, 60)
+    qid = rng.permutation(np.repeat(np.arange(sizes.size), sizes))
+    labels = rng.choice([0, 0, 0, 1, 2, 3, 4], qid.size).astype(np.float64)
+    if labels_kind == "fractional":
+        labels = labels * 0.75
+    elif labels_kind == "large grades":
+        labels = labels * 20_000  # integers, beyond MAX_INT_LABEL: per-row gains
+    scores = np.round(rng.normal(size=qid.size), 1)  # ties inside queries
+    return labels, scores, qid
+
+
+@pytest.mark.parametrize("labels_kind", ["grades", "fractional", "large grades"])
+@pytest.mark.parametrize("ties", ["average", "stable", "pessimistic", "label_ranking"])
+@pytest.mark.parametrize("gain", ["exponential", "linear", "mapping"])
+def test_per_pair_reads_equal_running_sums(monkeypatch, labels_kind, ties, gain):
+    labels, scores, qid = _data(labels_kind)
+    if labels_kind == "large grades" and gain == "exponential":
+        gain = "linear"  # 2**80000 overflows: refused, tested elsewhere
+    if gain == "mapping":
+        gain = {float(v): 2.0 * v + 1 for v in np.unique(labels)}
+    options = {"metrics": METRICS, "ties": ties, "gain": gain, "err_max_grade": labels.max()}
+    monkeypatch.setattr(_ranked, "FEW_PAIRS_PER_QUERY", 10**6)
+    per_pair = evaluate(labels, scores, qid=qid, **options)
+    monkeypatch.setattr(_ranked, "FEW_PAIRS_PER_QUERY", 0)
+    running = evaluate(labels, scores, qid=qid, **options)
+    np.testing.assert_array_equal(per_pair.per_query.to_numpy(), running.per_query.to_numpy())
+
+
+def test_pair_sums_kernel_against_numpy():
+    """Each kind of sum, read at cut-offs before, inside and past every query's rows."""
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(0, 12, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    n = offsets[-1]
+    # Non-decreasing positions inside each query, as under every tie policy.
+    position = np.concatenate([np.sort(rng.integers(0, 30, k)) for k in sizes]).astype(np.int64)
+    flag = (rng.random(n) < 0.6).astype(np.uint8)
+    term = rng.normal(size=n)
+    labels = rng.integers(0, 5, n).astype(np.float64)
+    gain_of = 2.0 ** np.arange(5) - 1
+    discount = np.log2(np.arange(31) + 2.0)
+    pair_query = np.repeat(np.arange(sizes.size), 4).astype(np.intp)
+    kk = np.tile([0, 3, 10, 40], sizes.size).astype(np.int64)
+
+    def expected(values):
+        out = []
+        for q, k in zip(pair_query, kk, strict=True):
+            rows = np.arange(offsets[q], offsets[q + 1])
+            out.append(np.sum(values(rows)[position[rows] < k]))
+        return np.array(out, dtype=np.float64)
+
+    def precision(rows):
+        hits = np.cumsum(flag[rows])
+        return np.where(flag[rows] == 1, hits / (position[rows] + 1.0), 0.0)
+
+    common = (pair_query, kk, offsets, position)
+    cases = [
+        (_sums.COUNT, {"flag": flag}, lambda r: flag[r]),
+        (_sums.TERM, {"term": term}, lambda r: term[r]),
+        (
+            _sums.DISCOUNTED,
+            {"labels": labels, "gain_of": gain_of, "discount": discount},
+            lambda r: gain_of[labels[r].astype(int)] / discount[position[r]],
+        ),
+        (
+            _sums.DISCOUNTED,
+            {"term": term, "discount": discount},
+            lambda r: term[r] / discount[position[r]],
+        ),
+        (_sums.PRECISION, {"flag": flag}, precision),
+    ]
+    for what, arrays, values in cases:
+        for n_threads in (1, 3):
+            got = _sums.pair_sums(what, *common, n_threads=n_threads, grain=1, **arrays)
+            np.testing.assert_allclose(got, expected(values), rtol=1e-12, atol=0)
+    # Running sums restart at every query and read the same values.
+    running = _sums.segment_cumsum(term, offsets, 3, 1)
+    np.testing.assert_allclose(
+        _sums.lookup(running, offsets, position, *common[:2], 3, 1), expected(lambda r: term[r])
+    )
+
+
+def test_all_integral():
+    assert _sums.all_integral(np.array([0.0, 3.0, 65535.0]), 65535)
+    for bad in ([0.5], [-1.0], [65536.0], [np.nan], [np.inf]):
+        assert not _sums.all_integral(np.array(bad), 65535)
