@@ -72,7 +72,8 @@ extensions = [
     Extension(
         f"sklearn_ltr_metrics.{name}",
         [f"sklearn_ltr_metrics/{name}.pyx"],
-        include_dirs=[np.get_include()],
+        include_dirs=[np.get_include(), "sklearn_ltr_metrics"],
+        depends=["sklearn_ltr_metrics/_count.h"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in ("_ranking", "_sums")

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 try:
-    from . import _ranking
+    from . import _ranking, _sums
 except ImportError as exc:  # a source checkout whose extension was never built
     raise ImportError(
         "sklearn_ltr_metrics._ranking, the compiled engine, is not built in this checkout; run "
@@ -147,9 +147,10 @@ class Grouping:
     def count(self, mask):
         """Rows of each group where ``mask`` (boolean, input order) is True, as intp."""
         if self._codes is None and self._grouped is None:
-            # Rows grouped in code order, every group non-empty: one sequential reduction.
-            mask = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
-            return np.add.reduceat(mask, self.offsets[:-1], dtype=np.intp)
+            # Rows grouped in code order: a compiled count per group, in threads.
+            flag = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+            offsets = self.offsets.astype(np.intp, copy=False)
+            return _sums.segment_count(flag, offsets, self._n_threads, _ROWS_PER_THREAD)
         return np.bincount(self.codes[mask], minlength=self.n_groups).astype(np.intp, copy=False)
 
     def codes_of(self, rows):
@@ -186,13 +187,15 @@ def group_rows(qid, name="qid", n_threads=1):
         sizes = np.empty_like(run_size)
         sizes[run_codes] = run_size
         if np.all(run_codes[1:] > run_codes[:-1]):
-            return Grouping(uniques, sizes, None)
+            return Grouping(uniques, sizes, None, n_threads=n_threads)
         # Whole queries in another order: move each run into place, no sort of rows.
         by_code = np.argsort(run_codes)
         lengths = run_size[by_code]
         shift = run_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
         grouped = np.repeat(shift, lengths) + np.arange(n)
-        return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size))
+        return Grouping(
+            uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads
+        )
     codes, uniques = factorize_qid(qid, name)
     codes = np.ascontiguousarray(codes, dtype=np.intp)
     sizes = np.bincount(codes, minlength=uniques.shape[0])
@@ -352,6 +355,8 @@ class SupportRanks:
         Other rows of the query with an equal score: the tied block holds ``tied + 1`` rows.
     before : ndarray of int64 or None
         Rows of the tied block that the tie-break puts before the row (None unless asked).
+    labels : ndarray of float64 or None
+        The ``labels`` passed to :func:`rank_support`, read at each active row (or None).
     """
 
     counts: np.ndarray
@@ -359,9 +364,12 @@ class SupportRanks:
     greater: np.ndarray
     tied: np.ndarray
     before: np.ndarray | None
+    labels: np.ndarray | None = None
 
 
-def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n_threads=1):
+def rank_support(
+    grouping, y_score, active, *, tiebreak=None, tie_order=False, n_threads=1, labels=None
+):
     """Per query, how many rows score higher than each active row, tie with it, or precede it.
 
     This is all that the metric terms need of the ranking (``docs/conventions.rst``), and it costs
@@ -383,6 +391,8 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
     tie_order : bool, default=False
         Also count, for each active row, the tied rows that precede it (``before``).
     n_threads : int, default=1
+    labels : ndarray of float64, optional
+        Values (in input order) to read at each active row, in the threads that rank them.
 
     Returns
     -------
@@ -395,7 +405,7 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
         # Count the active rows per query from the codes (a sequential read) rather than
         # through the grouped order (random reads).
         counts = np.bincount(grouping.codes[active], minlength=grouping.n_groups)
-    counts, row, greater, tied, before = _ranking.rank_support(
+    counts, row, greater, tied, before, labels = _ranking.rank_support(
         score_keys(y_score),
         active.view(np.uint8),
         grouping.offsets.astype(np.intp, copy=False),
@@ -405,8 +415,9 @@ def rank_support(grouping, y_score, active, *, tiebreak=None, tie_order=False, n
         n_threads=n_threads,
         grain=_ROWS_PER_THREAD,
         counts=counts,
+        labels=None if labels is None else np.ascontiguousarray(labels, dtype=np.float64),
     )
-    return SupportRanks(counts, row, greater, tied, before)
+    return SupportRanks(counts, row, greater, tied, before, labels)
 
 
 class RowRanking:
@@ -436,8 +447,9 @@ class RowRanking:
         self.tie_order = tie_order or tiebreak is not None
         self.n_threads = n_threads
 
-    def support(self, active):
-        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order)."""
+    def support(self, active, labels=None):
+        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order), with
+        ``labels`` read at each of them when given."""
         return rank_support(
             self.grouping,
             self.y_score,
@@ -445,6 +457,7 @@ class RowRanking:
             tiebreak=self.tiebreak,
             tie_order=self.tie_order,
             n_threads=self.n_threads,
+            labels=labels,
         )
 
     @cached_property

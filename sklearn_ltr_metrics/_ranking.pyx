@@ -12,6 +12,8 @@ The Python layer (``_grouping``) validates and shapes the inputs; these function
 
 import numpy as np
 
+cimport numpy as cnp
+
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
@@ -101,6 +103,29 @@ def object_changes(object[::1] values):
             out[i] = not (cur == prev)
             prev = cur
     return out_arr
+
+
+def identity_runs(values, intp limit):
+    """Start of every run of the very same object in ``values``; None beyond ``limit`` runs.
+
+    ``values`` is a C-contiguous object array (read-only is fine: only pointers are read).
+    Ids built by indexing a few id objects (the usual case) come in long runs of one object:
+    checks of each object (missing? which type?) then need one row per run, not every row.
+    """
+    cdef cnp.ndarray arr = values
+    cdef void** data = <void**> cnp.PyArray_DATA(arr)
+    cdef intp n = arr.shape[0], i, m = 0
+    starts_arr = np.empty(min(n, limit + 1), dtype=np.intp)
+    cdef intp[::1] starts = starts_arr
+    with nogil:
+        for i in range(n):
+            if i == 0 or data[i] != data[i - 1]:
+                if m == limit:
+                    m = -1
+                    break
+                starts[m] = i
+                m = m + 1
+    return None if m < 0 else starts_arr[:m]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -484,6 +509,7 @@ def rank_support(
     intp direct_max=DIRECT_MAX,
     intp grain=MIN_ROWS_PER_THREAD,
     counts=None,
+    labels=None,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -496,6 +522,9 @@ def rank_support(
     key : ndarray of float64 or None; tie-break key, ascending, before input order
     tie_order : bool; also count the tied rows preceding each active row (tie-break rank)
     n_threads : int
+    counts : ndarray of intp or None; active rows per query, when the caller has them
+    labels : ndarray of float64 or None, input order; gathered for the active rows (in the
+        threads, with the ranking)
 
     Returns
     -------
@@ -505,6 +534,7 @@ def rank_support(
     g : ndarray of int64, rows of the query scoring strictly higher
     t : ndarray of int64, other rows of the query with an equal score
     before : ndarray of int64 or None, rows tied with it that precede it (key, input order)
+    label : ndarray of float64 or None, ``labels`` of each active row (when given)
     """
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
@@ -546,6 +576,13 @@ def rank_support(
     cdef int64_t[::1] t = t_arr
     cdef int64_t[::1] before = before_arr
     cdef const score_t* sp = &scores[0] if n else NULL
+    cdef const double[::1] labels_view
+    cdef const double* lp = NULL
+    lab_arr = np.empty(total if labels is not None else 0, dtype=np.float64)
+    cdef double[::1] lab = lab_arr
+    if labels is not None:
+        labels_view = labels
+        lp = &labels_view[0] if n else NULL
     cdef score_t* val
     cdef score_t* sv
     cdef double* kv
@@ -600,13 +637,16 @@ def rank_support(
                     &row[base], &g[base], &t[base],
                     &before[base] if tie_order else <int64_t*> NULL,
                 )
-                continue
-            _rank_query(
-                sp, kp, act, gp, offsets[q], offsets[q + 1],
-                val, sv, kv, skv, qs, qk, pos, perm, tmp, lt, eq, bf,
-                &row[base], &g[base], &t[base],
-                &before[base] if tie_order else <int64_t*> NULL,
-            )
+            else:
+                _rank_query(
+                    sp, kp, act, gp, offsets[q], offsets[q + 1],
+                    val, sv, kv, skv, qs, qk, pos, perm, tmp, lt, eq, bf,
+                    &row[base], &g[base], &t[base],
+                    &before[base] if tie_order else <int64_t*> NULL,
+                )
+            if lp != NULL:
+                for i in range(base, base + counts_view[q]):
+                    lab[i] = lp[row[i]]
         free(val)
         free(sv)
         free(kv)
@@ -624,5 +664,8 @@ def rank_support(
         free(cb)
         free(act_buf)
         free(slot)
-    return counts_arr, row_arr, g_arr, t_arr, (before_arr if tie_order else None)
+    return (
+        counts_arr, row_arr, g_arr, t_arr, (before_arr if tie_order else None),
+        (lab_arr if labels is not None else None),
+    )
 

@@ -309,3 +309,19 @@ def all_integral(const double[::1] labels, intp limit):
                 ok = False
                 break
     return ok
+
+
+def segment_count(const uint8_t[::1] flag, const intp[::1] offsets, int n_threads=1,
+                  intp grain=MIN_ROWS_PER_THREAD):
+    """Flagged rows (``flag`` is 0 or 1) of each segment of ``offsets``, as intp."""
+    cdef intp nq = offsets.shape[0] - 1, q, i, c
+    out_arr = np.zeros(nq, dtype=np.intp)
+    cdef intp[::1] out = out_arr
+    cdef int threads = _threads(n_threads, flag.shape[0], grain)
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            c = 0
+            for i in range(offsets[q], offsets[q + 1]):
+                c = c + flag[i]
+            out[q] = c
+    return out_arr

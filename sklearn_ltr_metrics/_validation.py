@@ -356,14 +356,19 @@ def check_qid(qid, name="qid"):
         return arr
     if arr.dtype != object:
         return arr
-    missing = pd.isna(arr)
-    if missing.any():
-        _raise_missing_qid(arr, missing, name)
-    inferred = pd.api.types.infer_dtype(arr, skipna=False)
+    # One row per run of the very same object has every id object there is: check those.
+    from ._ranking import identity_runs
+
+    runs = identity_runs(np.ascontiguousarray(arr), arr.shape[0] // 4)
+    sample = arr if runs is None else arr[runs]
+    if pd.isna(sample).any():
+        _raise_missing_qid(arr, pd.isna(arr), name)
+    inferred = pd.api.types.infer_dtype(sample, skipna=False)
     if inferred.startswith("mixed") and inferred != "mixed-integer-float":
-        kinds = [_qid_kind(v) for v in arr]
+        kinds = [_qid_kind(v) for v in sample]
         if len(set(kinds)) > 1:
             second = next(i for i, k in enumerate(kinds) if k != kinds[0])
+            second = second if runs is None else int(runs[second])
             raise TypeError(
                 f"{name} mixes value types ({', '.join(sorted(set(kinds)))}): row 0 holds "
                 f"{_short(arr[0])}, row {second} holds {_short(arr[second])}; query ids must "

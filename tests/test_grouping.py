@@ -208,3 +208,28 @@ def test_gain_metrics_never_sort_whole_queries(monkeypatch):
         assert ev.per_query["map"].notna().all()
     with pytest.raises(AssertionError, match="full per-query sort"):
         evaluate(labels, scores, qid=qid, metrics=["kendall_tau"])
+
+
+def test_object_ids_are_checked_once_per_run_of_one_object():
+    """Object ids in runs of the very same object are checked on one row per run; the
+    errors still name the first offending row."""
+    from sklearn_ltr_metrics._ranking import identity_runs
+
+    from sklearn_ltr_metrics._validation import check_qid
+
+    ids = np.array(["a", "b", "c"], dtype=object)[np.repeat([0, 1, 2, 0], 25)]
+    np.testing.assert_array_equal(identity_runs(ids, 10), [0, 25, 50, 75])
+    assert identity_runs(ids, 3) is None  # more runs than asked: check every row
+    read_only = ids.copy()
+    read_only.flags.writeable = False
+    np.testing.assert_array_equal(identity_runs(read_only, 10), [0, 25, 50, 75])
+    for missing in (None, np.nan, pd.NA):
+        bad = ids.copy()
+        bad[60:] = missing
+        with pytest.raises(ValueError, match="first at row 60"):
+            check_qid(bad)
+    mixed = ids.copy()
+    mixed[80:] = 7
+    with pytest.raises(TypeError, match="row 80 holds 7"):
+        check_qid(mixed)
+    assert check_qid(ids) is ids

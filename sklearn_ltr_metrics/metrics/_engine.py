@@ -145,7 +145,8 @@ def evaluate_arrays(
 
     sizes = grouping.sizes
     threshold = options["min_relevance"]
-    is_relevant = (y_true >= threshold) if threshold is not None else (y_true > 0)
+    positive = y_true > 0
+    is_relevant = (y_true >= threshold) if threshold is not None else positive
     counted_pos = grouping.count(is_relevant).astype(np.float64)
     del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
@@ -187,6 +188,7 @@ def evaluate_arrays(
         ideal_labels=ideal_labels,
         judged=judged,
         err_max_grade=options["err_max_grade"],
+        positive=positive,
     )
     columns, cutoff_parts = {}, {}
     for spec in specs:

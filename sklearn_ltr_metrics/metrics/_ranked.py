@@ -85,6 +85,8 @@ class RankedLists:
         Whether each row has a judgment, in input order (TREC input only).
     err_max_grade : float
         Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
+    positive : ndarray of bool, optional
+        ``y_true > 0``, when the caller has computed it.
     """
 
     def __init__(
@@ -104,6 +106,7 @@ class RankedLists:
         ideal_labels,
         judged=None,
         err_max_grade=4.0,
+        positive=None,
     ):
         self.sizes = sizes
         self.n_queries = sizes.shape[0]
@@ -120,6 +123,7 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
+        self.positive = positive  # y_true > 0, when the caller has it
         self.n_threads = getattr(ranking, "n_threads", 1)
         self._prefixes = {}  # metric term name -> prefix sums over its support
         # Averaging (or block ranks) only matter when some support rows tie.
@@ -159,13 +163,15 @@ class RankedLists:
     @cached_property
     def _support_ranks(self):
         if self.gains.scores_nonpositive:  # a gain mapping that scores label 0
-            return self.ranking.support(np.ones(self.y_true.size, dtype=bool))
-        return self.ranking.support(self.y_true > 0)
+            active = np.ones(self.y_true.size, dtype=bool)
+        else:
+            active = self.positive if self.positive is not None else self.y_true > 0
+        return self.ranking.support(active, labels=self.y_true)
 
     @cached_property
     def _support_labels(self):
         """Labels of the support rows, in the support's order."""
-        return self.y_true[self._support_ranks.row]
+        return self._support_ranks.labels
 
     @cached_property
     def _top_grade(self):
