@@ -62,6 +62,9 @@ def factorize_qid(qid, name="qid"):
         codes = np.cumsum(change, dtype=np.intp)
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
         return codes, uniques
+    dense = _dense_int_codes(values) if is_int else None
+    if dense is not None:
+        return dense[0], dense[1]
     if is_int and values.size:
         low, high = int(values.min()), int(values.max())
         if high - low <= 2 * values.size + 1024:
@@ -102,6 +105,23 @@ def factorize_qid(qid, name="qid"):
     return codes.astype(np.intp, copy=False), uniques
 
 
+def _dense_int_codes(values, n_threads=1):
+    """``(codes, uniques, sizes)`` of integer ids that span at most about twice as many values
+    as there are rows and fit in int64 (a compiled counting table); None otherwise."""
+    if not values.size or values.dtype.kind not in "iu":
+        return None
+    low, high = int(values.min()), int(values.max())
+    if high - low > 2 * values.size + 1024 or high > np.iinfo(np.int64).max:
+        return None
+    wide = (
+        values.view(np.int64) if values.dtype == np.uint64 else values.astype(np.int64, copy=False)
+    )
+    codes, present, sizes = _ranking.dense_codes(
+        np.ascontiguousarray(wide), low, high - low + 1, n_threads, _ROWS_PER_THREAD
+    )
+    return codes, (present + low).astype(values.dtype), sizes
+
+
 class Grouping:
     """Rows grouped by query.
 
@@ -133,7 +153,7 @@ class Grouping:
     def grouped(self):
         if self.interleaved and self._grouped is None:
             self._grouped, _ = _ranking.counting_sort(
-                self._codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD
+                self._codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD, self.sizes
             )
         return self._grouped
 
@@ -196,9 +216,13 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(
             uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads
         )
-    codes, uniques = factorize_qid(qid, name)
-    codes = np.ascontiguousarray(codes, dtype=np.intp)
-    sizes = np.bincount(codes, minlength=uniques.shape[0])
+    dense = _dense_int_codes(qid, n_threads) if qid.dtype.kind in "iu" else None
+    if dense is not None:
+        codes, uniques, sizes = dense
+    else:
+        codes, uniques = factorize_qid(qid, name)
+        codes = np.ascontiguousarray(codes, dtype=np.intp)
+        sizes = np.bincount(codes, minlength=uniques.shape[0])
     return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
 
 

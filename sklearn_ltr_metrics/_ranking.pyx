@@ -45,7 +45,8 @@ ctypedef fused score_t:
 
 
 def counting_sort(
-    const intp[::1] codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD
+    const intp[::1] codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
+    sizes=None,
 ):
     """Row indices grouped by code (input order kept inside each group) and group sizes.
 
@@ -79,8 +80,38 @@ def counting_sort(
                 g = codes[i]
                 grouped[counts[c, g]] = i
                 counts[c, g] += 1
-    sizes = np.bincount(codes, minlength=n_groups) if n else np.zeros(n_groups, np.intp)
-    return grouped_arr, sizes.astype(np.intp, copy=False)
+    if sizes is None:
+        sizes = np.bincount(codes, minlength=n_groups) if n else np.zeros(n_groups, np.intp)
+    return grouped_arr, np.asarray(sizes).astype(np.intp, copy=False)
+
+
+def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads=1,
+                intp grain=MIN_ROWS_PER_THREAD):
+    """Codes of integer ids that span few values (``low <= v < low + span``): a counting table.
+
+    Returns ``(codes, present, sizes)``: per row the rank of its id among the distinct ids
+    (intp), the distinct ids minus ``low`` (ascending) and the rows of each. One serial pass
+    counts every id, one pass in threads writes the codes. O(n + span), no sort, no hashing.
+    """
+    cdef intp n = values.shape[0], i, c, lo, hi
+    table_arr = np.zeros(span, dtype=np.intp)
+    cdef intp[::1] table = table_arr
+    with nogil:
+        for i in range(n):
+            table[values[i] - low] += 1
+    present = np.flatnonzero(table_arr)
+    sizes = table_arr[present]
+    table_arr[present] = np.arange(present.size)  # each present id's code
+    codes_arr = np.empty(n, dtype=np.intp)
+    cdef intp[::1] codes = codes_arr
+    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                codes[i] = table[values[i] - low]
+    return codes_arr, present, sizes
 
 
 def object_changes(object[::1] values):
