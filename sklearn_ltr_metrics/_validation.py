@@ -113,10 +113,32 @@ def check_consistent_length(**arrays):
         raise ValueError(f"Inputs must have one entry per row, but {detail} entries.")
 
 
-def _all_finite(arr):
-    """Whether a float array holds no NaN or infinity: two reductions, no temporary array
-    (``min`` and ``max`` propagate NaN, and an infinity is the minimum or the maximum)."""
-    return not arr.size or bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
+#: Rows per thread below which the range of an array is taken in one thread.
+_RANGE_ROWS_PER_THREAD = 1 << 20
+
+
+def _value_range(arr, n_threads=1):
+    """``(min, max)`` of a non-empty float array, NaN when it holds a NaN: two reductions, no
+    temporary array. Large arrays are split into ``n_threads`` parts reduced in threads (numpy
+    releases the GIL); the result is exact, so the same for any number of threads."""
+    parts = max(1, min(int(n_threads), arr.size // _RANGE_ROWS_PER_THREAD))
+    if parts == 1:
+        return arr.min(), arr.max()
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = np.array_split(arr, parts)
+    with ThreadPoolExecutor(max_workers=parts) as pool:
+        ranges = np.array(list(pool.map(lambda c: (c.min(), c.max()), chunks)))
+    return ranges[:, 0].min(), ranges[:, 1].max()  # numpy's min and max propagate NaN
+
+
+def _all_finite(arr, n_threads=1):
+    """Whether a float array holds no NaN or infinity (``min`` and ``max`` propagate NaN, and
+    an infinity is the minimum or the maximum)."""
+    if not arr.size:
+        return True
+    low, high = _value_range(arr, n_threads)
+    return bool(np.isfinite(low) and np.isfinite(high))
 
 
 def _first(mask):
@@ -234,7 +256,7 @@ def check_numbers(values, name):
     return arr.astype(np.float64, copy=False)
 
 
-def check_scores(y_score, qid_values=None, name="y_score"):
+def check_scores(y_score, qid_values=None, name="y_score", *, n_threads=1):
     """Convert scores to float64 and reject NaN and infinity.
 
     Integer scores beyond 2**53, which float64 cannot hold exactly (two of them could become
@@ -247,7 +269,7 @@ def check_scores(y_score, qid_values=None, name="y_score"):
         arr = np.unique(arr, return_inverse=True)[1].astype(np.float64)
     else:
         arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
-    if not _all_finite(arr):
+    if not _all_finite(arr, n_threads):
         bad = ~np.isfinite(arr)
         first = _first(bad)
         where = (
@@ -262,7 +284,7 @@ def check_scores(y_score, qid_values=None, name="y_score"):
     return arr
 
 
-def check_labels(y_true, name="y_true", *, allow_negative=False):
+def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
     """Convert relevance labels to float64 and reject NaN and (unless allowed) negatives.
 
     Integer labels beyond 2**53 (float64 cannot hold them exactly) are refused.
@@ -274,13 +296,16 @@ def check_labels(y_true, name="y_true", *, allow_negative=False):
             "which float64 cannot hold exactly; relevance grades are small numbers such as 0..4."
         )
     arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
-    if not _all_finite(arr):
+    if not arr.size:
+        return arr
+    low, high = _value_range(arr, n_threads)
+    if not (np.isfinite(low) and np.isfinite(high)):
         first = _first(~np.isfinite(arr))
         raise ValueError(
             f"{name} has NaN or infinite labels (first at row {first}: {arr[first].item()!r}); "
             "labels must be finite relevance grades such as 0..4."
         )
-    if not allow_negative and arr.size and arr.min() < 0:
+    if not allow_negative and low < 0:
         first = _first(arr < 0)
         raise ValueError(
             f"{name} has negative labels (first at row {first}: {arr[first].item()!r}); "

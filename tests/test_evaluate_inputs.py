@@ -185,3 +185,25 @@ def test_evaluate_dask_refuses_ids_of_two_kinds_in_different_partitions():
         metrics=["mrr"],
     )
     assert ok.per_query["mrr"].tolist() == [1.0, 0.5]
+
+
+def test_finite_checks_in_threads_find_every_bad_value(monkeypatch):
+    """Large label and score arrays are checked in parts, in threads: a NaN, an infinity or
+    a negative label in any part is still found and named."""
+    from sklearn_ltr_metrics import _validation
+
+    monkeypatch.setattr(_validation, "_RANGE_ROWS_PER_THREAD", 4)
+    qid = np.repeat(np.arange(10), 10)
+    for where in (0, 57, 99):
+        for bad, match in ((np.nan, "NaN or infinite"), (-np.inf, "NaN or infinite")):
+            y = np.ones(100)
+            y[where] = bad
+            with pytest.raises(ValueError, match=f"row {where}"):
+                evaluate(y, np.ones(100), qid=qid, n_jobs=3)
+            with pytest.raises(ValueError, match=match):
+                evaluate(np.ones(100), y, qid=qid, n_jobs=3)
+        y = np.ones(100)
+        y[where] = -1.0
+        with pytest.raises(ValueError, match=f"negative labels \\(first at row {where}"):
+            evaluate(y, np.ones(100), qid=qid, n_jobs=2)
+    assert evaluate(np.ones(100), np.ones(100), qid=qid, n_jobs=3).per_query.shape[0] == 10

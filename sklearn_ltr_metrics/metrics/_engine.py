@@ -20,10 +20,10 @@ from ._evaluation import RankingEvaluation
 from ._options import make_gain
 from ._ranked import RankedLists
 
-__all__ = ["evaluate_arrays"]
+__all__ = ["check_n_jobs", "evaluate_arrays"]
 
 
-def _check_n_jobs(n_jobs):
+def check_n_jobs(n_jobs):
     """Threads for ``n_jobs`` (scikit-learn's convention: None is 1, -1 every core)."""
     if n_jobs is None:
         return 1
@@ -137,7 +137,7 @@ def evaluate_arrays(
     judged document (TREC input), ``n_pos_judged`` the relevant judged documents per query,
     ``judged`` whether each row has a judgment.
     """
-    n_threads = _check_n_jobs(n_jobs)
+    n_threads = check_n_jobs(n_jobs)
     grouping = group_rows(qid, n_threads=n_threads)
     uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]

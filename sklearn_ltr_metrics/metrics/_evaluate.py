@@ -9,7 +9,7 @@ from .._validation import (
     check_qid,
     check_scores,
 )
-from ._engine import evaluate_arrays
+from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
@@ -158,9 +158,11 @@ def evaluate(
         err_max_grade=err_max_grade,
     )
     specs = parse_metrics(metrics, k, options=options)
+    n_threads = check_n_jobs(n_jobs)
     qid_arr = check_qid(qid, "qid")
-    y_true_arr = check_labels(y_true)
-    y_score_arr = check_scores(y_score, qid_arr)  # exact: big integers become their ranks
+    y_true_arr = check_labels(y_true, n_threads=n_threads)
+    # Exact: integer scores beyond 2**53 become their ranks.
+    y_score_arr = check_scores(y_score, qid_arr, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     return evaluate_arrays(
