@@ -190,8 +190,7 @@ def group_rows(qid, name="qid", n_threads=1):
     """
     n = qid.shape[0]
     if qid.dtype == object:
-        # The compiled scan needs a writable buffer; pandas hands out read-only views.
-        change = _ranking.object_changes(np.require(qid, requirements=["C", "W"]))
+        change = _ranking.object_changes(np.ascontiguousarray(qid))
     else:
         change = np.empty(n, dtype=bool)
         change[:1] = True

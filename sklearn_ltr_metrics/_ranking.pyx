@@ -114,25 +114,23 @@ def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads
     return codes_arr, present, sizes
 
 
-def object_changes(object[::1] values):
-    """``values[i] != values[i - 1]`` for i >= 1 (object ids), identity checked first.
+def object_changes(values):
+    """``values[i] != values[i - 1]`` for i >= 1 (a C-contiguous object array; read-only is
+    fine), identity checked first.
 
-    Query ids built from a few id objects (the usual case) compare by pointer; only distinct
-    objects go through Python's equality.
+    Query ids built from a few id objects (the usual case) compare by pointer, without touching
+    the objects; only distinct objects go through Python's equality.
     """
-    cdef intp n = values.shape[0]
+    cdef cnp.ndarray arr = values
+    cdef void** data = <void**> cnp.PyArray_DATA(arr)
+    cdef intp n = arr.shape[0], i
     out_arr = np.zeros(n, dtype=bool)
     cdef uint8_t[::1] out = out_arr.view(np.uint8)
-    cdef intp i
-    cdef object prev, cur
     if n:
         out[0] = 1
-        prev = values[0]
     for i in range(1, n):
-        cur = values[i]
-        if cur is not prev:
-            out[i] = not (cur == prev)
-            prev = cur
+        if data[i] != data[i - 1]:
+            out[i] = not (<object> data[i] == <object> data[i - 1])
     return out_arr
 
 
