@@ -483,6 +483,11 @@ class RowRanking:
             labels=labels,
         )
 
+    @property
+    def grain(self):
+        """Rows per thread of the compiled kernels (fewer rows run on fewer threads)."""
+        return _ROWS_PER_THREAD
+
     @cached_property
     def order(self):
         """Every row in ranked order: by query code, descending score, tie-break, input order."""

@@ -460,6 +460,12 @@ def test_threads_do_not_change_a_bit(monkeypatch, ties):
     for n_jobs in (2, 3, -1):
         two = evaluate(labels, scores, qid=qid, metrics=specs, ties=ties, n_jobs=n_jobs).per_query
         pd.testing.assert_frame_equal(one, two, check_exact=True)
+    # Many cut-offs per query: running sums of every support row instead of per-pair reads.
+    many = {"metrics": ["dcg", "map", "precision", "mrr"], "k": list(range(1, 13)), "ties": ties}
+    one = evaluate(labels, scores, qid=qid, **many).per_cutoff
+    for n_jobs in (2, 3):
+        two = evaluate(labels, scores, qid=qid, n_jobs=n_jobs, **many).per_cutoff
+        pd.testing.assert_frame_equal(one, two, check_exact=True)
 
 
 def test_concat_of_disjoint_evaluations_equals_one_evaluation():

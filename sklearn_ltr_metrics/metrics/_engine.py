@@ -105,7 +105,9 @@ def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
 def _check_labels_for(specs, options, gains, labels, ideal_labels):
     """Refuse labels a requested metric cannot score (err above err_max_grade, huge gains)."""
     top_ranked = float(labels.max()) if labels.size else 0.0
-    top = max(top_ranked, float(ideal_labels.max()) if ideal_labels.size else 0.0)
+    top = top_ranked
+    if ideal_labels is not labels and ideal_labels.size:
+        top = max(top, float(ideal_labels.max()))
     for spec in specs:
         metric = spec.metric
         if metric.max_label is not None and top_ranked > options[metric.max_label]:

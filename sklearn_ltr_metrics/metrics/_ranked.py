@@ -125,6 +125,8 @@ class RankedLists:
         self.err_max_grade = err_max_grade
         self.positive = positive  # y_true > 0, when the caller has it
         self.n_threads = getattr(ranking, "n_threads", 1)
+        #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
+        self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
         self._prefixes = {}  # metric term name -> prefix sums over its support
         # Averaging (or block ranks) only matter when some support rows tie.
         tied = self._support_ranks.tied.any() or (
@@ -203,6 +205,7 @@ class RankedLists:
             s.offsets,
             s.position,
             n_threads=self.n_threads,
+            grain=self.grain,
             **arrays,
         )
 
@@ -278,7 +281,9 @@ class RankedLists:
 
         def sums(s):
             gain = np.ascontiguousarray(self._support_gains(s), dtype=np.float64)
-            return _sums.discounted_cumsum(gain, s.position, discount, s.offsets, self.n_threads)
+            return _sums.discounted_cumsum(
+                gain, s.position, discount, s.offsets, self.n_threads, self.grain
+            )
 
         return self._sums_at("dcg", sums, pair_query, kk)
 
@@ -290,7 +295,9 @@ class RankedLists:
                 return self._pair_sums(_sums.PRECISION, s, pair_query, kk, flag=flag)
 
             def sums(s):
-                return _sums.precision_cumsum(flag, s.position, s.offsets, self.n_threads)
+                return _sums.precision_cumsum(
+                    flag, s.position, s.offsets, self.n_threads, self.grain
+                )
 
             return self._sums_at("ap", sums, pair_query, kk)
 
@@ -329,7 +336,7 @@ class RankedLists:
         """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
         s = self.support
         flag = np.ascontiguousarray(s.relevant).view(np.uint8)
-        return _sums.first_position(flag, s.position, s.offsets, self.n_threads) + 1.0
+        return _sums.first_position(flag, s.position, s.offsets, self.n_threads, self.grain) + 1.0
 
     def hit_probability(self, pair_query, kk):
         return self._prefix_at("hit", lambda s: self._first_relevant_law, pair_query, kk)
@@ -378,7 +385,9 @@ class RankedLists:
             # grades of equal gain into one level.
             offsets = np.zeros(n_q + 1, dtype=np.intp)
             np.cumsum(self._support_ranks.counts, out=offsets[1:])
-            table = _sums.level_counts(self._support_labels, offsets, top + 1, self.n_threads)
+            table = _sums.level_counts(
+                self._support_labels, offsets, top + 1, self.n_threads, self.grain
+            )
             present = np.flatnonzero(table.any(axis=0))
             neg_levels, inverse = np.unique(
                 -self.gains(present.astype(np.float64)), return_inverse=True

@@ -127,7 +127,7 @@ class Support:
             term = np.ascontiguousarray(term, dtype=np.int64)
         else:
             term = np.ascontiguousarray(term, dtype=np.float64)
-        return _sums.segment_cumsum(term, self.offsets, self.ctx.n_threads)
+        return _sums.segment_cumsum(term, self.offsets, self.ctx.n_threads, self.ctx.grain)
 
     def at(self, cumulative, pair_query, kk):
         """Prefix value of each pair at its cut-off: the sum over its top ``kk`` rows."""
@@ -138,6 +138,7 @@ class Support:
             np.ascontiguousarray(pair_query, dtype=np.intp),
             np.ascontiguousarray(kk, dtype=np.int64),
             self.ctx.n_threads,
+            self.ctx.grain,
         )
 
     def block_mean(self, values):
