@@ -148,6 +148,7 @@ class Grouping:
         self._codes = codes
         self.interleaved = interleaved
         self._n_threads = n_threads
+        self._counted = None  # (mask, counts) of the last count
 
     @property
     def grouped(self):
@@ -165,13 +166,24 @@ class Grouping:
         return self._codes
 
     def count(self, mask):
-        """Rows of each group where ``mask`` (boolean, input order) is True, as intp."""
+        """Rows of each group where ``mask`` (boolean, input order) is True, as intp.
+
+        Compiled, in threads. The last count is kept: asking again for the very same mask
+        object (the relevant rows, counted for the table and for the ranking) costs nothing;
+        the engine never changes a mask it has counted.
+        """
+        if self._counted is not None and self._counted[0] is mask:
+            return self._counted[1]
+        flag = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
         if self._codes is None and self._grouped is None:
-            # Rows grouped in code order: a compiled count per group, in threads.
-            flag = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+            # Rows grouped in code order: a count per group.
             offsets = self.offsets.astype(np.intp, copy=False)
-            return _sums.segment_count(flag, offsets, self._n_threads, _ROWS_PER_THREAD)
-        return np.bincount(self.codes[mask], minlength=self.n_groups).astype(np.intp, copy=False)
+            counts = _sums.segment_count(flag, offsets, self._n_threads, _ROWS_PER_THREAD)
+        else:
+            codes = np.ascontiguousarray(self.codes, dtype=np.intp)
+            counts = _sums.code_count(codes, flag, self.n_groups, self._n_threads, _ROWS_PER_THREAD)
+        self._counted = (mask, counts)
+        return counts
 
     def codes_of(self, rows):
         """Query codes of some input rows."""
@@ -421,16 +433,15 @@ def rank_support(
     -------
     SupportRanks
     """
-    active = np.ascontiguousarray(active, dtype=bool)
     grouped = grouping.grouped
     counts = None
     if grouped is not None:
         # Count the active rows per query from the codes (a sequential read) rather than
         # through the grouped order (random reads).
-        counts = np.bincount(grouping.codes[active], minlength=grouping.n_groups)
+        counts = grouping.count(active)
     counts, row, greater, tied, before, labels = _ranking.rank_support(
         score_keys(y_score),
-        active.view(np.uint8),
+        np.ascontiguousarray(active, dtype=bool).view(np.uint8),
         grouping.offsets.astype(np.intp, copy=False),
         grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
         key=_tie_key(tiebreak),

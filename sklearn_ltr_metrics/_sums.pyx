@@ -325,3 +325,23 @@ def segment_count(const uint8_t[::1] flag, const intp[::1] offsets, int n_thread
                 c = c + flag[i]
             out[q] = c
     return out_arr
+
+
+def code_count(const intp[::1] codes, const uint8_t[::1] flag, intp n_groups, int n_threads=1,
+               intp grain=MIN_ROWS_PER_THREAD):
+    """Flagged rows of each code (rows in any order), as intp: ``bincount(codes[flag])``.
+
+    Chunks of rows count in threads, each into its own table, summed in chunk order (integer
+    counts: the same for any number of threads). No temporary of the flagged codes.
+    """
+    cdef intp n = codes.shape[0], c, i, lo, hi
+    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    tables_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
+    cdef intp[:, ::1] tables = tables_arr
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                tables[c, codes[i]] += flag[i]
+    return tables_arr.sum(axis=0, dtype=np.intp) if n_chunks > 1 else tables_arr[0]

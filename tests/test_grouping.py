@@ -233,3 +233,24 @@ def test_object_ids_are_checked_once_per_run_of_one_object():
     with pytest.raises(TypeError, match="row 80 holds 7"):
         check_qid(mixed)
     assert check_qid(ids) is ids
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_count_per_query_in_threads(monkeypatch, shuffled):
+    """Rows per query where a mask holds, for grouped and interleaved rows, in threads."""
+    from sklearn_ltr_metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    rng = np.random.default_rng(7)
+    qid = np.repeat(np.arange(30), rng.integers(1, 20, 30))
+    if shuffled:
+        qid = rng.permutation(qid)
+    mask = rng.random(qid.size) < 0.4
+    expected = np.bincount(qid[mask], minlength=30)
+    for n_threads in (1, 3):
+        grouping = group_rows(qid, n_threads=n_threads)
+        np.testing.assert_array_equal(grouping.count(mask), expected)
+        assert grouping.count(mask) is grouping.count(mask)  # the same mask: counted once
+        np.testing.assert_array_equal(
+            grouping.count(~mask), np.bincount(qid, minlength=30) - expected
+        )
