@@ -38,6 +38,18 @@ typedef int64_t ltr_v2i __attribute__((vector_size(16)));
     *above = a;                                                                 \
     *level = l;
 
+#else
+/* The plain loop (the vector type is not used). */
+#define LTR_COUNT_BODY(VEC, SCALAR)                                             \
+    int64_t i, a = 0, l = 0;                                                    \
+    for (i = 0; i < n; i++) {                                                   \
+        a += q[i] > s;                                                          \
+        l += q[i] == s;                                                         \
+    }                                                                           \
+    *above = a;                                                                 \
+    *level = l;
+#endif
+
 static inline void ltr_count_f64(const double *q, int64_t n, double s, int64_t *above,
                                  int64_t *level) {
     LTR_COUNT_BODY(ltr_v2d, double)
@@ -47,28 +59,5 @@ static inline void ltr_count_i64(const int64_t *q, int64_t n, int64_t s, int64_t
                                  int64_t *level) {
     LTR_COUNT_BODY(ltr_v2i, int64_t)
 }
-#else
-static inline void ltr_count_f64(const double *q, int64_t n, double s, int64_t *above,
-                                 int64_t *level) {
-    int64_t i, a = 0, l = 0;
-    for (i = 0; i < n; i++) {
-        a += q[i] > s;
-        l += q[i] == s;
-    }
-    *above = a;
-    *level = l;
-}
-
-static inline void ltr_count_i64(const int64_t *q, int64_t n, int64_t s, int64_t *above,
-                                 int64_t *level) {
-    int64_t i, a = 0, l = 0;
-    for (i = 0; i < n; i++) {
-        a += q[i] > s;
-        l += q[i] == s;
-    }
-    *above = a;
-    *level = l;
-}
-#endif
 
 #endif /* LTR_COUNT_H */

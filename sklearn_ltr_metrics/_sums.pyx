@@ -36,6 +36,140 @@ cdef inline int _threads(int n_threads, intp n, intp grain) noexcept nogil:
     return <int> min(<intp> n_threads, most)
 
 
+cdef enum:
+    _COUNT = 0
+    _TERM = 1
+    _DISCOUNTED = 2
+    _PRECISION = 3
+
+#: What :func:`pair_sums` and :func:`running_sums` add over a query's rows.
+COUNT, TERM, DISCOUNTED, PRECISION = _COUNT, _TERM, _DISCOUNTED, _PRECISION
+
+
+cdef inline intp _cutoff_end(const int64_t* position, intp lo, intp hi, int64_t k) noexcept nogil:
+    """First row of ``lo..hi`` at or beyond the cut-off (positions do not decrease)."""
+    cdef intp mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if position[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef struct Terms:
+    # What to add per row (``what``) and the arrays it reads; NULL where not given.
+    int what
+    const int64_t* pos
+    const uint8_t* flag
+    const double* term
+    const double* labels
+    const double* gain_of
+    const double* discount
+
+
+cdef inline double _add_rows(const Terms* t, intp lo, intp end, double* running) noexcept nogil:
+    """The sum of the terms of rows ``lo..end`` of one query (its first row is ``lo``), added
+    in row order; with ``running``, the sum so far is also written at every row.
+
+    The one definition of each term: per-pair reads and running sums both call it, so they
+    agree bit for bit.
+    """
+    cdef intp i
+    cdef int64_t count = 0
+    cdef double run = 0.0
+    if t.what == _COUNT:
+        for i in range(lo, end):
+            count = count + t.flag[i]
+            if running != NULL:
+                running[i] = <double> count
+        return <double> count
+    if t.what == _TERM:
+        for i in range(lo, end):
+            run = run + t.term[i]
+            if running != NULL:
+                running[i] = run
+    elif t.what == _DISCOUNTED and t.gain_of != NULL:
+        for i in range(lo, end):
+            run = run + t.gain_of[<intp> t.labels[i]] / t.discount[t.pos[i]]
+            if running != NULL:
+                running[i] = run
+    elif t.what == _DISCOUNTED:
+        for i in range(lo, end):
+            run = run + t.term[i] / t.discount[t.pos[i]]
+            if running != NULL:
+                running[i] = run
+    else:  # _PRECISION
+        for i in range(lo, end):
+            if t.flag[i]:
+                count = count + 1
+                run = run + count / (t.pos[i] + 1.0)
+            if running != NULL:
+                running[i] = run
+    return run
+
+
+cdef Terms _terms(int what, position, flag, term, labels, gain_of, discount):
+    """The :class:`Terms` of the arrays given (1-D, C-contiguous; None where not used)."""
+    cdef Terms t
+    cdef const int64_t[::1] pos_v = position
+    cdef const uint8_t[::1] flag_v
+    cdef const double[::1] term_v
+    cdef const double[::1] labels_v
+    cdef const double[::1] gain_v
+    cdef const double[::1] disc_v
+    t.what = what
+    t.pos = &pos_v[0] if pos_v.shape[0] else NULL
+    t.flag = t.term = t.labels = t.gain_of = t.discount = NULL
+    if flag is not None and len(flag):
+        flag_v = flag
+        t.flag = &flag_v[0]
+    if term is not None and len(term):
+        term_v = term
+        t.term = &term_v[0]
+    if labels is not None and len(labels):
+        labels_v = labels
+        t.labels = &labels_v[0]
+    if gain_of is not None and len(gain_of):
+        gain_v = gain_of
+        t.gain_of = &gain_v[0]
+    if discount is not None and len(discount):
+        disc_v = discount
+        t.discount = &disc_v[0]
+    return t
+
+
+def running_sums(
+    int what,
+    const intp[::1] offsets,
+    const int64_t[::1] position,
+    flag=None,
+    term=None,
+    labels=None,
+    gain_of=None,
+    discount=None,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """The running sum at every row of each query (float64), of the terms of :func:`pair_sums`.
+
+    Computed once and read at many cut-offs (:func:`lookup`) when queries have many.
+    """
+    cdef intp n = position.shape[0], nq = offsets.shape[0] - 1, q
+    out_arr = np.zeros(n, dtype=np.float64)
+    if n == 0:
+        return out_arr
+    cdef double[::1] out = out_arr
+    cdef Terms t = _terms(what, position, flag, term, labels, gain_of, discount)
+    cdef int threads = _threads(n_threads, n, grain)
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            _add_rows(&t, offsets[q], offsets[q + 1], &out[0])
+    return out_arr
+
+
+
 def segment_cumsum(const term_t[::1] term, const intp[::1] offsets, int n_threads=1,
                    intp grain=MIN_ROWS_PER_THREAD):
     """Inclusive running sums of ``term`` that restart at every segment of ``offsets``.
@@ -66,63 +200,6 @@ def segment_cumsum(const term_t[::1] term, const intp[::1] offsets, int n_thread
                 for i in range(offsets[q], offsets[q + 1]):
                     irun = irun + term[i]
                     iout[i] = irun
-    return out_arr
-
-
-def discounted_cumsum(
-    const double[::1] gain,
-    const int64_t[::1] position,
-    const double[::1] discount,
-    const intp[::1] offsets,
-    int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
-):
-    """Running DCG inside each segment: the sum of ``gain / discount[position]`` in row order.
-
-    ``discount[p]`` is the discount's denominator at 0-based position ``p`` (computed once by
-    the caller for every position), so the terms are those of the elementwise formula.
-    """
-    cdef intp n = gain.shape[0], nq = offsets.shape[0] - 1, q, i
-    out_arr = np.empty(n, dtype=np.float64)
-    cdef double[::1] out = out_arr
-    cdef double run
-    cdef int threads = _threads(n_threads, n, grain)
-    with nogil:
-        for q in prange(nq, num_threads=threads, schedule="static"):
-            run = 0.0
-            for i in range(offsets[q], offsets[q + 1]):
-                run = run + gain[i] / discount[position[i]]
-                out[i] = run
-    return out_arr
-
-
-def precision_cumsum(
-    const uint8_t[::1] relevant,
-    const int64_t[::1] position,
-    const intp[::1] offsets,
-    int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
-):
-    """Running sum of precision at each relevant row: ``hits / (position + 1)``, 0 elsewhere.
-
-    ``hits`` counts the relevant rows of the segment up to and including the row: the sum
-    behind average precision, in row order.
-    """
-    cdef intp n = relevant.shape[0], nq = offsets.shape[0] - 1, q, i
-    out_arr = np.empty(n, dtype=np.float64)
-    cdef double[::1] out = out_arr
-    cdef double run
-    cdef int64_t hits
-    cdef int threads = _threads(n_threads, n, grain)
-    with nogil:
-        for q in prange(nq, num_threads=threads, schedule="static"):
-            run = 0.0
-            hits = 0
-            for i in range(offsets[q], offsets[q + 1]):
-                if relevant[i]:
-                    hits = hits + 1
-                    run = run + hits / (position[i] + 1.0)
-                out[i] = run
     return out_arr
 
 
@@ -178,52 +255,19 @@ def lookup(
     rows inside the cut-off are found by a binary search of the segment. 0 for a pair whose
     query has no support row inside its cut-off. Returns float64.
     """
-    cdef intp n_pairs = pair_query.shape[0], p, lo, hi, mid, q, start
-    cdef int64_t k
-    out_arr = np.empty(n_pairs, dtype=np.float64)
+    cdef intp n_pairs = pair_query.shape[0], p, lo, q, start
+    out_arr = np.zeros(n_pairs, dtype=np.float64)
+    if position.shape[0] == 0:
+        return out_arr
     cdef double[::1] out = out_arr
     cdef int threads = _threads(n_threads, n_pairs * 8, grain)
     with nogil:
         for p in prange(n_pairs, num_threads=threads, schedule="static"):
             q = pair_query[p]
-            k = kk[p]
             start = offsets[q]
-            lo = start
-            hi = offsets[q + 1]
-            while lo < hi:  # first row of the segment at or beyond the cut-off
-                mid = (lo + hi) >> 1
-                if position[mid] < k:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = _cutoff_end(&position[0], start, offsets[q + 1], kk[p])
             out[p] = <double> cumulative[lo - 1] if lo > start else 0.0
     return out_arr
-
-
-# ----------------------------------------------------------------------------------------------
-# Sums read straight at each pair's cut-off, without running sums of every row
-# ----------------------------------------------------------------------------------------------
-
-cdef enum:
-    _COUNT = 0
-    _TERM = 1
-    _DISCOUNTED = 2
-    _PRECISION = 3
-
-#: What :func:`pair_sums` adds over a pair's rows.
-COUNT, TERM, DISCOUNTED, PRECISION = _COUNT, _TERM, _DISCOUNTED, _PRECISION
-
-
-cdef inline intp _cutoff_end(const int64_t* position, intp lo, intp hi, int64_t k) noexcept nogil:
-    """First row of ``lo..hi`` at or beyond the cut-off (positions do not decrease)."""
-    cdef intp mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if position[mid] < k:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 def pair_sums(
@@ -232,68 +276,39 @@ def pair_sums(
     const int64_t[::1] kk,
     const intp[::1] offsets,
     const int64_t[::1] position,
-    const uint8_t[::1] flag=None,
-    const double[::1] term=None,
-    const double[::1] labels=None,
-    const double[::1] gain_of=None,
-    const double[::1] discount=None,
+    flag=None,
+    term=None,
+    labels=None,
+    gain_of=None,
+    discount=None,
     int n_threads=1,
     intp grain=MIN_ROWS_PER_THREAD,
 ):
     """For each pair, the sum over its query's rows with ``position < kk`` of:
 
-    - ``COUNT``: ``flag`` (exact, as a float);
-    - ``TERM``: ``term``;
+    - ``COUNT``: ``flag`` (uint8; exact, as a float);
+    - ``TERM``: ``term`` (float64);
     - ``DISCOUNTED``: the gain over ``discount[position]``; the gain is ``gain_of[labels]``
       when ``gain_of`` is given (labels are then small integer grades), else ``term``;
     - ``PRECISION``: on each flagged row, the flagged rows up to it over ``position + 1``
       (the sum behind average precision).
 
-    Each pair adds its rows in rank order from its query's first row, as the running sums of
-    :func:`segment_cumsum` do, so the value is the same bit for bit; no per-row array is
-    written. Use it when the pairs are few per query (each pair reads its rows again).
+    Each pair adds its rows in rank order from its query's first row, as :func:`running_sums`
+    does, so the value is the same bit for bit; no per-row array is written. Use it when the
+    pairs are few per query (each pair reads its rows again).
     """
-    cdef intp n_pairs = pair_query.shape[0], p, i, lo, end, q
-    cdef int64_t count
-    cdef double run
-    cdef const int64_t* pos = &position[0] if position.shape[0] else NULL
-    cdef const uint8_t* fl = &flag[0] if flag is not None and flag.shape[0] else NULL
-    cdef const double* tm = &term[0] if term is not None and term.shape[0] else NULL
-    cdef const double* lab = &labels[0] if labels is not None and labels.shape[0] else NULL
-    cdef const double* table = &gain_of[0] if gain_of is not None and gain_of.shape[0] else NULL
-    cdef const double* disc = &discount[0] if discount is not None and discount.shape[0] else NULL
+    cdef intp n_pairs = pair_query.shape[0], p, q, lo
     out_arr = np.zeros(n_pairs, dtype=np.float64)
-    cdef double[::1] out = out_arr
-    cdef int threads = _threads(n_threads, position.shape[0], grain)
-    if pos == NULL:
+    if position.shape[0] == 0:
         return out_arr
+    cdef double[::1] out = out_arr
+    cdef Terms t = _terms(what, position, flag, term, labels, gain_of, discount)
+    cdef int threads = _threads(n_threads, position.shape[0], grain)
     with nogil:
         for p in prange(n_pairs, num_threads=threads, schedule="dynamic", chunksize=256):
             q = pair_query[p]
             lo = offsets[q]
-            end = _cutoff_end(pos, lo, offsets[q + 1], kk[p])
-            count = 0
-            run = 0.0
-            if what == _COUNT:
-                for i in range(lo, end):
-                    count = count + fl[i]
-                run = <double> count
-            elif what == _TERM:
-                for i in range(lo, end):
-                    run = run + tm[i]
-            elif what == _DISCOUNTED:
-                if table != NULL:
-                    for i in range(lo, end):
-                        run = run + table[<intp> lab[i]] / disc[pos[i]]
-                else:
-                    for i in range(lo, end):
-                        run = run + tm[i] / disc[pos[i]]
-            else:
-                for i in range(lo, end):
-                    if fl[i]:
-                        count = count + 1
-                        run = run + count / (pos[i] + 1.0)
-            out[p] = run
+            out[p] = _add_rows(&t, lo, _cutoff_end(t.pos, lo, offsets[q + 1], kk[p]), NULL)
     return out_arr
 
 

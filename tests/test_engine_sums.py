@@ -106,6 +106,12 @@ def test_pair_sums_kernel_against_numpy():
         for n_threads in (1, 3):
             got = _sums.pair_sums(what, *common, n_threads=n_threads, grain=1, **arrays)
             np.testing.assert_allclose(got, expected(values), rtol=1e-12, atol=0)
+            # Running sums of every row, read at the same cut-offs: the same bits.
+            running = _sums.running_sums(
+                what, offsets, position, n_threads=n_threads, grain=1, **arrays
+            )
+            read = _sums.lookup(running, offsets, position, pair_query, kk, n_threads, 1)
+            np.testing.assert_array_equal(read, got)
     # Running sums restart at every query and read the same values.
     running = _sums.segment_cumsum(term, offsets, 3, 1)
     np.testing.assert_allclose(

@@ -238,15 +238,27 @@ class RankedLists:
     def _relevant_flag(self):
         return np.ascontiguousarray(self.support.relevant).view(np.uint8)
 
+    def _support_sums(self, name, what, pair_query, kk, **arrays):
+        """A compiled sum over the support (``_sums``: ``what`` with ``arrays``) at each pair's
+        cut-off: read per pair when the pairs are few, else from cached running sums."""
+        s = self.support
+        if name not in self._prefixes and self._few_pairs(pair_query):
+            return self._pair_sums(what, s, pair_query, kk, **arrays)
+
+        def running(s):
+            return _sums.running_sums(
+                what, s.offsets, s.position, n_threads=self.n_threads, grain=self.grain, **arrays
+            )
+
+        return self._sums_at(name, running, pair_query, kk)
+
     def hits(self, pair_query, kk):
-        if not self.average_ties and self._few_pairs(pair_query):
+        if not self.average_ties:
             flag = self._relevant_flag
-            return self._pair_sums(_sums.COUNT, self.support, pair_query, kk, flag=flag)
+            return self._support_sums("hits", _sums.COUNT, pair_query, kk, flag=flag)
 
-        def term(s):
-            return s.relevant if not self.average_ties else s.block_mean(s.relevant)
-
-        return self._sums_at("hits", lambda s: s.prefix(term(s)), pair_query, kk)
+        # Tie averaging: each relevant row's hit is spread over its tied block.
+        return self._prefix_at("hits", lambda s: s.block_mean(s.relevant), pair_query, kk)
 
     @cached_property
     def _discount_table(self):
@@ -265,41 +277,21 @@ class RankedLists:
     def dcg(self, pair_query, kk, *, discounted=True):
         if not discounted:
             return self._prefix_at("cg", self._support_gains, pair_query, kk)
-        s, discount = self.support, self._discount_table
+        s = self.support
         gain_of = None if self.average_ties else self._grade_gains
-        if gain_of is not None and self._few_pairs(pair_query):
-            # Gains looked up per grade and divided by the discount in one compiled pass.
-            return self._pair_sums(
-                _sums.DISCOUNTED,
-                s,
-                pair_query,
-                kk,
-                labels=s.labels,
-                gain_of=gain_of,
-                discount=discount,
-            )
-
-        def sums(s):
-            gain = np.ascontiguousarray(self._support_gains(s), dtype=np.float64)
-            return _sums.discounted_cumsum(
-                gain, s.position, discount, s.offsets, self.n_threads, self.grain
-            )
-
-        return self._sums_at("dcg", sums, pair_query, kk)
+        if gain_of is not None:  # gains looked up per grade in the compiled pass
+            arrays = {"labels": s.labels, "gain_of": gain_of}
+        else:
+            arrays = {"term": np.ascontiguousarray(self._support_gains(s), dtype=np.float64)}
+        return self._support_sums(
+            "dcg", _sums.DISCOUNTED, pair_query, kk, discount=self._discount_table, **arrays
+        )
 
     def average_precision_sum(self, pair_query, kk):
         if not self.average_ties and not self.threshold_ties:
-            # Precision at each relevant row, summed in one compiled pass.
-            s, flag = self.support, self._relevant_flag
-            if self._few_pairs(pair_query):
-                return self._pair_sums(_sums.PRECISION, s, pair_query, kk, flag=flag)
-
-            def sums(s):
-                return _sums.precision_cumsum(
-                    flag, s.position, s.offsets, self.n_threads, self.grain
-                )
-
-            return self._sums_at("ap", sums, pair_query, kk)
+            # Precision at each relevant row, summed in the compiled pass.
+            flag = self._relevant_flag
+            return self._support_sums("ap", _sums.PRECISION, pair_query, kk, flag=flag)
 
         def term(s):
             rank = s.position + 1.0
