@@ -110,33 +110,30 @@ cdef inline double _add_rows(const Terms* t, intp lo, intp end, double* running)
     return run
 
 
-cdef Terms _terms(int what, position, flag, term, labels, gain_of, discount):
+cdef const double* _doubles(values) except? NULL:
+    """Address of the data of a float64 array (checked: 1-D, C-contiguous); NULL for None or
+    empty. The caller keeps the array alive while the address is used."""
+    if values is None or not len(values):
+        return NULL
+    cdef const double[::1] view = values
+    return &view[0]
+
+
+cdef Terms _terms(int what, position, flag, term, labels, gain_of, discount) except *:
     """The :class:`Terms` of the arrays given (1-D, C-contiguous; None where not used)."""
     cdef Terms t
     cdef const int64_t[::1] pos_v = position
     cdef const uint8_t[::1] flag_v
-    cdef const double[::1] term_v
-    cdef const double[::1] labels_v
-    cdef const double[::1] gain_v
-    cdef const double[::1] disc_v
     t.what = what
     t.pos = &pos_v[0] if pos_v.shape[0] else NULL
-    t.flag = t.term = t.labels = t.gain_of = t.discount = NULL
+    t.flag = NULL
     if flag is not None and len(flag):
         flag_v = flag
         t.flag = &flag_v[0]
-    if term is not None and len(term):
-        term_v = term
-        t.term = &term_v[0]
-    if labels is not None and len(labels):
-        labels_v = labels
-        t.labels = &labels_v[0]
-    if gain_of is not None and len(gain_of):
-        gain_v = gain_of
-        t.gain_of = &gain_v[0]
-    if discount is not None and len(discount):
-        disc_v = discount
-        t.discount = &disc_v[0]
+    t.term = _doubles(term)
+    t.labels = _doubles(labels)
+    t.gain_of = _doubles(gain_of)
+    t.discount = _doubles(discount)
     return t
 
 
