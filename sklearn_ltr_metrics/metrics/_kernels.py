@@ -85,12 +85,12 @@ def _rank_correlation(ctx, pair_query, kk, method):
         s = (n0 - n1 - n2 + n3) - 2.0 * discordant_pairs(seg, score, labels, n_pairs)
     else:
         # Kendall tau-b: S = sum over rows of (earlier-block rows with a higher label) - (lower).
-        starts = seg_start[count > 0]
+        seg_offsets = np.append(seg_start, n_rows)
         s_total = np.zeros(rows.size)
         first_of_block = start_in_seg + seg_start[seg]
         for v in range(m):
-            is_v = (lcode == v).astype(np.int64)
-            before = segment_cumsum(is_v, starts) - is_v
+            is_v = lcode == v
+            before = segment_cumsum(is_v, seg_offsets) - is_v
             before_block = before[first_of_block]
             s_total += before_block * (np.sign(v - lcode))
         s = np.bincount(seg, s_total, n_pairs)

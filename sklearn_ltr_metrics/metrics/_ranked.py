@@ -408,7 +408,7 @@ class RankedLists:
         query = keys // width
         per_query = np.bincount(query, minlength=n_q)
         offsets = np.concatenate(([0], np.cumsum(per_query)))
-        upper = segment_cumsum(counts, offsets[:-1][per_query > 0])
+        upper = segment_cumsum(counts, offsets)
         return distinct[keys % width], counts, upper, offsets
 
     def _ideal_rows(self):

@@ -17,19 +17,21 @@ from .. import _sums
 __all__ = ["Support", "segment_cumsum"]
 
 
-def segment_cumsum(values, starts):
-    """Inclusive cumulative sums that restart at every index in ``starts``.
+def segment_cumsum(values, offsets, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD):
+    """Inclusive running sums of ``values`` restarting at every segment of ``offsets``.
 
-    ``starts`` are the first rows of non-empty segments, increasing, starting with 0. Integer
-    input stays exact. Float input is corrected at every segment start, so the rounding error
-    is relative to each segment's own total, not to the running total of all rows.
+    ``offsets`` (``n_segments + 1`` entries, empty segments allowed) delimit the segments.
+    Booleans and integers give exact int64 sums; floats are added in order from each
+    segment's first row (the compiled :func:`sklearn_ltr_metrics._sums.segment_cumsum`).
     """
-    dtype = np.int64 if values.dtype.kind in "iub" else np.float64
-    adjusted = np.array(values, dtype=dtype, copy=True)
-    if starts.size > 1:
-        totals = np.add.reduceat(adjusted, starts)
-        adjusted[starts[1:]] -= totals[:-1]
-    return np.cumsum(adjusted, out=adjusted)
+    if values.dtype == bool:
+        values = np.ascontiguousarray(values).view(np.uint8)
+    elif values.dtype.kind in "iub":
+        values = np.ascontiguousarray(values, dtype=np.int64)
+    else:
+        values = np.ascontiguousarray(values, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.intp)
+    return _sums.segment_cumsum(values, offsets, n_threads, grain)
 
 
 class Support:
@@ -121,13 +123,7 @@ class Support:
         first row, so a query's values never depend on which other queries are evaluated with
         it, nor on the number of threads.
         """
-        if term.dtype == bool:
-            term = np.ascontiguousarray(term).view(np.uint8)
-        elif term.dtype.kind in "iub":
-            term = np.ascontiguousarray(term, dtype=np.int64)
-        else:
-            term = np.ascontiguousarray(term, dtype=np.float64)
-        return _sums.segment_cumsum(term, self.offsets, self.ctx.n_threads, self.ctx.grain)
+        return segment_cumsum(term, self.offsets, self.ctx.n_threads, self.ctx.grain)
 
     def at(self, cumulative, pair_query, kk):
         """Prefix value of each pair at its cut-off: the sum over its top ``kk`` rows."""
