@@ -127,7 +127,7 @@ class RankedLists:
         self.n_threads = getattr(ranking, "n_threads", 1)
         #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
         self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
-        self._prefixes = {}  # metric term name -> prefix sums over its support
+        self._running = {}  # name -> running sums over its support (many cut-offs)
         # Averaging (or block ranks) only matter when some support rows tie.
         tied = self._support_ranks.tied.any() or (
             judged is not None and self._judged_ranks.tied.any()
@@ -197,18 +197,6 @@ class RankedLists:
         sums of every support row: few cut-offs per query, as in a plain ``evaluate``."""
         return pair_query.size <= FEW_PAIRS_PER_QUERY * max(self.n_queries, 1)
 
-    def _pair_sums(self, what, s, pair_query, kk, **arrays):
-        return _sums.pair_sums(
-            what,
-            np.ascontiguousarray(pair_query, dtype=np.intp),
-            np.ascontiguousarray(kk, dtype=np.int64),
-            s.offsets,
-            s.position,
-            n_threads=self.n_threads,
-            grain=self.grain,
-            **arrays,
-        )
-
     @cached_property
     def _judged_ranks(self):
         return self.ranking.support(self.judged)
@@ -217,48 +205,46 @@ class RankedLists:
     def support(self):
         return Support(self, self._support_ranks)
 
-    def _sums_at(self, name, sums_of, pair_query, kk, support=None):
-        """Cached running sums over the support (``sums_of(support)``), read at each pair's
-        cut-off."""
-        support = self.support if support is None else support
-        if name not in self._prefixes:
-            self._prefixes[name] = sums_of(support)
-        return support.at(self._prefixes[name], pair_query, kk)
-
-    def _prefix_at(self, name, term_of, pair_query, kk, support=None):
-        """Sums of a support term over each pair's cut-off: read per pair when the pairs are
-        few, else from cached running sums."""
-        s = self.support if support is None else support
-        if name not in self._prefixes and self._few_pairs(pair_query):
-            term = np.ascontiguousarray(term_of(s), dtype=np.float64)
-            return self._pair_sums(_sums.TERM, s, pair_query, kk, term=term)
-        return self._sums_at(name, lambda s: s.prefix(term_of(s)), pair_query, kk, support)
-
     @cached_property
     def _relevant_flag(self):
         return np.ascontiguousarray(self.support.relevant).view(np.uint8)
 
-    def _support_sums(self, name, what, pair_query, kk, **arrays):
-        """A compiled sum over the support (``_sums``: ``what`` with ``arrays``) at each pair's
-        cut-off: read per pair when the pairs are few, else from cached running sums."""
-        s = self.support
-        if name not in self._prefixes and self._few_pairs(pair_query):
-            return self._pair_sums(what, s, pair_query, kk, **arrays)
+    def _support_sums(self, name, what, pair_query, kk, arrays_of, support=None):
+        """A compiled sum over the support at each pair's cut-off: ``what`` (a kind of
+        :func:`sklearn_ltr_metrics._sums.pair_sums`) over the arrays ``arrays_of(support)``.
 
-        def running(s):
-            return _sums.running_sums(
-                what, s.offsets, s.position, n_threads=self.n_threads, grain=self.grain, **arrays
+        With few pairs per query each pair reads its rows; with many, the running sums of every
+        support row are computed once (cached under ``name``) and read at each cut-off. Both add
+        the same terms in the same order: the same values, bit for bit.
+        """
+        s = self.support if support is None else support
+        pair_query = np.ascontiguousarray(pair_query, dtype=np.intp)
+        kk = np.ascontiguousarray(kk, dtype=np.int64)
+        threads = {"n_threads": self.n_threads, "grain": self.grain}
+        if name not in self._running:
+            if self._few_pairs(pair_query):
+                return _sums.pair_sums(
+                    what, pair_query, kk, s.offsets, s.position, **threads, **arrays_of(s)
+                )
+            self._running[name] = _sums.running_sums(
+                what, s.offsets, s.position, **threads, **arrays_of(s)
             )
+        return s.at(self._running[name], pair_query, kk)
 
-        return self._sums_at(name, running, pair_query, kk)
+    def _term_sums(self, name, term_of, pair_query, kk, support=None):
+        """:meth:`_support_sums` of a per-row term computed in numpy (``term_of(support)``)."""
+
+        def arrays_of(s):
+            return {"term": np.ascontiguousarray(term_of(s), dtype=np.float64)}
+
+        return self._support_sums(name, _sums.TERM, pair_query, kk, arrays_of, support)
 
     def hits(self, pair_query, kk):
         if not self.average_ties:
-            flag = self._relevant_flag
-            return self._support_sums("hits", _sums.COUNT, pair_query, kk, flag=flag)
-
+            flag = {"flag": self._relevant_flag}
+            return self._support_sums("hits", _sums.COUNT, pair_query, kk, lambda s: flag)
         # Tie averaging: each relevant row's hit is spread over its tied block.
-        return self._prefix_at("hits", lambda s: s.block_mean(s.relevant), pair_query, kk)
+        return self._term_sums("hits", lambda s: s.block_mean(s.relevant), pair_query, kk)
 
     @cached_property
     def _discount_table(self):
@@ -276,22 +262,23 @@ class RankedLists:
 
     def dcg(self, pair_query, kk, *, discounted=True):
         if not discounted:
-            return self._prefix_at("cg", self._support_gains, pair_query, kk)
-        s = self.support
-        gain_of = None if self.average_ties else self._grade_gains
-        if gain_of is not None:  # gains looked up per grade in the compiled pass
-            arrays = {"labels": s.labels, "gain_of": gain_of}
-        else:
-            arrays = {"term": np.ascontiguousarray(self._support_gains(s), dtype=np.float64)}
-        return self._support_sums(
-            "dcg", _sums.DISCOUNTED, pair_query, kk, discount=self._discount_table, **arrays
-        )
+            return self._term_sums("cg", self._support_gains, pair_query, kk)
+
+        def arrays_of(s):
+            gain_of = None if self.average_ties else self._grade_gains
+            if gain_of is not None:  # gains looked up per grade in the compiled pass
+                gains = {"labels": s.labels, "gain_of": gain_of}
+            else:
+                gains = {"term": np.ascontiguousarray(self._support_gains(s), dtype=np.float64)}
+            return {"discount": self._discount_table, **gains}
+
+        return self._support_sums("dcg", _sums.DISCOUNTED, pair_query, kk, arrays_of)
 
     def average_precision_sum(self, pair_query, kk):
         if not self.average_ties and not self.threshold_ties:
             # Precision at each relevant row, summed in the compiled pass.
-            flag = self._relevant_flag
-            return self._support_sums("ap", _sums.PRECISION, pair_query, kk, flag=flag)
+            flag = {"flag": self._relevant_flag}
+            return self._support_sums("ap", _sums.PRECISION, pair_query, kk, lambda s: flag)
 
         def term(s):
             rank = s.position + 1.0
@@ -308,7 +295,7 @@ class RankedLists:
             numerator[tied] += j * (r_b[tied] - 1) / (n_b[tied] - 1)
             return (r_b / n_b) * numerator / rank
 
-        return self._prefix_at("ap", term, pair_query, kk)
+        return self._term_sums("ap", term, pair_query, kk)
 
     @cached_property
     def _first_relevant_law(self):
@@ -326,21 +313,20 @@ class RankedLists:
     @cached_property
     def first_relevant_rank(self):
         """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
-        s = self.support
-        flag = np.ascontiguousarray(s.relevant).view(np.uint8)
+        s, flag = self.support, self._relevant_flag
         return _sums.first_position(flag, s.position, s.offsets, self.n_threads, self.grain) + 1.0
 
     def hit_probability(self, pair_query, kk):
-        return self._prefix_at("hit", lambda s: self._first_relevant_law, pair_query, kk)
+        return self._term_sums("hit", lambda s: self._first_relevant_law, pair_query, kk)
 
     def reciprocal_rank(self, pair_query, kk):
         def term(s):
             return self._first_relevant_law / (s.position + 1.0)
 
-        return self._prefix_at("rr", term, pair_query, kk)
+        return self._term_sums("rr", term, pair_query, kk)
 
     def err(self, pair_query, kk):
-        return self._prefix_at("err", err_terms, pair_query, kk)
+        return self._term_sums("err", err_terms, pair_query, kk)
 
     @cached_property
     def _judged_support(self):
@@ -350,7 +336,7 @@ class RankedLists:
         def term(s):
             return s.block_mean(s.member)
 
-        return self._prefix_at("judged", term, pair_query, kk, support=self._judged_support)
+        return self._term_sums("judged", term, pair_query, kk, support=self._judged_support)
 
     # -- ideal DCG ---------------------------------------------------------------------
     def discount(self, rank):
