@@ -407,9 +407,11 @@ def rank_support(
 ):
     """Per query, how many rows score higher than each active row, tie with it, or precede it.
 
-    This is all that the metric terms need of the ranking (``docs/conventions.rst``), and it costs
-    O(n log p) per query of n rows with p active ones: the p active scores are sorted, and every
-    row finds by binary search which of them it outranks, ties or precedes on the tie-break.
+    This is all that the metric terms need of the ranking (``docs/conventions.rst``). Per query
+    of n rows with p active ones, each active row counts the rows above and level with it
+    (O(n p) on vectors, for p up to ``_ranking.DIRECT_MAX``), or the p active scores are sorted
+    and every row finds by binary search which of them it outranks, ties or precedes on the
+    tie-break (O(n log p)).
     Queries run in parallel threads with no shared state, so the result is the same, bit for
     bit, for any ``n_threads`` and for any set of other queries.
 
@@ -434,11 +436,9 @@ def rank_support(
     SupportRanks
     """
     grouped = grouping.grouped
-    counts = None
-    if grouped is not None:
-        # Count the active rows per query from the codes (a sequential read) rather than
-        # through the grouped order (random reads).
-        counts = grouping.count(active)
+    # Active rows per query: a sequential read (not through the grouped order), and no work
+    # at all when the same mask was counted before (the relevant rows, for the table).
+    counts = grouping.count(active)
     counts, row, greater, tied, before, labels = _ranking.rank_support(
         score_keys(y_score),
         np.ascontiguousarray(active, dtype=bool).view(np.uint8),
