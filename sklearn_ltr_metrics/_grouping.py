@@ -65,19 +65,6 @@ def factorize_qid(qid, name="qid"):
     dense = _dense_int_codes(values) if is_int else None
     if dense is not None:
         return dense[0], dense[1]
-    if is_int and values.size:
-        low, high = int(values.min()), int(values.max())
-        if high - low <= 2 * values.size + 1024:
-            # Dense integer ids: a bincount lookup table instead of hashing. The offsets are
-            # taken in 64 bits (int8 ids from -100 to 100 span more than int8 holds).
-            wide = values.astype(np.uint64 if values.dtype.kind == "u" else np.int64, copy=False)
-            base = wide.dtype.type(low)
-            shifted = (wide - base).astype(np.intp, copy=False)
-            present = np.bincount(shifted) > 0
-            lookup = np.cumsum(present, dtype=np.intp) - 1
-            uniques = (np.flatnonzero(present).astype(wide.dtype) + base).astype(values.dtype)
-            # Codes overwrite the shifted ids (a fresh array) in place: one large array, not two.
-            return np.take(lookup, shifted, out=shifted, mode="clip"), uniques
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
         kinds = (
@@ -107,19 +94,26 @@ def factorize_qid(qid, name="qid"):
 
 def _dense_int_codes(values, n_threads=1):
     """``(codes, uniques, sizes)`` of integer ids that span at most about twice as many values
-    as there are rows and fit in int64 (a compiled counting table); None otherwise."""
+    as there are rows (a compiled counting table, no hashing); None otherwise.
+
+    Ids are taken in 64 bits of their signedness (int8 ids from -100 to 100 span more than
+    int8 holds); uint64 ids at or above 2**63 are shifted by the smallest id first.
+    """
     if not values.size or values.dtype.kind not in "iu":
         return None
     low, high = int(values.min()), int(values.max())
-    if high - low > 2 * values.size + 1024 or high > np.iinfo(np.int64).max:
+    if high - low > 2 * values.size + 1024:
         return None
-    wide = (
-        values.view(np.int64) if values.dtype == np.uint64 else values.astype(np.int64, copy=False)
-    )
+    wide_type = np.uint64 if values.dtype.kind == "u" else np.int64
+    if high > np.iinfo(np.int64).max:
+        ids, base = (values - np.uint64(low)).view(np.int64), 0
+    else:
+        ids, base = values.astype(np.int64, copy=False), low
     codes, present, sizes = _ranking.dense_codes(
-        np.ascontiguousarray(wide), low, high - low + 1, n_threads, _ROWS_PER_THREAD
+        np.ascontiguousarray(ids), base, high - low + 1, n_threads, _ROWS_PER_THREAD
     )
-    return codes, (present + low).astype(values.dtype), sizes
+    uniques = (present.astype(wide_type) + wide_type(low)).astype(values.dtype)
+    return codes, uniques, sizes
 
 
 class Grouping:

@@ -39,6 +39,10 @@ def _cases():
         rng.permutation(grouped * 5 - 120).astype(np.int8),
     )
     yield (
+        "dense uint64 across 2**63, shuffled",
+        rng.permutation(grouped.astype(np.uint64) + np.uint64(2**63 - 10)),
+    )
+    yield (
         "uint64 at and above 2**63, shuffled",
         rng.permutation(
             grouped.astype(np.uint64) * np.uint64(2**57) + np.uint64(2**63 - 2**57 * 3)
