@@ -1,4 +1,5 @@
-/* Branch-free counting of the scores above and level with one score, for ``_ranking.pyx``.
+/* Branch-free counting of the scores above and level with one score, for ``_ranking.pyx``,
+ * and the range of an array in one pass, for ``_sums.pyx``.
  *
  * ``ltr_count_f64`` / ``ltr_count_i64`` set ``*above`` to the entries of q[0..n) greater than
  * s and ``*level`` to those equal to it. With GCC or Clang the loop runs on vectors of two
@@ -58,6 +59,58 @@ static inline void ltr_count_f64(const double *q, int64_t n, double s, int64_t *
 static inline void ltr_count_i64(const int64_t *q, int64_t n, int64_t s, int64_t *above,
                                  int64_t *level) {
     LTR_COUNT_BODY(ltr_v2i, int64_t)
+}
+
+/* ``*low`` and ``*high``: the smallest and largest of q[0..n) (n >= 1); ``*nan``: 1 when
+ * some entry is NaN (then low and high mean nothing). One pass; with GCC or Clang on four
+ * independent vectors of two (lane-wise select by comparison masks, so no chain of dependent
+ * steps), else the plain loop. Exact either way. */
+#if defined(__GNUC__) || defined(__clang__)
+#define LTR_RANGE_STEP(J)                                                       \
+    memcpy(&x, q + i + 2 * J, sizeof x);                                        \
+    m = (ltr_v2i)(x < lo_v[J]);                                                 \
+    lo_v[J] = (ltr_v2d)(((ltr_v2i)x & m) | ((ltr_v2i)lo_v[J] & ~m));            \
+    m = (ltr_v2i)(x > hi_v[J]);                                                 \
+    hi_v[J] = (ltr_v2d)(((ltr_v2i)x & m) | ((ltr_v2i)hi_v[J] & ~m));            \
+    odd_v |= (ltr_v2i)(x != x);
+#endif
+
+static inline void ltr_range_f64(const double *q, int64_t n, double *low, double *high,
+                                 int *nan) {
+    double a = q[0], b = q[0];
+    int64_t i = 0;
+    int odd = 0, j;
+#if defined(__GNUC__) || defined(__clang__)
+    if (n >= 8) {
+        ltr_v2d lo_v[4], hi_v[4], x;
+        ltr_v2i odd_v = {0, 0}, m;
+        for (j = 0; j < 4; j++) {
+            lo_v[j] = (ltr_v2d){q[0], q[0]};
+            hi_v[j] = lo_v[j];
+        }
+        for (; i + 8 <= n; i += 8) {
+            LTR_RANGE_STEP(0)
+            LTR_RANGE_STEP(1)
+            LTR_RANGE_STEP(2)
+            LTR_RANGE_STEP(3)
+        }
+        for (j = 0; j < 4; j++) {
+            a = lo_v[j][0] < a ? lo_v[j][0] : a;
+            a = lo_v[j][1] < a ? lo_v[j][1] : a;
+            b = hi_v[j][0] > b ? hi_v[j][0] : b;
+            b = hi_v[j][1] > b ? hi_v[j][1] : b;
+        }
+        odd = (odd_v[0] | odd_v[1]) != 0;
+    }
+#endif
+    for (; i < n; i++) {
+        a = q[i] < a ? q[i] : a;
+        b = q[i] > b ? q[i] : b;
+        odd |= q[i] != q[i];
+    }
+    *low = a;
+    *high = b;
+    *nan = odd;
 }
 
 #endif /* LTR_COUNT_H */

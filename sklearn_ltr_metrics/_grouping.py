@@ -187,6 +187,28 @@ class Grouping:
         return np.searchsorted(self.offsets, rows, side="right") - 1
 
 
+#: Fixed-width ids whose equality is that of their bits (or of float64), as the compiled
+#: run finder reads them.
+_RUN_ID_VIEWS = {("i", 4): np.int32, ("u", 4): np.int32, ("i", 8): np.int64, ("u", 8): np.int64}
+
+
+def _run_starts(qid, limit, n_threads):
+    """Start of every run of equal ids, or None beyond ``limit`` runs (compiled, in threads,
+    for 32/64-bit integer and float64 ids; numpy for other dtypes)."""
+    kind = (qid.dtype.kind, qid.dtype.itemsize)
+    if kind in _RUN_ID_VIEWS or qid.dtype == np.float64:
+        ids = np.ascontiguousarray(qid)
+        ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
+        return _ranking.run_starts(ids, limit, n_threads, _ROWS_PER_THREAD)
+    if qid.dtype == object:
+        change = _ranking.object_changes(np.ascontiguousarray(qid))
+    else:
+        change = np.empty(qid.shape[0], dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+    return np.flatnonzero(change) if np.count_nonzero(change) <= limit else None
+
+
 def group_rows(qid, name="qid", n_threads=1):
     """Group rows by query id, cheaply when each query's rows are already contiguous.
 
@@ -195,17 +217,11 @@ def group_rows(qid, name="qid", n_threads=1):
     counting sort of the codes in ``n_threads`` threads (the same order for any number).
     """
     n = qid.shape[0]
-    if qid.dtype == object:
-        change = _ranking.object_changes(np.ascontiguousarray(qid))
-    else:
-        change = np.empty(n, dtype=bool)
-        change[:1] = True
-        np.not_equal(qid[1:], qid[:-1], out=change[1:])
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
     # run starts are not even listed).
-    few_runs = np.count_nonzero(change) <= n // 2
-    run_start = np.flatnonzero(change) if few_runs else None
+    run_start = _run_starts(qid, n // 2, n_threads)
+    few_runs = run_start is not None
     run_codes, uniques = factorize_qid(qid[run_start], name) if few_runs else (None, None)
     if few_runs and uniques.shape[0] == run_start.size:
         run_size = np.diff(np.append(run_start, n))
@@ -376,20 +392,22 @@ class SupportRanks:
     ----------
     counts : ndarray of intp
         Active rows of each query.
-    row : ndarray of intp
-        Input row index.
-    greater : ndarray of int64
+    row : ndarray of intp or None
+        Input row index (None when not asked for).
+    greater : ndarray of int32
         Rows of the query (active or not) scoring strictly higher: the tied block's start.
-    tied : ndarray of int64
+    tied : ndarray of int32
         Other rows of the query with an equal score: the tied block holds ``tied + 1`` rows.
-    before : ndarray of int64 or None
+    before : ndarray of int32 or None
         Rows of the tied block that the tie-break puts before the row (None unless asked).
+
+    The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     labels : ndarray of float64 or None
         The ``labels`` passed to :func:`rank_support`, read at each active row (or None).
     """
 
     counts: np.ndarray
-    row: np.ndarray
+    row: np.ndarray | None
     greater: np.ndarray
     tied: np.ndarray
     before: np.ndarray | None
@@ -397,7 +415,15 @@ class SupportRanks:
 
 
 def rank_support(
-    grouping, y_score, active, *, tiebreak=None, tie_order=False, n_threads=1, labels=None
+    grouping,
+    y_score,
+    active,
+    *,
+    tiebreak=None,
+    tie_order=False,
+    n_threads=1,
+    labels=None,
+    rows=True,
 ):
     """Per query, how many rows score higher than each active row, tie with it, or precede it.
 
@@ -424,6 +450,9 @@ def rank_support(
     n_threads : int, default=1
     labels : ndarray of float64, optional
         Values (in input order) to read at each active row, in the threads that rank them.
+    rows : bool, default=True
+        Also return the input row of each active row (``SupportRanks.row``); the metric
+        engine reads only ``labels`` and leaves it out (8 bytes less written per row).
 
     Returns
     -------
@@ -444,6 +473,7 @@ def rank_support(
         grain=_ROWS_PER_THREAD,
         counts=counts,
         labels=None if labels is None else np.ascontiguousarray(labels, dtype=np.float64),
+        rows=rows,
     )
     return SupportRanks(counts, row, greater, tied, before, labels)
 
@@ -477,7 +507,8 @@ class RowRanking:
 
     def support(self, active, labels=None):
         """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order), with
-        ``labels`` read at each of them when given."""
+        ``labels`` read at each of them when given; without their input rows (``row`` is
+        None: the metrics read labels, not rows)."""
         return rank_support(
             self.grouping,
             self.y_score,
@@ -486,6 +517,7 @@ class RowRanking:
             tie_order=self.tie_order,
             n_threads=self.n_threads,
             labels=labels,
+            rows=False,
         )
 
     @property

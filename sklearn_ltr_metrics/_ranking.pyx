@@ -15,7 +15,7 @@ import numpy as np
 cimport numpy as cnp
 
 from cython.parallel cimport parallel, prange
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
@@ -38,6 +38,11 @@ DIRECT_MAX = 64
 ctypedef fused score_t:
     double
     int64_t
+
+#: Ranks, tie counts and tie-break counts of the support (outputs of :func:`rank_support`):
+#: 32 bits, half the memory written per support row; a query holds at most 2**31 - 1 rows.
+ctypedef int32_t rank_t
+MAX_QUERY_ROWS = 2**31 - 1
 
 # ----------------------------------------------------------------------------------------------
 # Grouping: a stable counting sort of dense query codes
@@ -132,6 +137,53 @@ def object_changes(values):
         if data[i] != data[i - 1]:
             out[i] = not (<object> data[i] == <object> data[i - 1])
     return out_arr
+
+
+ctypedef fused id_t:
+    int32_t
+    int64_t
+    double
+
+
+def run_starts(const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+    """Start of every run of equal ids (row 0 and each row whose id differs from the row
+    before it), as intp; None when there are more than ``limit`` runs (rows in random order).
+
+    Two passes over chunks of rows, in threads: count the run starts of each chunk, then
+    write them at the chunk's offset. No per-row array is written.
+    """
+    cdef intp n = ids.shape[0], c, i, lo, hi, m
+    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    found_arr = np.zeros(n_chunks + 1, dtype=np.intp)
+    cdef intp[::1] found = found_arr
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static"):
+            lo = max(1, n * c // n_chunks)
+            hi = n * (c + 1) // n_chunks
+            m = 0
+            for i in range(lo, hi):
+                m = m + (ids[i] != ids[i - 1])
+            found[c + 1] = m
+    found[0] = 1 if n else 0
+    for c in range(n_chunks):
+        found[c + 1] = found[c + 1] + found[c]
+    if found[n_chunks] > limit:
+        return None
+    starts_arr = np.empty(found[n_chunks], dtype=np.intp)
+    if not n:
+        return starts_arr
+    cdef intp[::1] starts = starts_arr
+    starts[0] = 0
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static"):
+            lo = max(1, n * c // n_chunks)
+            hi = n * (c + 1) // n_chunks
+            m = found[c]
+            for i in range(lo, hi):
+                if ids[i] != ids[i - 1]:
+                    starts[m] = i
+                    m = m + 1
+    return starts_arr
 
 
 def identity_runs(values, intp limit):
@@ -322,9 +374,9 @@ cdef intp _rank_query(
     int64_t* eq,
     int64_t* bf,
     intp* out_row,
-    int64_t* out_g,
-    int64_t* out_t,
-    int64_t* out_before,
+    rank_t* out_g,
+    rank_t* out_t,
+    rank_t* out_before,
 ) noexcept nogil:
     """Rank the active rows of one query (grouped positions lo..hi); returns their count.
 
@@ -411,11 +463,11 @@ cdef intp _rank_query(
     for j in range(m):
         run_lt = run_lt + lt[j]
         run_eq = run_eq + eq[j]
-        out_g[j] = run_lt
-        out_t[j] = run_eq - 1
+        out_g[j] = <rank_t> run_lt
+        out_t[j] = <rank_t> (run_eq - 1)
         if out_before != NULL:
             run_bf = run_bf + bf[j]
-            out_before[j] = run_bf
+            out_before[j] = <rank_t> run_bf
         out_row[j] = grouped[pos[j]] if grouped != NULL else pos[j]
     return m
 
@@ -435,9 +487,9 @@ cdef intp _rank_query_direct(
     int64_t* ct,
     int64_t* cb,
     intp* out_row,
-    int64_t* out_g,
-    int64_t* out_t,
-    int64_t* out_before,
+    rank_t* out_g,
+    rank_t* out_t,
+    rank_t* out_before,
 ) noexcept nogil:
     """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
 
@@ -453,23 +505,22 @@ cdef intp _rank_query_direct(
     cdef int64_t g, t, b, rank
     cdef const score_t* q
     cdef const double* kq = NULL
+    # The active rows' indices, listed without a branch (``act`` has room for one more).
     if grouped != NULL:
         for i in range(n):
             r = grouped[lo + i]
             qs[i] = scores[r]
             if key != NULL:
                 qk[i] = key[r]
-            if active[r]:
-                act[m] = i
-                m = m + 1
+            act[m] = i
+            m = m + active[r]
         q = qs
         if key != NULL:
             kq = qk
     else:
         for i in range(n):
-            if active[lo + i]:
-                act[m] = i
-                m = m + 1
+            act[m] = i
+            m = m + active[lo + i]
         q = scores + lo
         if key != NULL:
             kq = key + lo
@@ -505,26 +556,29 @@ cdef intp _rank_query_direct(
     memset(slot, 0xFF, n * sizeof(intp))  # -1: no active row at that rank
     for j in range(m):
         slot[cg[j] + cb[j]] = j
+    # Compact the used slots in place, without a branch (``place <= i``: nothing unread is
+    # overwritten).
     place = 0
     for i in range(n):
-        if slot[i] >= 0:
-            _put_ranked(slot[i], place, lo, act, grouped, cg, ct, cb, out_row, out_g, out_t,
-                        out_before)
-            place = place + 1
+        j = slot[i]
+        slot[place] = j
+        place = place + (j >= 0)
+    for i in range(m):
+        _put_ranked(slot[i], i, lo, act, grouped, cg, ct, cb, out_row, out_g, out_t, out_before)
     return m
 
 
 cdef inline void _put_ranked(
     intp j, intp place, intp lo, const intp* act, const intp* grouped,
     const int64_t* cg, const int64_t* ct, const int64_t* cb,
-    intp* out_row, int64_t* out_g, int64_t* out_t, int64_t* out_before,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
 ) noexcept nogil:
     """Write the j-th counted active row at its place in rank order."""
     out_row[place] = grouped[lo + act[j]] if grouped != NULL else lo + act[j]
-    out_g[place] = cg[j]
-    out_t[place] = ct[j]
+    out_g[place] = <rank_t> cg[j]
+    out_t[place] = <rank_t> ct[j]
     if out_before != NULL:
-        out_before[place] = cb[j]
+        out_before[place] = <rank_t> cb[j]
 
 
 def rank_support(
@@ -539,6 +593,7 @@ def rank_support(
     intp grain=MIN_ROWS_PER_THREAD,
     counts=None,
     labels=None,
+    bint rows=True,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -554,16 +609,21 @@ def rank_support(
     counts : ndarray of intp or None; active rows per query, when the caller has them
     labels : ndarray of float64 or None, input order; gathered for the active rows (in the
         threads, with the ranking)
+    rows : bool; also return the input row of each active row (else ``row`` is None: the
+        caller that only needs ``labels`` writes 8 bytes less per active row)
 
     Returns
     -------
     counts : ndarray of intp (n_queries,), active rows per query
-    row : ndarray of intp, input row of each active row (queries in code order, rows in rank
-        order: descending score, then key, then input order)
-    g : ndarray of int64, rows of the query scoring strictly higher
-    t : ndarray of int64, other rows of the query with an equal score
-    before : ndarray of int64 or None, rows tied with it that precede it (key, input order)
+    row : ndarray of intp or None, input row of each active row (queries in code order, rows
+        in rank order: descending score, then key, then input order)
+    g : ndarray of int32, rows of the query scoring strictly higher
+    t : ndarray of int32, other rows of the query with an equal score
+    before : ndarray of int32 or None, rows tied with it that precede it (key, input order)
     label : ndarray of float64 or None, ``labels`` of each active row (when given)
+
+    A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
+    refused with a ValueError.
     """
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
@@ -596,14 +656,14 @@ def rank_support(
     np.cumsum(counts_arr, out=starts_arr[1:])
     cdef intp[::1] starts = starts_arr
     cdef intp total = starts[nq]
-    row_arr = np.empty(total, dtype=np.intp)
-    g_arr = np.empty(total, dtype=np.int64)
-    t_arr = np.empty(total, dtype=np.int64)
-    before_arr = np.empty(total if tie_order else 0, dtype=np.int64)
+    row_arr = np.empty(total if rows else 0, dtype=np.intp)
+    g_arr = np.empty(total, dtype=np.int32)
+    t_arr = np.empty(total, dtype=np.int32)
+    before_arr = np.empty(total if tie_order else 0, dtype=np.int32)
     cdef intp[::1] row = row_arr
-    cdef int64_t[::1] g = g_arr
-    cdef int64_t[::1] t = t_arr
-    cdef int64_t[::1] before = before_arr
+    cdef rank_t[::1] g = g_arr
+    cdef rank_t[::1] t = t_arr
+    cdef rank_t[::1] before = before_arr
     cdef const score_t* sp = &scores[0] if n else NULL
     cdef const double[::1] labels_view
     cdef const double* lp = NULL
@@ -626,6 +686,11 @@ def rank_support(
     cdef intp qwidth = 1
     for q in range(nq):
         qwidth = max(qwidth, offsets[q + 1] - offsets[q])
+    if qwidth > MAX_QUERY_ROWS:
+        raise ValueError(
+            f"a query holds {qwidth} rows; the ranking counts in 32 bits, so at most "
+            f"{MAX_QUERY_ROWS} rows per query are supported: split the query."
+        )
     cdef score_t* qs
     cdef double* qk
     cdef int64_t* cg
@@ -633,10 +698,13 @@ def rank_support(
     cdef int64_t* cb
     cdef intp* act_buf
     cdef intp* slot
+    cdef intp* rowbuf
+    cdef intp* out_row
     cdef intp base
     val, sv, kv, skv, pos, perm, tmp = NULL, NULL, NULL, NULL, NULL, NULL, NULL
     lt, eq, bf = NULL, NULL, NULL
     qs, qk, cg, ct, cb, act_buf, slot = NULL, NULL, NULL, NULL, NULL, NULL, NULL
+    rowbuf, out_row = NULL, NULL
     with nogil, parallel(num_threads=max(n_threads, 1)):
         val = <score_t*> malloc(width * sizeof(score_t))
         sv = <score_t*> malloc(width * sizeof(score_t))
@@ -655,27 +723,30 @@ def rank_support(
         cb = <int64_t*> malloc(width * sizeof(int64_t))
         act_buf = <intp*> malloc(width * sizeof(intp))
         slot = <intp*> malloc(qwidth * sizeof(intp))
+        rowbuf = <intp*> malloc(width * sizeof(intp))
         for q in prange(nq, schedule="dynamic", chunksize=16):
             if counts_view[q] == 0:
                 continue
             base = starts[q]
+            # Input rows go to the output, or to this thread's buffer when only labels are kept.
+            out_row = &row[base] if rows else rowbuf
             if counts_view[q] <= direct_max:
                 _rank_query_direct(
                     sp, kp, act, gp, offsets[q], offsets[q + 1],
                     qs, qk, act_buf, slot, cg, ct, cb,
-                    &row[base], &g[base], &t[base],
-                    &before[base] if tie_order else <int64_t*> NULL,
+                    out_row, &g[base], &t[base],
+                    &before[base] if tie_order else <rank_t*> NULL,
                 )
             else:
                 _rank_query(
                     sp, kp, act, gp, offsets[q], offsets[q + 1],
                     val, sv, kv, skv, qs, qk, pos, perm, tmp, lt, eq, bf,
-                    &row[base], &g[base], &t[base],
-                    &before[base] if tie_order else <int64_t*> NULL,
+                    out_row, &g[base], &t[base],
+                    &before[base] if tie_order else <rank_t*> NULL,
                 )
             if lp != NULL:
-                for i in range(base, base + counts_view[q]):
-                    lab[i] = lp[row[i]]
+                for i in range(counts_view[q]):
+                    lab[base + i] = lp[out_row[i]]
         free(val)
         free(sv)
         free(kv)
@@ -693,8 +764,10 @@ def rank_support(
         free(cb)
         free(act_buf)
         free(slot)
+        free(rowbuf)
     return (
-        counts_arr, row_arr, g_arr, t_arr, (before_arr if tie_order else None),
+        counts_arr, (row_arr if rows else None), g_arr, t_arr,
+        (before_arr if tie_order else None),
         (lab_arr if labels is not None else None),
     )
 

@@ -16,9 +16,12 @@ inputs; these functions trust them.
 import numpy as np
 
 from cython.parallel cimport prange
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 ctypedef Py_ssize_t intp
+
+cdef extern from "_count.h" nogil:
+    void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
 
 ctypedef fused term_t:
     double
@@ -46,7 +49,7 @@ cdef enum:
 COUNT, TERM, DISCOUNTED, PRECISION = _COUNT, _TERM, _DISCOUNTED, _PRECISION
 
 
-cdef inline intp _cutoff_end(const int64_t* position, intp lo, intp hi, int64_t k) noexcept nogil:
+cdef inline intp _cutoff_end(const int32_t* position, intp lo, intp hi, int64_t k) noexcept nogil:
     """First row of ``lo..hi`` at or beyond the cut-off (positions do not decrease)."""
     cdef intp mid
     while lo < hi:
@@ -61,7 +64,7 @@ cdef inline intp _cutoff_end(const int64_t* position, intp lo, intp hi, int64_t 
 cdef struct Terms:
     # What to add per row (``what``) and the arrays it reads; NULL where not given.
     int what
-    const int64_t* pos
+    const int32_t* pos
     const uint8_t* flag
     const double* term
     const double* labels
@@ -122,7 +125,7 @@ cdef const double* _doubles(values) except? NULL:
 cdef Terms _terms(int what, position, flag, term, labels, gain_of, discount) except *:
     """The :class:`Terms` of the arrays given (1-D, C-contiguous; None where not used)."""
     cdef Terms t
-    cdef const int64_t[::1] pos_v = position
+    cdef const int32_t[::1] pos_v = position
     cdef const uint8_t[::1] flag_v
     t.what = what
     t.pos = &pos_v[0] if pos_v.shape[0] else NULL
@@ -140,7 +143,7 @@ cdef Terms _terms(int what, position, flag, term, labels, gain_of, discount) exc
 def running_sums(
     int what,
     const intp[::1] offsets,
-    const int64_t[::1] position,
+    const int32_t[::1] position,
     flag=None,
     term=None,
     labels=None,
@@ -201,7 +204,7 @@ def segment_cumsum(const term_t[::1] term, const intp[::1] offsets, int n_thread
 
 
 def first_position(
-    const uint8_t[::1] flag, const int64_t[::1] position, const intp[::1] offsets,
+    const uint8_t[::1] flag, const int32_t[::1] position, const intp[::1] offsets,
     int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
 ):
     """Position of the first flagged row of each segment, as float64 (``inf`` when none)."""
@@ -240,7 +243,7 @@ def level_counts(
 def lookup(
     const term_t[::1] cumulative,
     const intp[::1] offsets,
-    const int64_t[::1] position,
+    const int32_t[::1] position,
     const intp[::1] pair_query,
     const int64_t[::1] kk,
     int n_threads=1,
@@ -272,7 +275,7 @@ def pair_sums(
     const intp[::1] pair_query,
     const int64_t[::1] kk,
     const intp[::1] offsets,
-    const int64_t[::1] position,
+    const int32_t[::1] position,
     flag=None,
     term=None,
     labels=None,
@@ -306,6 +309,85 @@ def pair_sums(
             q = pair_query[p]
             lo = offsets[q]
             out[p] = _add_rows(&t, lo, _cutoff_end(t.pos, lo, offsets[q + 1], kk[p]), NULL)
+    return out_arr
+
+
+def ideal_dcg(
+    const double[::1] gain,
+    const int64_t[::1] count,
+    const int64_t[::1] upper,
+    const intp[::1] offsets,
+    const intp[::1] pair_query,
+    const double[::1] pair_k,
+    const double[::1] disc_cum,
+    int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """DCG of each pair's best ordering: a sum over its query's gain levels.
+
+    A query's levels (``offsets`` delimit them, gains descending) fill the ranks
+    ``upper - count`` to ``upper``; level ``l`` adds ``gain[l]`` times the discounts of the
+    ranks it fills before the cut-off ``pair_k`` (``inf`` allowed), read from ``disc_cum``,
+    the running sum of the discounts (``disc_cum[r]`` over ranks ``1..r``; its length bounds
+    the ranks). Levels are added in order, from the query's first: a pair's value depends on
+    its own query alone.
+    """
+    cdef intp n_pairs = pair_query.shape[0], p, q, run
+    cdef int64_t longest = disc_cum.shape[0] - 1, kcap, hi, lo
+    cdef double total
+    out_arr = np.zeros(n_pairs, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    cdef int threads = _threads(n_threads, n_pairs * 8, grain)
+    with nogil:
+        for p in prange(n_pairs, num_threads=threads, schedule="static"):
+            q = pair_query[p]
+            kcap = longest if pair_k[p] >= longest else <int64_t> pair_k[p]
+            total = 0.0
+            for run in range(offsets[q], offsets[q + 1]):
+                hi = min(upper[run], kcap)
+                lo = min(upper[run] - count[run], kcap)
+                total = total + gain[run] * (disc_cum[hi] - disc_cum[lo])
+            out[p] = total
+    return out_arr
+
+
+def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+    """``(min, max)`` of a non-empty array in one pass, in threads (chunks of rows); both
+    NaN when it holds a NaN. Exact, so the same for any number of threads."""
+    cdef intp n = values.shape[0], c, i, lo, hi
+    cdef int threads = _threads(n_threads, n, grain)
+    cdef intp n_chunks = threads
+    low_arr = np.empty(n_chunks)
+    high_arr = np.empty(n_chunks)
+    nan_arr = np.zeros(n_chunks, dtype=np.uint8)
+    cdef double[::1] low = low_arr, high = high_arr
+    cdef uint8_t[::1] nan = nan_arr
+    cdef int seen
+    with nogil:
+        for c in prange(n_chunks, num_threads=threads, schedule="static"):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            ltr_range_f64(&values[lo], hi - lo, &low[c], &high[c], &seen)
+            nan[c] = seen
+    if nan_arr.any():
+        return np.nan, np.nan
+    return low_arr.min(), high_arr.max()
+
+
+def compare(const double[::1] values, double threshold, bint or_equal=False, int n_threads=1,
+            intp grain=MIN_ROWS_PER_THREAD):
+    """``values > threshold`` (``>=`` with ``or_equal``) as a bool array, in threads."""
+    cdef intp n = values.shape[0], i
+    out_arr = np.empty(n, dtype=bool)
+    cdef uint8_t[::1] out = out_arr.view(np.uint8)
+    cdef int threads = _threads(n_threads, n, grain)
+    with nogil:
+        if or_equal:
+            for i in prange(n, num_threads=threads, schedule="static"):
+                out[i] = values[i] >= threshold
+        else:
+            for i in prange(n, num_threads=threads, schedule="static"):
+                out[i] = values[i] > threshold
     return out_arr
 
 

@@ -66,7 +66,7 @@ def test_pair_sums_kernel_against_numpy():
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
     n = offsets[-1]
     # Non-decreasing positions inside each query, as under every tie policy.
-    position = np.concatenate([np.sort(rng.integers(0, 30, k)) for k in sizes]).astype(np.int64)
+    position = np.concatenate([np.sort(rng.integers(0, 30, k)) for k in sizes]).astype(np.int32)
     flag = (rng.random(n) < 0.6).astype(np.uint8)
     term = rng.normal(size=n)
     labels = rng.integers(0, 5, n).astype(np.float64)
@@ -123,3 +123,26 @@ def test_all_integral():
     assert _sums.all_integral(np.array([0.0, 3.0, 65535.0]), 65535)
     for bad in ([0.5], [-1.0], [65536.0], [np.nan], [np.inf]):
         assert not _sums.all_integral(np.array(bad), 65535)
+
+
+@pytest.mark.parametrize("or_equal", [False, True])
+def test_compare_in_threads(or_equal):
+    values = np.random.default_rng(1).integers(-2, 3, 1000).astype(np.float64)
+    expected = values >= 1.0 if or_equal else values > 1.0
+    for n_threads in (1, 3):
+        found = _sums.compare(values, 1.0, or_equal, n_threads, 8)
+        assert found.dtype == bool
+        np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 1000])
+def test_value_range_in_one_pass(n):
+    """The compiled range (vectors of two, four accumulators, chunks in threads) is numpy's,
+    and NaN wherever a NaN hides, in the vector body or the tail."""
+    values = np.random.default_rng(n).normal(size=n)
+    for n_threads in (1, 3):
+        assert _sums.value_range(values, n_threads, 2) == (values.min(), values.max())
+        for where in {0, n // 2, n - 1}:
+            spoiled = values.copy()
+            spoiled[where] = np.nan
+            assert np.isnan(_sums.value_range(spoiled, n_threads, 2)).all()

@@ -145,6 +145,35 @@ def test_direct_counting_and_sorting_rank_alike(seed, dtype):
         np.testing.assert_array_equal(a, b)
 
 
+def test_rank_support_without_rows_reads_the_same_labels():
+    """rows=False (what the metric engine asks) leaves the input rows out and gathers the
+    same labels, and the same 32-bit geometry, as rows=True."""
+    rng = np.random.default_rng(7)
+    qid = rng.permutation(np.repeat(np.arange(20), 70))
+    score = np.round(rng.normal(size=qid.size), 1)
+    labels = rng.integers(0, 4, qid.size).astype(float)
+    grouping = group_rows(qid)
+    with_rows, without = (
+        rank_support(grouping, score, labels > 0, labels=labels, rows=rows, n_threads=2)
+        for rows in (True, False)
+    )
+    assert without.row is None
+    np.testing.assert_array_equal(without.labels, labels[with_rows.row])
+    for name in ("counts", "greater", "tied"):
+        np.testing.assert_array_equal(getattr(without, name), getattr(with_rows, name))
+    assert with_rows.greater.dtype == np.int32 and with_rows.tied.dtype == np.int32
+
+
+def test_rank_support_refuses_a_query_longer_than_32_bit_counts():
+    from sklearn_ltr_metrics import _ranking
+
+    offsets = np.array([0, 2**31], dtype=np.intp)  # the check reads the offsets alone
+    with pytest.raises(ValueError, match="at most 2147483647 rows per query"):
+        _ranking.rank_support(
+            np.zeros(1), np.zeros(1, np.uint8), offsets, counts=np.zeros(1, np.intp)
+        )
+
+
 def test_rank_support_of_a_query_does_not_depend_on_the_others():
     rng = np.random.default_rng(3)
     qid = rng.permutation(np.repeat(np.arange(30), 50))
@@ -258,3 +287,26 @@ def test_count_per_query_in_threads(monkeypatch, shuffled):
         np.testing.assert_array_equal(
             grouping.count(~mask), np.bincount(qid, minlength=30) - expected
         )
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float64, np.int16, ">i8"]
+)
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
+    """The compiled run finder (chunks of rows in threads, with runs crossing chunk bounds)
+    lists the same starts as numpy, and gives up beyond the limit."""
+    from sklearn_ltr_metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    rng = np.random.default_rng(0)
+    ids = np.repeat(rng.integers(0, 50, 400), rng.integers(1, 30, 400)).astype(dtype)
+    if np.dtype(dtype).kind == "u":  # ids beyond the signed range of the same width
+        ids = ids + np.array(2 ** (8 * np.dtype(dtype).itemsize - 1), dtype=dtype)
+    expected = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    np.testing.assert_array_equal(_grouping._run_starts(ids, ids.size, n_threads), expected)
+    assert _grouping._run_starts(ids, expected.size - 1, n_threads) is None
+    assert _grouping._run_starts(ids[:0], 0, n_threads).size == 0
+    # Float ids compare as numbers: -0.0 and 0.0 are one id.
+    floats = np.array([0.0, -0.0, 1.0, 1.0])
+    np.testing.assert_array_equal(_grouping._run_starts(floats, 4, n_threads), [0, 2])

@@ -13,8 +13,10 @@ import os
 import numpy as np
 import pandas as pd
 
+from .. import _sums
 from .._grouping import RowRanking, group_rows
 from .._table import difficulty_values
+from .._validation import _value_range
 from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
@@ -83,6 +85,14 @@ def _check_query_stats(query_stats, uniques):
     return out[0], out[1]
 
 
+def _above(values, threshold, n_threads, or_equal=False):
+    """``values > threshold`` (``>=`` with ``or_equal``) as bool, in threads for float64."""
+    if values.dtype == np.float64 and values.flags.c_contiguous:
+        grain = _sums.MIN_ROWS_PER_THREAD
+        return _sums.compare(values, float(threshold), or_equal, n_threads, grain)
+    return values >= threshold if or_equal else values > threshold
+
+
 def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
     """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
     tiebreak = None
@@ -102,12 +112,15 @@ def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
     )
 
 
-def _check_labels_for(specs, options, gains, labels, ideal_labels):
-    """Refuse labels a requested metric cannot score (err above err_max_grade, huge gains)."""
-    top_ranked = float(labels.max()) if labels.size else 0.0
+def _check_labels_for(specs, options, gains, top_ranked, ideal_labels, n_threads=1):
+    """Refuse labels a requested metric cannot score (err above err_max_grade, huge gains).
+
+    ``top_ranked`` is the largest label of the ranked rows (:attr:`RankedLists.largest_label`);
+    ``ideal_labels`` the judged labels when they are other rows (TREC input), else None.
+    """
     top = top_ranked
-    if ideal_labels is not labels and ideal_labels.size:
-        top = max(top, float(ideal_labels.max()))
+    if ideal_labels is not None and ideal_labels.size:
+        top = max(top, float(_value_range(ideal_labels, n_threads)[1]))
     for spec in specs:
         metric = spec.metric
         if metric.max_label is not None and top_ranked > options[metric.max_label]:
@@ -147,8 +160,8 @@ def evaluate_arrays(
 
     sizes = grouping.sizes
     threshold = options["min_relevance"]
-    positive = y_true > 0
-    is_relevant = (y_true >= threshold) if threshold is not None else positive
+    positive = _above(y_true, 0.0, n_threads)
+    is_relevant = _above(y_true, threshold, n_threads, True) if threshold is not None else positive
     counted_pos = grouping.count(is_relevant).astype(np.float64)
     del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
@@ -174,7 +187,6 @@ def evaluate_arrays(
         ideal_codes, ideal_labels = ideal
         ideal_codes_of = ideal_codes.__getitem__
     gains = make_gain(options["gain"])
-    _check_labels_for(specs, options, gains, y_true, y_true if ideal is None else ideal_labels)
     ctx = RankedLists(
         sizes=sizes,
         ranking=ranking,
@@ -192,6 +204,7 @@ def evaluate_arrays(
         err_max_grade=options["err_max_grade"],
         positive=positive,
     )
+    _check_labels_for(specs, options, gains, ctx.largest_label, ideal_labels, n_threads)
     columns, cutoff_parts = {}, {}
     for spec in specs:
         metric = spec.metric

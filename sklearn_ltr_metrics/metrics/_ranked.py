@@ -176,12 +176,20 @@ class RankedLists:
         return self._support_ranks.labels
 
     @cached_property
+    def largest_label(self):
+        """The largest label of the support rows (the positive labels; every label under a
+        gain mapping that scores label 0), 0.0 when there are none: the largest label when it
+        is positive, and any labels <= 0 pass the label checks as 0 does."""
+        labels = self._support_labels
+        return float(labels.max()) if labels.size else 0.0
+
+    @cached_property
     def _top_grade(self):
         """The largest support label when all are integers in ``[0, MAX_INT_LABEL]`` (small
         grades, the usual case: per-grade tables replace per-row work), else None."""
         labels = self._support_labels
         if labels.size and _sums.all_integral(labels, MAX_INT_LABEL):
-            return int(labels.max())
+            return int(self.largest_label)
         return None
 
     @cached_property
@@ -199,7 +207,7 @@ class RankedLists:
 
     @cached_property
     def _judged_ranks(self):
-        return self.ranking.support(self.judged)
+        return self.ranking.support(self.judged, labels=self.y_true)
 
     @cached_property
     def support(self):
@@ -427,24 +435,24 @@ class RankedLists:
 
         Per pair, a sum over its query's gain levels (in descending order) of the gain times
         the discounts of the ranks that level fills: the terms and their order depend on the
-        query alone, so the value is the same whatever other queries are evaluated with it.
+        query alone, so the value is the same whatever other queries are evaluated with it
+        (compiled, parallel over pairs: :func:`sklearn_ltr_metrics._sums.ideal_dcg`).
         """
         gain, count, upper, offsets = self._ideal_levels
-        out = np.zeros(pair_query.size)
         if gain.size == 0:
-            return out
-        n_levels = np.diff(offsets)[pair_query]
-        has = n_levels > 0
+            return np.zeros(pair_query.size)
         longest = int(upper[offsets[1:][offsets[1:] > offsets[:-1]] - 1].max())
         disc_cum = np.concatenate(
             ([0.0], np.cumsum(1.0 / self.discount(np.arange(1, longest + 1))))
         )
-        seg = np.repeat(np.arange(pair_query.size), n_levels)
-        seg_start = np.concatenate(([0], np.cumsum(n_levels)))[:-1]
-        run = np.repeat(offsets[pair_query] - seg_start, n_levels) + np.arange(seg.size)
-        kcap = np.minimum(pair_k, longest)[seg]
-        hi = np.minimum(upper[run], kcap).astype(np.int64)
-        lo = np.minimum(upper[run] - count[run], kcap).astype(np.int64)
-        terms = gain[run] * (disc_cum[hi] - disc_cum[lo])
-        out[has] = np.add.reduceat(terms, seg_start[has])
-        return out
+        return _sums.ideal_dcg(
+            np.ascontiguousarray(gain, dtype=np.float64),
+            np.ascontiguousarray(count, dtype=np.int64),
+            np.ascontiguousarray(upper, dtype=np.int64),
+            np.ascontiguousarray(offsets, dtype=np.intp),
+            np.ascontiguousarray(pair_query, dtype=np.intp),
+            np.ascontiguousarray(pair_k, dtype=np.float64),
+            disc_cum,
+            self.n_threads,
+            self.grain,
+        )

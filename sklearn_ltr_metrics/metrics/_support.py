@@ -67,8 +67,8 @@ class Support:
 
     def __init__(self, ctx, ranks):
         self.ctx = ctx
-        n_active = ranks.row.size
-        labels = ctx._support_labels if ranks is ctx._support_ranks else ctx.y_true[ranks.row]
+        n_active = ranks.greater.size
+        labels = ranks.labels
         greater, tied = ranks.greater, ranks.tied
         if ctx.average_ties:
             query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
@@ -101,7 +101,8 @@ class Support:
                 self.position = greater + ranks.before
             else:
                 self.position = greater  # no ties among these rows
-        self.position = np.ascontiguousarray(self.position, dtype=np.int64)
+        # int32, as the ranking writes it (a query holds fewer than 2**31 rows).
+        self.position = np.ascontiguousarray(self.position, dtype=np.int32)
         self.offsets = np.zeros(ctx.n_queries + 1, dtype=np.intp)
         np.cumsum(self.sizes, out=self.offsets[1:])
 
