@@ -113,4 +113,22 @@ static inline void ltr_range_f64(const double *q, int64_t n, double *low, double
     *nan = odd;
 }
 
+/* Which rows are active (ranked, counted): a 0/1 mask, or, without one, the rows whose value
+ * is above a threshold (``>`` or, with ``or_equal``, ``>=``). The rule saves writing a mask
+ * of every row when it is a comparison of the labels. */
+typedef struct {
+    const uint8_t *mask;
+    const double *values;
+    double threshold;
+    int or_equal;
+} ltr_rule;
+
+static inline int ltr_active(const ltr_rule *rule, int64_t row) {
+    if (rule->mask != NULL)
+        return rule->mask[row] != 0;
+    if (rule->or_equal)
+        return rule->values[row] >= rule->threshold;
+    return rule->values[row] > rule->threshold;
+}
+
 #endif /* LTR_COUNT_H */

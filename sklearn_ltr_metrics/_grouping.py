@@ -28,6 +28,7 @@ __all__ = [
     "Grouping",
     "RowRanking",
     "SupportRanks",
+    "active_rule",
     "factorize_qid",
     "group_rows",
     "rank_order",
@@ -116,6 +117,32 @@ def _dense_int_codes(values, n_threads=1):
     return codes, uniques, sizes
 
 
+def active_rule(values, threshold, or_equal=False):
+    """The rows with ``values > threshold`` (``>=`` with ``or_equal``), as the compiled
+    kernels read them: the rule ``(values, threshold, or_equal)`` for float64 values, which
+    they apply row by row with no mask written; a boolean mask for other dtypes.
+
+    ``threshold=-inf, or_equal=True`` makes every row active.
+    """
+    if values.dtype == np.float64 and values.ndim == 1 and values.flags.c_contiguous:
+        return (values, float(threshold), bool(or_equal))
+    return values >= threshold if or_equal else values > threshold
+
+
+def _compiled_active(active):
+    """``active`` (a boolean mask or an :func:`active_rule`) as the kernels take it."""
+    if isinstance(active, tuple):
+        return active
+    return np.ascontiguousarray(active, dtype=bool).view(np.uint8)
+
+
+def _same_active(a, b):
+    """Whether two masks or rules are the very same (identity of the arrays read)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return a[0] is b[0] and a[1:] == b[1:]
+    return a is b
+
+
 class Grouping:
     """Rows grouped by query.
 
@@ -159,24 +186,25 @@ class Grouping:
             self._codes = self.codes_of(np.arange(self.offsets[-1]))
         return self._codes
 
-    def count(self, mask):
-        """Rows of each group where ``mask`` (boolean, input order) is True, as intp.
+    def count(self, active):
+        """Active rows of each group, as intp: ``active`` is a boolean mask in input order,
+        or an :func:`active_rule` (the rows above a threshold, no mask written).
 
         Compiled, in threads. The last count is kept: asking again for the very same mask
-        object (the relevant rows, counted for the table and for the ranking) costs nothing;
-        the engine never changes a mask it has counted.
+        object or rule (the relevant rows, counted for the table and for the ranking) costs
+        nothing; the engine never changes an array it has counted.
         """
-        if self._counted is not None and self._counted[0] is mask:
+        if self._counted is not None and _same_active(self._counted[0], active):
             return self._counted[1]
-        flag = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+        rule = _compiled_active(active)
         if self._codes is None and self._grouped is None:
             # Rows grouped in code order: a count per group.
             offsets = self.offsets.astype(np.intp, copy=False)
-            counts = _sums.segment_count(flag, offsets, self._n_threads, _ROWS_PER_THREAD)
+            counts = _sums.segment_count(rule, offsets, self._n_threads, _ROWS_PER_THREAD)
         else:
             codes = np.ascontiguousarray(self.codes, dtype=np.intp)
-            counts = _sums.code_count(codes, flag, self.n_groups, self._n_threads, _ROWS_PER_THREAD)
-        self._counted = (mask, counts)
+            counts = _sums.code_count(codes, rule, self.n_groups, self._n_threads, _ROWS_PER_THREAD)
+        self._counted = (active, counts)
         return counts
 
     def codes_of(self, rows):
@@ -441,8 +469,8 @@ def rank_support(
         The rows grouped by query.
     y_score : ndarray
         Scores in input order (float or integer, compared exactly).
-    active : ndarray of bool
-        The rows to rank, in input order.
+    active : ndarray of bool or tuple
+        The rows to rank: a mask in input order, or an :func:`active_rule`.
     tiebreak : ndarray, optional
         Tie-break key inside tied blocks, ascending, before input order.
     tie_order : bool, default=False
@@ -464,7 +492,7 @@ def rank_support(
     counts = grouping.count(active)
     counts, row, greater, tied, before, labels = _ranking.rank_support(
         score_keys(y_score),
-        np.ascontiguousarray(active, dtype=bool).view(np.uint8),
+        _compiled_active(active),
         grouping.offsets.astype(np.intp, copy=False),
         grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
         key=_tie_key(tiebreak),
@@ -506,9 +534,9 @@ class RowRanking:
         self.n_threads = n_threads
 
     def support(self, active, labels=None):
-        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order), with
-        ``labels`` read at each of them when given; without their input rows (``row`` is
-        None: the metrics read labels, not rows)."""
+        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order, or an
+        :func:`active_rule`), with ``labels`` read at each of them when given; without their
+        input rows (``row`` is None: the metrics read labels, not rows)."""
         return rank_support(
             self.grouping,
             self.y_score,

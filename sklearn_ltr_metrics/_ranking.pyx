@@ -21,6 +21,8 @@ from libc.string cimport memset
 
 ctypedef Py_ssize_t intp
 
+include "_rule.pxi"
+
 cdef extern from "_count.h" nogil:
     void ltr_count_f64(const double* q, int64_t n, double s, int64_t* above, int64_t* level)
     void ltr_count_i64(const int64_t* q, int64_t n, int64_t s, int64_t* above, int64_t* level)
@@ -357,7 +359,7 @@ cdef inline intp _count_above(const score_t* sv, intp m, score_t s, bint inclusi
 cdef intp _rank_query(
     const score_t* scores,
     const double* key,
-    const uint8_t* active,
+    const ltr_rule* active,
     const intp* grouped,
     intp lo,
     intp hi,
@@ -398,7 +400,7 @@ cdef intp _rank_query(
             qs[i - lo] = scores[r]
             if key != NULL:
                 qk[i - lo] = key[r]
-            if active[r]:
+            if ltr_active(active, r):
                 val[m] = qs[i - lo]
                 if key != NULL:
                     kv[m] = qk[i - lo]
@@ -409,7 +411,7 @@ cdef intp _rank_query(
         kq = qk if key != NULL else NULL
     else:
         for i in range(lo, hi):
-            if active[i]:
+            if ltr_active(active, i):
                 val[m] = scores[i]
                 if key != NULL:
                     kv[m] = key[i]
@@ -475,7 +477,7 @@ cdef intp _rank_query(
 cdef intp _rank_query_direct(
     const score_t* scores,
     const double* key,
-    const uint8_t* active,
+    const ltr_rule* active,
     const intp* grouped,
     intp lo,
     intp hi,
@@ -513,14 +515,14 @@ cdef intp _rank_query_direct(
             if key != NULL:
                 qk[i] = key[r]
             act[m] = i
-            m = m + active[r]
+            m = m + ltr_active(active, r)
         q = qs
         if key != NULL:
             kq = qk
     else:
         for i in range(n):
             act[m] = i
-            m = m + active[lo + i]
+            m = m + ltr_active(active, lo + i)
         q = scores + lo
         if key != NULL:
             kq = key + lo
@@ -583,7 +585,7 @@ cdef inline void _put_ranked(
 
 def rank_support(
     const score_t[::1] scores,
-    const uint8_t[::1] active,
+    active,
     const intp[::1] offsets,
     grouped=None,
     key=None,
@@ -600,7 +602,9 @@ def rank_support(
     Parameters
     ----------
     scores : ndarray of float64 or int64, input order
-    active : ndarray of uint8, input order; 1 on the rows to rank
+    active : ndarray of uint8 (input order, 1 on the rows to rank), or ``(values, threshold,
+        or_equal)``: rank the rows with ``values > threshold`` (``>=``), float64 values in
+        input order, with no mask written
     offsets : ndarray of intp, (n_queries + 1,); query segments in grouped order
     grouped : ndarray of intp or None; input row of each grouped position (None: identity)
     key : ndarray of float64 or None; tie-break key, ascending, before input order
@@ -642,13 +646,15 @@ def rank_support(
     counts_arr = np.zeros(nq, dtype=np.intp) if not counted else np.asarray(counts, np.intp)
     cdef intp[::1] counts_view = counts_arr
     cdef intp q, i, lo, hi, c, longest = 0, most = 0
-    cdef const uint8_t* act = &active[0] if n else NULL
+    cdef list keep = []
+    cdef ltr_rule rule = _rule(active, keep)
+    cdef const ltr_rule* act = &rule
     if not counted:
         with nogil:
             for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
                 c = 0
                 for i in range(offsets[q], offsets[q + 1]):
-                    c = c + act[gp[i] if gp != NULL else i]
+                    c = c + ltr_active(act, gp[i] if gp != NULL else i)
                 counts_view[q] = c
     for q in range(nq):
         most = max(most, counts_view[q])

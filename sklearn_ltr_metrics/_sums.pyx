@@ -20,6 +20,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 
 ctypedef Py_ssize_t intp
 
+include "_rule.pxi"
+
 cdef extern from "_count.h" nogil:
     void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
 
@@ -221,23 +223,57 @@ def first_position(
     return out_arr
 
 
-def level_counts(
-    const double[::1] level, const intp[::1] offsets, intp n_levels, int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
+def ideal_levels(
+    const double[::1] labels, const intp[::1] offsets, const intp[::1] level_of,
+    const double[::1] level_gain, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
 ):
-    """Rows of each segment at each level: an int64 table of shape (n_segments, n_levels).
+    """Each segment's gain levels, from small integer grades: the runs of the ideal DCG.
 
-    ``level`` holds integers in ``[0, n_levels)`` (as float64: small integer grades).
+    ``labels`` hold grades in ``[0, level_of.size)`` (as float64); grade ``g`` belongs to
+    level ``level_of[g]`` (-1: no gain), of gain ``level_gain[level]`` (levels in descending
+    gain). Returns ``(gain, count, upper, run_offsets)``: per (segment, level) run with rows,
+    segments in order and levels in order inside a segment, the level's gain, its rows, and
+    the rows at or above it (``upper``); ``run_offsets`` delimit each segment's runs. Two
+    passes parallel over segments (count, then write); integer counts, exact.
     """
-    cdef intp nq = offsets.shape[0] - 1, q, i
-    out_arr = np.zeros((nq, n_levels), dtype=np.int64)
-    cdef int64_t[:, ::1] out = out_arr
-    cdef int threads = _threads(n_threads, level.shape[0], grain)
+    cdef intp nq = offsets.shape[0] - 1, q, i, l, r, c
+    cdef intp n_levels = level_gain.shape[0]
+    cdef int64_t up
+    table_arr = np.zeros((nq, max(n_levels, 1)), dtype=np.int64)
+    runs_arr = np.zeros(nq + 1, dtype=np.intp)
+    cdef int64_t[:, ::1] table = table_arr
+    cdef intp[::1] runs = runs_arr
+    cdef int threads = _threads(n_threads, labels.shape[0], grain)
     with nogil:
         for q in prange(nq, num_threads=threads, schedule="static"):
             for i in range(offsets[q], offsets[q + 1]):
-                out[q, <intp> level[i]] += 1
-    return out_arr
+                l = level_of[<intp> labels[i]]
+                if l >= 0:
+                    table[q, l] += 1
+            c = 0
+            for l in range(n_levels):
+                c = c + (table[q, l] > 0)
+            runs[q + 1] = c
+    np.cumsum(runs_arr, out=runs_arr)
+    cdef intp total = runs[nq]
+    gain_arr = np.empty(total, dtype=np.float64)
+    count_arr = np.empty(total, dtype=np.int64)
+    upper_arr = np.empty(total, dtype=np.int64)
+    cdef double[::1] gain = gain_arr
+    cdef int64_t[::1] count = count_arr
+    cdef int64_t[::1] upper = upper_arr
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
+            r = runs[q]
+            up = 0
+            for l in range(n_levels):
+                if table[q, l] > 0:
+                    up = up + table[q, l]
+                    gain[r] = level_gain[l]
+                    count[r] = table[q, l]
+                    upper[r] = up
+                    r = r + 1
+    return gain_arr, count_arr, upper_arr, runs_arr
 
 
 def lookup(
@@ -374,23 +410,6 @@ def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_P
     return low_arr.min(), high_arr.max()
 
 
-def compare(const double[::1] values, double threshold, bint or_equal=False, int n_threads=1,
-            intp grain=MIN_ROWS_PER_THREAD):
-    """``values > threshold`` (``>=`` with ``or_equal``) as a bool array, in threads."""
-    cdef intp n = values.shape[0], i
-    out_arr = np.empty(n, dtype=bool)
-    cdef uint8_t[::1] out = out_arr.view(np.uint8)
-    cdef int threads = _threads(n_threads, n, grain)
-    with nogil:
-        if or_equal:
-            for i in prange(n, num_threads=threads, schedule="static"):
-                out[i] = values[i] >= threshold
-        else:
-            for i in prange(n, num_threads=threads, schedule="static"):
-                out[i] = values[i] > threshold
-    return out_arr
-
-
 def all_integral(const double[::1] labels, intp limit):
     """Whether every label is an integer in ``[0, limit]`` (one pass, nothing written)."""
     cdef intp n = labels.shape[0], i
@@ -405,25 +424,29 @@ def all_integral(const double[::1] labels, intp limit):
     return ok
 
 
-def segment_count(const uint8_t[::1] flag, const intp[::1] offsets, int n_threads=1,
+def segment_count(active, const intp[::1] offsets, int n_threads=1,
                   intp grain=MIN_ROWS_PER_THREAD):
-    """Flagged rows (``flag`` is 0 or 1) of each segment of ``offsets``, as intp."""
+    """Active rows of each segment of ``offsets``, as intp. ``active`` is a uint8 mask (0 or
+    1) or ``(values, threshold, or_equal)`` (rows with ``values > threshold``, ``>=``)."""
     cdef intp nq = offsets.shape[0] - 1, q, i, c
     out_arr = np.zeros(nq, dtype=np.intp)
     cdef intp[::1] out = out_arr
-    cdef int threads = _threads(n_threads, flag.shape[0], grain)
+    cdef list keep = []
+    cdef ltr_rule rule = _rule(active, keep)
+    cdef int threads = _threads(n_threads, offsets[nq], grain)
     with nogil:
         for q in prange(nq, num_threads=threads, schedule="static"):
             c = 0
             for i in range(offsets[q], offsets[q + 1]):
-                c = c + flag[i]
+                c = c + ltr_active(&rule, i)
             out[q] = c
     return out_arr
 
 
-def code_count(const intp[::1] codes, const uint8_t[::1] flag, intp n_groups, int n_threads=1,
+def code_count(const intp[::1] codes, active, intp n_groups, int n_threads=1,
                intp grain=MIN_ROWS_PER_THREAD):
-    """Flagged rows of each code (rows in any order), as intp: ``bincount(codes[flag])``.
+    """Active rows of each code (rows in any order), as intp: ``bincount(codes[active])``;
+    ``active`` as in :func:`segment_count`.
 
     Chunks of rows count in threads, each into its own table, summed in chunk order (integer
     counts: the same for any number of threads). No temporary of the flagged codes.
@@ -432,10 +455,12 @@ def code_count(const intp[::1] codes, const uint8_t[::1] flag, intp n_groups, in
     cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
     tables_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
     cdef intp[:, ::1] tables = tables_arr
+    cdef list keep = []
+    cdef ltr_rule rule = _rule(active, keep)
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
             for i in range(lo, hi):
-                tables[c, codes[i]] += flag[i]
+                tables[c, codes[i]] += ltr_active(&rule, i)
     return tables_arr.sum(axis=0, dtype=np.intp) if n_chunks > 1 else tables_arr[0]

@@ -125,16 +125,6 @@ def test_all_integral():
         assert not _sums.all_integral(np.array(bad), 65535)
 
 
-@pytest.mark.parametrize("or_equal", [False, True])
-def test_compare_in_threads(or_equal):
-    values = np.random.default_rng(1).integers(-2, 3, 1000).astype(np.float64)
-    expected = values >= 1.0 if or_equal else values > 1.0
-    for n_threads in (1, 3):
-        found = _sums.compare(values, 1.0, or_equal, n_threads, 8)
-        assert found.dtype == bool
-        np.testing.assert_array_equal(found, expected)
-
-
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 1000])
 def test_value_range_in_one_pass(n):
     """The compiled range (vectors of two, four accumulators, chunks in threads) is numpy's,
@@ -146,3 +136,29 @@ def test_value_range_in_one_pass(n):
             spoiled = values.copy()
             spoiled[where] = np.nan
             assert np.isnan(_sums.value_range(spoiled, n_threads, 2)).all()
+
+
+def test_ideal_levels_kernel_against_numpy():
+    """Runs of the ideal DCG from grades: levels merge grades of equal gain (descending),
+    grades without gain are left out, empty segments have no runs."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(0, 12, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    labels = rng.integers(0, 5, offsets[-1]).astype(np.float64)
+    grade_gain = np.array([0.0, 3.0, 1.0, 3.0, 7.0])  # grades 1 and 3: one level
+    level_gain = np.array([7.0, 3.0, 1.0])
+    level_of = np.array([-1, 1, 2, 1, 0], dtype=np.intp)
+    for n_threads in (1, 3):
+        gain, count, upper, runs = _sums.ideal_levels(
+            labels, offsets, level_of, level_gain, n_threads, 1
+        )
+        for q in range(sizes.size):
+            mine = labels[offsets[q] : offsets[q + 1]]
+            expected = [(g, np.sum(grade_gain[mine.astype(int)] == g)) for g in level_gain]
+            expected = [(g, c) for g, c in expected if c]
+            span = slice(runs[q], runs[q + 1])
+            found = list(zip(gain[span], count[span], strict=True))
+            assert found == expected
+            np.testing.assert_array_equal(
+                upper[span], np.cumsum([c for _, c in expected], dtype=int)
+            )

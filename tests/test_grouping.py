@@ -310,3 +310,35 @@ def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
     # Float ids compare as numbers: -0.0 and 0.0 are one id.
     floats = np.array([0.0, -0.0, 1.0, 1.0])
     np.testing.assert_array_equal(_grouping._run_starts(floats, 4, n_threads), [0, 2])
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_an_active_rule_ranks_and_counts_as_its_mask(monkeypatch, shuffled):
+    """A rule (rows above a threshold, applied by the kernels row by row) gives the counts and
+    the rank geometry of the mask it stands for, in threads."""
+    from sklearn_ltr_metrics import _grouping
+    from sklearn_ltr_metrics._grouping import active_rule
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    rng = np.random.default_rng(11)
+    qid = np.repeat(np.arange(25), rng.integers(1, 90, 25))
+    if shuffled:
+        qid = rng.permutation(qid)
+    labels = rng.integers(0, 4, qid.size).astype(float)
+    score = np.round(rng.normal(size=qid.size), 1)
+    for threshold, or_equal in ((0.0, False), (2.0, True), (-np.inf, True)):
+        rule = active_rule(labels, threshold, or_equal)
+        assert isinstance(rule, tuple)
+        mask = labels >= threshold if or_equal else labels > threshold
+        for n_threads in (1, 3):
+            by_rule = group_rows(qid, n_threads=n_threads)
+            by_mask = group_rows(qid, n_threads=n_threads)
+            np.testing.assert_array_equal(by_rule.count(rule), by_mask.count(mask))
+            found, expected = (
+                rank_support(g, score, a, labels=labels, tie_order=True, n_threads=n_threads)
+                for g, a in ((by_rule, rule), (by_mask, mask))
+            )
+            for name in ("counts", "row", "greater", "tied", "before", "labels"):
+                np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
+    # Other dtypes get the mask.
+    np.testing.assert_array_equal(active_rule(np.array([0, 2, 1]), 0), [False, True, True])

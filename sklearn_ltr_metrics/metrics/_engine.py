@@ -13,8 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from .. import _sums
-from .._grouping import RowRanking, group_rows
+from .._grouping import RowRanking, active_rule, group_rows
 from .._table import difficulty_values
 from .._validation import _value_range
 from ._cutoffs import cutoff_pairs
@@ -85,14 +84,6 @@ def _check_query_stats(query_stats, uniques):
     return out[0], out[1]
 
 
-def _above(values, threshold, n_threads, or_equal=False):
-    """``values > threshold`` (``>=`` with ``or_equal``) as bool, in threads for float64."""
-    if values.dtype == np.float64 and values.flags.c_contiguous:
-        grain = _sums.MIN_ROWS_PER_THREAD
-        return _sums.compare(values, float(threshold), or_equal, n_threads, grain)
-    return values >= threshold if or_equal else values > threshold
-
-
 def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
     """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
     tiebreak = None
@@ -160,8 +151,9 @@ def evaluate_arrays(
 
     sizes = grouping.sizes
     threshold = options["min_relevance"]
-    positive = _above(y_true, 0.0, n_threads)
-    is_relevant = _above(y_true, threshold, n_threads, True) if threshold is not None else positive
+    # The positive and the relevant rows, as rules the kernels apply row by row (no masks).
+    positive = active_rule(y_true, 0.0)
+    is_relevant = active_rule(y_true, threshold, True) if threshold is not None else positive
     counted_pos = grouping.count(is_relevant).astype(np.float64)
     del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged

@@ -27,6 +27,7 @@ from functools import cached_property
 import numpy as np
 
 from .. import _sums
+from .._grouping import active_rule
 from ._err import err_terms
 from ._support import Support, segment_cumsum
 
@@ -85,8 +86,9 @@ class RankedLists:
         Whether each row has a judgment, in input order (TREC input only).
     err_max_grade : float
         Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
-    positive : ndarray of bool, optional
-        ``y_true > 0``, when the caller has computed it.
+    positive : ndarray of bool or tuple, optional
+        The rows with ``y_true > 0`` (a mask or an :func:`~.._grouping.active_rule`), when the
+        caller has it (the same object it counted, so the count is reused).
     """
 
     def __init__(
@@ -123,7 +125,7 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
-        self.positive = positive  # y_true > 0, when the caller has it
+        self.positive = positive  # the rows with y_true > 0, when the caller has them
         self.n_threads = getattr(ranking, "n_threads", 1)
         #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
         self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
@@ -164,10 +166,10 @@ class RankedLists:
     # -- the support and the per-row terms on it -----------------------------------------
     @cached_property
     def _support_ranks(self):
-        if self.gains.scores_nonpositive:  # a gain mapping that scores label 0
-            active = np.ones(self.y_true.size, dtype=bool)
+        if self.gains.scores_nonpositive:  # a gain mapping that scores label 0: every row
+            active = active_rule(self.y_true, -np.inf, or_equal=True)
         else:
-            active = self.positive if self.positive is not None else self.y_true > 0
+            active = self.positive if self.positive is not None else active_rule(self.y_true, 0)
         return self.ranking.support(active, labels=self.y_true)
 
     @cached_property
@@ -365,32 +367,33 @@ class RankedLists:
         """
         n_q = self.n_queries
         top = self._top_grade if self.ideal_labels is None else None
-        if top is not None and n_q * (top + 1) <= MAX_LEVEL_TABLE:
-            # The judged labels are the ranked rows' small integer grades: count them per
-            # query and grade (compiled, the support is in query order), then merge the
-            # grades of equal gain into one level.
+        if top is not None and self._grade_gains is not None and n_q * (top + 1) <= MAX_LEVEL_TABLE:
+            # The judged labels are the ranked rows' small integer grades, and the gain is a
+            # formula (defined on every grade): grades of equal gain are one level, levels in
+            # descending gain, and the runs of each query are counted from its support rows
+            # (compiled, in threads; the support is in query order).
+            neg_levels, level_of = np.unique(-self._grade_gains, return_inverse=True)
+            level_of = level_of.ravel().astype(np.intp)
+            positive = -neg_levels > 0  # a prefix: the levels run in descending gain
+            level_of[~positive[level_of]] = -1
             offsets = np.zeros(n_q + 1, dtype=np.intp)
             np.cumsum(self._support_ranks.counts, out=offsets[1:])
-            table = _sums.level_counts(
-                self._support_labels, offsets, top + 1, self.n_threads, self.grain
+            return _sums.ideal_levels(
+                self._support_labels,
+                offsets,
+                level_of,
+                -neg_levels[positive],
+                self.n_threads,
+                self.grain,
             )
-            present = np.flatnonzero(table.any(axis=0))
-            neg_levels, inverse = np.unique(
-                -self.gains(present.astype(np.float64)), return_inverse=True
-            )
-            order = np.argsort(inverse.ravel(), kind="stable")
-            first = np.flatnonzero(np.r_[True, np.diff(inverse.ravel()[order]) != 0])
-            table = np.add.reduceat(table[:, present[order]], first, axis=1)
-            distinct, width = -neg_levels, neg_levels.size
-        else:
-            labels, codes_of = self._ideal_rows()
-            neg_levels, level = np.unique(-self.gains(labels), return_inverse=True)
-            level, distinct = level.ravel(), -neg_levels
-            width = max(distinct.size, 1)
-            table = None
-            if n_q * width <= MAX_LEVEL_TABLE:
-                keys = codes_of(np.arange(level.size)).astype(np.int64) * width + level
-                table = np.bincount(keys, minlength=n_q * width).reshape(n_q, width)
+        labels, codes_of = self._ideal_rows()
+        neg_levels, level = np.unique(-self.gains(labels), return_inverse=True)
+        level, distinct = level.ravel(), -neg_levels
+        width = max(distinct.size, 1)
+        table = None
+        if n_q * width <= MAX_LEVEL_TABLE:
+            keys = codes_of(np.arange(level.size)).astype(np.int64) * width + level
+            table = np.bincount(keys, minlength=n_q * width).reshape(n_q, width)
         if table is not None:
             table[:, distinct <= 0] = 0  # levels without gain do not count
             keys = np.flatnonzero(table)
