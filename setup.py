@@ -73,7 +73,7 @@ extensions = [
         f"sklearn_ltr_metrics.{name}",
         [f"sklearn_ltr_metrics/{name}.pyx"],
         include_dirs=[np.get_include(), "sklearn_ltr_metrics"],
-        depends=["sklearn_ltr_metrics/_count.h", "sklearn_ltr_metrics/_rule.pxi"],
+        depends=["sklearn_ltr_metrics/_count.h", "sklearn_ltr_metrics/_rows.pxi"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in ("_ranking", "_sums")

@@ -1,5 +1,6 @@
 /* Branch-free counting of the scores above and level with one score, for ``_ranking.pyx``,
- * and the range of an array in one pass, for ``_sums.pyx``.
+ * the range of an array in one pass, for ``_sums.pyx``, and how both read rows (which are
+ * active, which query each is in).
  *
  * ``ltr_count_f64`` / ``ltr_count_i64`` set ``*above`` to the entries of q[0..n) greater than
  * s and ``*level`` to those equal to it. With GCC or Clang the loop runs on vectors of two
@@ -129,6 +130,39 @@ static inline int ltr_active(const ltr_rule *rule, int64_t row) {
     if (rule->or_equal)
         return rule->values[row] >= rule->threshold;
     return rule->values[row] > rule->threshold;
+}
+
+/* The query code of each row: an array of codes, or, without one, integer ids mapped by a
+ * table (``code_of[id - low]``), which saves writing a code per row for dense integer ids.
+ * (Included by Cython-generated C, after Python.h: Py_ssize_t is Cython's intp.) */
+typedef struct {
+    const Py_ssize_t *codes;
+    const int64_t *ids;
+    int64_t low;
+    const Py_ssize_t *code_of;
+} ltr_codes;
+
+static inline Py_ssize_t ltr_code(const ltr_codes *c, int64_t row) {
+    if (c->codes != NULL)
+        return c->codes[row];
+    return c->code_of[c->ids[row] - c->low];
+}
+
+/* Rows in grouped order: the input row at each grouped position, as 32-bit indices (half the
+ * memory, while rows fit) or as Py_ssize_t; neither: the rows already are in that order. */
+typedef struct {
+    const int32_t *narrow;
+    const Py_ssize_t *wide;
+} ltr_order;
+
+static inline int ltr_reordered(const ltr_order *o) {
+    return o->narrow != NULL || o->wide != NULL;
+}
+
+static inline Py_ssize_t ltr_row(const ltr_order *o, Py_ssize_t i) {
+    if (o->narrow != NULL)
+        return o->narrow[i];
+    return o->wide != NULL ? o->wide[i] : i;
 }
 
 #endif /* LTR_COUNT_H */

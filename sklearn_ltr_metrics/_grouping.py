@@ -93,12 +93,14 @@ def factorize_qid(qid, name="qid"):
     return codes.astype(np.intp, copy=False), uniques
 
 
-def _dense_int_codes(values, n_threads=1):
+def _dense_int_codes(values, n_threads=1, per_row=True):
     """``(codes, uniques, sizes)`` of integer ids that span at most about twice as many values
     as there are rows (a compiled counting table, no hashing); None otherwise.
 
     Ids are taken in 64 bits of their signedness (int8 ids from -100 to 100 span more than
-    int8 holds); uint64 ids at or above 2**63 are shifted by the smallest id first.
+    int8 holds); uint64 ids at or above 2**63 are shifted by the smallest id first. With
+    ``per_row=False`` the codes are ``(ids, low, code_of)``, read as ``code_of[id - low]`` by
+    the kernels, and no code is written per row.
     """
     if not values.size or values.dtype.kind not in "iu":
         return None
@@ -110,11 +112,11 @@ def _dense_int_codes(values, n_threads=1):
         ids, base = (values - np.uint64(low)).view(np.int64), 0
     else:
         ids, base = values.astype(np.int64, copy=False), low
-    codes, present, sizes = _ranking.dense_codes(
-        np.ascontiguousarray(ids), base, high - low + 1, n_threads, _ROWS_PER_THREAD
-    )
+    ids = np.ascontiguousarray(ids)
+    kernel = _ranking.dense_codes if per_row else _ranking.dense_table
+    codes, present, sizes = kernel(ids, base, high - low + 1, n_threads, _ROWS_PER_THREAD)
     uniques = (present.astype(wide_type) + wide_type(low)).astype(values.dtype)
-    return codes, uniques, sizes
+    return (codes if per_row else (ids, base, codes)), uniques, sizes
 
 
 def active_rule(values, threshold, or_equal=False):
@@ -175,16 +177,28 @@ class Grouping:
     def grouped(self):
         if self.interleaved and self._grouped is None:
             self._grouped, _ = _ranking.counting_sort(
-                self._codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD, self.sizes
+                self._kernel_codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD, self.sizes
             )
         return self._grouped
 
     @property
     def codes(self):
-        """Query code of every input row (built on first use when rows came grouped)."""
+        """Query code of every input row (built on first use when rows came grouped, or as
+        ids mapped by a table)."""
         if self._codes is None:
             self._codes = self.codes_of(np.arange(self.offsets[-1]))
+        elif isinstance(self._codes, tuple):
+            ids, low, code_of = self._codes
+            self._codes = code_of[ids - low]
         return self._codes
+
+    @property
+    def _kernel_codes(self):
+        """The codes as the compiled kernels read them: an intp array, or ``(ids, low,
+        code_of)`` for dense integer ids (no code written per row)."""
+        if isinstance(self._codes, tuple):
+            return self._codes
+        return np.ascontiguousarray(self.codes, dtype=np.intp)
 
     def count(self, active):
         """Active rows of each group, as intp: ``active`` is a boolean mask in input order,
@@ -202,13 +216,16 @@ class Grouping:
             offsets = self.offsets.astype(np.intp, copy=False)
             counts = _sums.segment_count(rule, offsets, self._n_threads, _ROWS_PER_THREAD)
         else:
-            codes = np.ascontiguousarray(self.codes, dtype=np.intp)
+            codes = self._kernel_codes
             counts = _sums.code_count(codes, rule, self.n_groups, self._n_threads, _ROWS_PER_THREAD)
         self._counted = (active, counts)
         return counts
 
     def codes_of(self, rows):
         """Query codes of some input rows."""
+        if isinstance(self._codes, tuple):
+            ids, low, code_of = self._codes
+            return code_of[ids[rows] - low]
         if self._codes is not None:
             return self._codes[rows]
         # Codes are only left unbuilt when the input rows are already grouped in code order.
@@ -265,7 +282,7 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(
             uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads
         )
-    dense = _dense_int_codes(qid, n_threads) if qid.dtype.kind in "iu" else None
+    dense = _dense_int_codes(qid, n_threads, per_row=False) if qid.dtype.kind in "iu" else None
     if dense is not None:
         codes, uniques, sizes = dense
     else:
@@ -442,6 +459,12 @@ class SupportRanks:
     labels: np.ndarray | None = None
 
 
+def _kernel_order(grouped):
+    """A grouped order as the kernels read it: int32 (the counting sort's, while rows fit in
+    32 bits) or intp indices."""
+    return grouped if grouped.dtype == np.int32 else grouped.astype(np.intp, copy=False)
+
+
 def rank_support(
     grouping,
     y_score,
@@ -494,7 +517,7 @@ def rank_support(
         score_keys(y_score),
         _compiled_active(active),
         grouping.offsets.astype(np.intp, copy=False),
-        grouped=None if grouped is None else grouped.astype(np.intp, copy=False),
+        grouped=None if grouped is None else _kernel_order(grouped),
         key=_tie_key(tiebreak),
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,

@@ -21,7 +21,7 @@ from libc.string cimport memset
 
 ctypedef Py_ssize_t intp
 
-include "_rule.pxi"
+include "_rows.pxi"
 
 cdef extern from "_count.h" nogil:
     void ltr_count_f64(const double* q, int64_t n, double s, int64_t* above, int64_t* level)
@@ -52,20 +52,32 @@ MAX_QUERY_ROWS = 2**31 - 1
 
 
 def counting_sort(
-    const intp[::1] codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
-    sizes=None,
+    codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD, sizes=None,
 ):
     """Row indices grouped by code (input order kept inside each group) and group sizes.
 
-    Rows are split into one chunk per thread; each chunk counts its codes, the counts are
-    turned into write positions (group-major, chunk-minor, so the order is that of a serial
-    stable sort), and each chunk scatters its rows. O(n + n_groups * chunks).
+    The indices are int32 while there are at most ``MAX_QUERY_ROWS`` rows, else intp.
+
+    ``codes`` is an intp array of query codes or ``(ids, low, code_of)`` (dense integer ids
+    mapped by a table, see :func:`dense_table`; ``sizes`` is then required). Rows are split
+    into one chunk per thread; each chunk counts its codes, the counts are turned into write
+    positions (group-major, chunk-minor, so the order is that of a serial stable sort), and
+    each chunk scatters its rows. O(n + n_groups * chunks).
     """
-    cdef intp n = codes.shape[0]
+    cdef list keep = []
+    cdef ltr_codes spec = _row_codes(codes, keep)
+    cdef intp n = _n_rows(codes)
     cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
-    grouped_arr = np.empty(n, dtype=np.intp)
+    # 32-bit row indices while the rows fit: half the memory written (and read back).
+    cdef bint narrow = n <= MAX_QUERY_ROWS
+    grouped_arr = np.empty(n, dtype=np.int32 if narrow else np.intp)
     counts_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
-    cdef intp[::1] grouped = grouped_arr
+    cdef int32_t[::1] grouped32
+    cdef intp[::1] grouped64
+    if narrow:
+        grouped32 = grouped_arr
+    else:
+        grouped64 = grouped_arr
     cdef intp[:, ::1] counts = counts_arr
     cdef intp c, i, g, lo, hi, total, here
     with nogil:
@@ -73,7 +85,7 @@ def counting_sort(
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
             for i in range(lo, hi):
-                counts[c, codes[i]] += 1
+                counts[c, ltr_code(&spec, i)] += 1
         total = 0
         for g in range(n_groups):
             for c in range(n_chunks):
@@ -84,31 +96,54 @@ def counting_sort(
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
             for i in range(lo, hi):
-                g = codes[i]
-                grouped[counts[c, g]] = i
+                g = ltr_code(&spec, i)
+                if narrow:
+                    grouped32[counts[c, g]] = <int32_t> i
+                else:
+                    grouped64[counts[c, g]] = i
                 counts[c, g] += 1
     if sizes is None:
         sizes = np.bincount(codes, minlength=n_groups) if n else np.zeros(n_groups, np.intp)
     return grouped_arr, np.asarray(sizes).astype(np.intp, copy=False)
 
 
-def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads=1,
+def dense_table(const int64_t[::1] values, int64_t low, intp span, int n_threads=1,
                 intp grain=MIN_ROWS_PER_THREAD):
-    """Codes of integer ids that span few values (``low <= v < low + span``): a counting table.
+    """The code of every integer id that spans few values (``low <= v < low + span``).
 
-    Returns ``(codes, present, sizes)``: per row the rank of its id among the distinct ids
-    (intp), the distinct ids minus ``low`` (ascending) and the rows of each. One serial pass
-    counts every id, one pass in threads writes the codes. O(n + span), no sort, no hashing.
+    Returns ``(code_of, present, sizes)``: the code (rank among the distinct ids) of each
+    value ``low + j`` at ``code_of[j]`` (intp; -1 where absent), the distinct ids minus ``low``
+    (ascending) and the rows of each. Chunks of rows count the ids in threads, each in its own
+    table (where ``span`` is small beside the rows), summed in chunk order. O(n + span *
+    chunks), no sort, no hashing, nothing written per row.
     """
     cdef intp n = values.shape[0], i, c, lo, hi
-    table_arr = np.zeros(span, dtype=np.intp)
-    cdef intp[::1] table = table_arr
+    # One table per chunk: threads only where the tables stay small beside the rows.
+    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1), n // max(span, 1)))
+    tables_arr = np.zeros((n_chunks, span), dtype=np.intp)
+    cdef intp[:, ::1] tables = tables_arr
     with nogil:
-        for i in range(n):
-            table[values[i] - low] += 1
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                tables[c, values[i] - low] += 1
+    table_arr = tables_arr.sum(axis=0, dtype=np.intp) if n_chunks > 1 else tables_arr[0]
     present = np.flatnonzero(table_arr)
     sizes = table_arr[present]
-    table_arr[present] = np.arange(present.size)  # each present id's code
+    code_of = np.full(span, -1, dtype=np.intp)
+    code_of[present] = np.arange(present.size)
+    return code_of, present, sizes
+
+
+def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads=1,
+                intp grain=MIN_ROWS_PER_THREAD):
+    """Codes of integer ids that span few values: :func:`dense_table`, then the code of every
+    row (intp, in threads). Returns ``(codes, present, sizes)``.
+    """
+    code_of_arr, present, sizes = dense_table(values, low, span, n_threads, grain)
+    cdef intp n = values.shape[0], i, c, lo, hi
+    cdef const intp[::1] code_of = code_of_arr
     codes_arr = np.empty(n, dtype=np.intp)
     cdef intp[::1] codes = codes_arr
     cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
@@ -117,7 +152,7 @@ def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
             for i in range(lo, hi):
-                codes[i] = table[values[i] - low]
+                codes[i] = code_of[values[i] - low]
     return codes_arr, present, sizes
 
 
@@ -360,7 +395,7 @@ cdef intp _rank_query(
     const score_t* scores,
     const double* key,
     const ltr_rule* active,
-    const intp* grouped,
+    const ltr_order* grouped,
     intp lo,
     intp hi,
     score_t* val,
@@ -393,10 +428,10 @@ cdef intp _rank_query(
     cdef int64_t run_lt = 0, run_eq = 0, run_bf = 0
     cdef const score_t* q = scores + lo
     cdef const double* kq = key + lo if key != NULL else NULL
-    if grouped != NULL:
+    if ltr_reordered(grouped):
         # Rows in another order: read each row once (random access), then work locally.
         for i in range(lo, hi):
-            r = grouped[i]
+            r = ltr_row(grouped, i)
             qs[i - lo] = scores[r]
             if key != NULL:
                 qk[i - lo] = key[r]
@@ -470,7 +505,7 @@ cdef intp _rank_query(
         if out_before != NULL:
             run_bf = run_bf + bf[j]
             out_before[j] = <rank_t> run_bf
-        out_row[j] = grouped[pos[j]] if grouped != NULL else pos[j]
+        out_row[j] = ltr_row(grouped, pos[j])
     return m
 
 
@@ -478,7 +513,7 @@ cdef intp _rank_query_direct(
     const score_t* scores,
     const double* key,
     const ltr_rule* active,
-    const intp* grouped,
+    const ltr_order* grouped,
     intp lo,
     intp hi,
     score_t* qs,
@@ -508,9 +543,9 @@ cdef intp _rank_query_direct(
     cdef const score_t* q
     cdef const double* kq = NULL
     # The active rows' indices, listed without a branch (``act`` has room for one more).
-    if grouped != NULL:
+    if ltr_reordered(grouped):
         for i in range(n):
-            r = grouped[lo + i]
+            r = ltr_row(grouped, lo + i)
             qs[i] = scores[r]
             if key != NULL:
                 qk[i] = key[r]
@@ -571,12 +606,12 @@ cdef intp _rank_query_direct(
 
 
 cdef inline void _put_ranked(
-    intp j, intp place, intp lo, const intp* act, const intp* grouped,
+    intp j, intp place, intp lo, const intp* act, const ltr_order* grouped,
     const int64_t* cg, const int64_t* ct, const int64_t* cb,
     intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
 ) noexcept nogil:
     """Write the j-th counted active row at its place in rank order."""
-    out_row[place] = grouped[lo + act[j]] if grouped != NULL else lo + act[j]
+    out_row[place] = ltr_row(grouped, lo + act[j])
     out_g[place] = <rank_t> cg[j]
     out_t[place] = <rank_t> ct[j]
     if out_before != NULL:
@@ -606,7 +641,8 @@ def rank_support(
         or_equal)``: rank the rows with ``values > threshold`` (``>=``), float64 values in
         input order, with no mask written
     offsets : ndarray of intp, (n_queries + 1,); query segments in grouped order
-    grouped : ndarray of intp or None; input row of each grouped position (None: identity)
+    grouped : ndarray of int32 or intp, or None; input row of each grouped position (None:
+        identity)
     key : ndarray of float64 or None; tie-break key, ascending, before input order
     tie_order : bool; also count the tied rows preceding each active row (tie-break rank)
     n_threads : int
@@ -631,14 +667,9 @@ def rank_support(
     """
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
-    cdef const intp* gp = NULL
     n_threads = max(1, min(n_threads, n // max(grain, 1)))
-    cdef const intp[::1] grouped_view
     cdef const double[::1] key_view
     cdef const double* kp = NULL
-    if grouped is not None:
-        grouped_view = grouped
-        gp = &grouped_view[0] if n else NULL
     if key is not None:
         key_view = key
         kp = &key_view[0] if n else NULL
@@ -649,12 +680,14 @@ def rank_support(
     cdef list keep = []
     cdef ltr_rule rule = _rule(active, keep)
     cdef const ltr_rule* act = &rule
+    cdef ltr_order order = _row_order(grouped, keep)
+    cdef const ltr_order* gp = &order
     if not counted:
         with nogil:
             for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
                 c = 0
                 for i in range(offsets[q], offsets[q + 1]):
-                    c = c + ltr_active(act, gp[i] if gp != NULL else i)
+                    c = c + ltr_active(act, ltr_row(gp, i))
                 counts_view[q] = c
     for q in range(nq):
         most = max(most, counts_view[q])

@@ -20,7 +20,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 
 ctypedef Py_ssize_t intp
 
-include "_rule.pxi"
+include "_rows.pxi"
 
 cdef extern from "_count.h" nogil:
     void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
@@ -443,24 +443,25 @@ def segment_count(active, const intp[::1] offsets, int n_threads=1,
     return out_arr
 
 
-def code_count(const intp[::1] codes, active, intp n_groups, int n_threads=1,
-               intp grain=MIN_ROWS_PER_THREAD):
+def code_count(codes, active, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
     """Active rows of each code (rows in any order), as intp: ``bincount(codes[active])``;
-    ``active`` as in :func:`segment_count`.
+    ``active`` as in :func:`segment_count`, ``codes`` an intp array or ``(ids, low, code_of)``
+    (see ``_ranking.dense_table``).
 
     Chunks of rows count in threads, each into its own table, summed in chunk order (integer
     counts: the same for any number of threads). No temporary of the flagged codes.
     """
-    cdef intp n = codes.shape[0], c, i, lo, hi
+    cdef intp n = _n_rows(codes), c, i, lo, hi
     cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
     tables_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
     cdef intp[:, ::1] tables = tables_arr
     cdef list keep = []
     cdef ltr_rule rule = _rule(active, keep)
+    cdef ltr_codes spec = _row_codes(codes, keep)
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
             for i in range(lo, hi):
-                tables[c, codes[i]] += ltr_active(&rule, i)
+                tables[c, ltr_code(&spec, i)] += ltr_active(&rule, i)
     return tables_arr.sum(axis=0, dtype=np.intp) if n_chunks > 1 else tables_arr[0]

@@ -342,3 +342,46 @@ def test_an_active_rule_ranks_and_counts_as_its_mask(monkeypatch, shuffled):
                 np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
     # Other dtypes get the mask.
     np.testing.assert_array_equal(active_rule(np.array([0, 2, 1]), 0), [False, True, True])
+
+
+def test_dense_ids_group_without_a_code_per_row():
+    """Dense integer ids keep ``(ids, low, code_of)`` instead of a code per row: the counting
+    sort (32-bit indices) and the counts read codes through the table, and the codes built on
+    demand are those of the sort."""
+    from sklearn_ltr_metrics import _ranking, _sums
+
+    rng = np.random.default_rng(4)
+    qid = rng.permutation(np.repeat(np.arange(100, 160, 2), rng.integers(1, 40, 30)))
+    grouping = group_rows(qid, n_threads=2)
+    spec = grouping._kernel_codes
+    assert isinstance(spec, tuple)
+    codes = np.searchsorted(np.unique(qid), qid).astype(np.intp)
+    mask = (rng.random(qid.size) < 0.3).view(np.uint8)
+    for n_threads in (1, 3):
+        by_table, _ = _ranking.counting_sort(spec, 30, n_threads, 8, grouping.sizes)
+        by_codes, _ = _ranking.counting_sort(codes, 30, n_threads, 8)
+        assert by_table.dtype == np.int32
+        np.testing.assert_array_equal(by_table, np.argsort(codes, kind="stable"))
+        np.testing.assert_array_equal(by_table, by_codes)
+        np.testing.assert_array_equal(
+            _sums.code_count(spec, mask, 30, n_threads, 8),
+            _sums.code_count(codes, mask, 30, n_threads, 8),
+        )
+    np.testing.assert_array_equal(grouping.codes_of(np.arange(5)), codes[:5])
+    np.testing.assert_array_equal(grouping.codes, codes)
+
+
+def test_rank_support_reads_32_and_64_bit_grouped_orders_alike():
+    from sklearn_ltr_metrics import _ranking
+
+    rng = np.random.default_rng(8)
+    offsets = np.array([0, 50, 51, 200, 260], dtype=np.intp)
+    score = np.round(rng.normal(size=260), 1)
+    active = (rng.random(260) < 0.3).astype(np.uint8)
+    order = rng.permutation(260)
+    narrow, wide = (
+        _ranking.rank_support(score, active, offsets, grouped=order.astype(dtype), grain=8)
+        for dtype in (np.int32, np.intp)
+    )
+    for a, b in zip(narrow, wide, strict=True):
+        np.testing.assert_array_equal(a, b)
