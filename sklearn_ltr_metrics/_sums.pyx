@@ -410,18 +410,26 @@ def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_P
     return low_arr.min(), high_arr.max()
 
 
-def all_integral(const double[::1] labels, intp limit):
-    """Whether every label is an integer in ``[0, limit]`` (one pass, nothing written)."""
-    cdef intp n = labels.shape[0], i
+def all_integral(const double[::1] labels, intp limit, int n_threads=1,
+                 intp grain=MIN_ROWS_PER_THREAD):
+    """Whether every label is an integer in ``[0, limit]`` (one pass over chunks of rows in
+    threads, each stopping at its first other label; nothing written per row)."""
+    cdef intp n = labels.shape[0], c, i, lo, hi
+    cdef int threads = _threads(n_threads, n, grain)
+    cdef intp n_chunks = threads
+    ok_arr = np.ones(n_chunks, dtype=np.uint8)
+    cdef uint8_t[::1] ok = ok_arr
     cdef double x
-    cdef bint ok = True
     with nogil:
-        for i in range(n):
-            x = labels[i]
-            if not (x >= 0 and x <= limit and x == <double> <intp> x):
-                ok = False
-                break
-    return ok
+        for c in prange(n_chunks, num_threads=threads, schedule="static"):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                x = labels[i]
+                if not (x >= 0 and x <= limit and x == <double> <intp> x):
+                    ok[c] = 0
+                    break
+    return bool(ok_arr.all())
 
 
 def segment_count(active, const intp[::1] offsets, int n_threads=1,

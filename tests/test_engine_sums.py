@@ -123,6 +123,14 @@ def test_all_integral():
     assert _sums.all_integral(np.array([0.0, 3.0, 65535.0]), 65535)
     for bad in ([0.5], [-1.0], [65536.0], [np.nan], [np.inf]):
         assert not _sums.all_integral(np.array(bad), 65535)
+    # In threads, a bad label in any chunk counts.
+    grades = np.tile([0.0, 1.0, 2.0], 100)
+    for n_threads in (1, 3):
+        assert _sums.all_integral(grades, 2, n_threads, 8)
+        for where in (0, 150, 299):
+            spoiled = grades.copy()
+            spoiled[where] = 1.5
+            assert not _sums.all_integral(spoiled, 2, n_threads, 8)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 1000])

@@ -190,7 +190,7 @@ class RankedLists:
         """The largest support label when all are integers in ``[0, MAX_INT_LABEL]`` (small
         grades, the usual case: per-grade tables replace per-row work), else None."""
         labels = self._support_labels
-        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL):
+        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, self.grain):
             return int(self.largest_label)
         return None
 

@@ -91,7 +91,6 @@ class Support:
             self.block_start = greater[first]
             self.sizes = np.bincount(self.query, minlength=ctx.n_queries)
         else:
-            self.member = np.ones(n_active, dtype=bool)
             self.labels = labels
             self.sizes = ranks.counts
             if ctx.threshold_ties:
@@ -105,6 +104,11 @@ class Support:
         self.position = np.ascontiguousarray(self.position, dtype=np.int32)
         self.offsets = np.zeros(ctx.n_queries + 1, dtype=np.intp)
         np.cumsum(self.sizes, out=self.offsets[1:])
+
+    @cached_property
+    def member(self):
+        """Without tie averaging every support row is an active row (built on first use)."""
+        return np.ones(self.position.size, dtype=bool)
 
     @cached_property
     def query(self):
