@@ -1,8 +1,8 @@
 """Query ids to groups, and the rank geometry of each query's rows.
 
 This is the only place where rows are grouped by query and ranked. Query ids are factorised to
-dense codes (a lookup table for dense integers, hashing otherwise), and rows are grouped with a
-stable counting sort of the codes: O(n), in threads. Ranking does not sort whole queries:
+dense codes (:mod:`._factorize`: a lookup table for dense integers, hashing otherwise), and rows
+are grouped with a stable counting sort of the codes: O(n), in threads. Ranking does not sort whole queries:
 :func:`rank_support` gives, for the few rows that carry metric terms, how many rows of their
 query score higher, how many tie and where tie-breaking puts them (the compiled kernels of
 ``_ranking``); :func:`rank_order` is the full per-query sort, for the rank correlations.
@@ -14,109 +14,24 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import pandas as pd
 
-try:
-    from . import _ranking, _sums
-except ImportError as exc:  # a source checkout whose extension was never built
-    raise ImportError(
-        "sklearn_ltr_metrics._ranking, the compiled engine, is not built in this checkout; run "
-        "`pip install -e .` (or `python setup.py build_ext --inplace`) in the repository root."
-    ) from exc
+from ._factorize import (  # the compiled engine (checked there)
+    _ROWS_PER_THREAD,
+    _dense_int_codes,
+    _ranking,
+    _sums,
+    factorize_qid,
+)
 
 __all__ = [
     "Grouping",
     "RowRanking",
     "SupportRanks",
     "active_rule",
-    "factorize_qid",
     "group_rows",
     "rank_order",
     "rank_support",
 ]
-
-
-def factorize_qid(qid, name="qid"):
-    """Map query ids to dense integer codes ordered like the sorted unique ids.
-
-    Parameters
-    ----------
-    qid : numpy.ndarray or pandas.Series/Index/Categorical
-        One query id per row, any hashable type of one kind.
-    name : str
-        Parameter name for error messages.
-
-    Returns
-    -------
-    codes : numpy.ndarray of intp
-        ``uniques[codes]`` gives back the ids.
-    uniques : numpy.ndarray
-        The sorted unique query ids.
-    """
-    values = qid
-    is_int = isinstance(values, np.ndarray) and values.dtype.kind in "iu"
-    if is_int and values.size and np.all(values[1:] >= values[:-1]):
-        # Already grouped and sorted: codes are a running count of changes.
-        change = np.empty(values.size, dtype=bool)
-        change[0] = False
-        np.not_equal(values[1:], values[:-1], out=change[1:])
-        codes = np.cumsum(change, dtype=np.intp)
-        uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
-        return codes, uniques
-    dense = _dense_int_codes(values) if is_int else None
-    if dense is not None:
-        return dense[0], dense[1]
-    if isinstance(values, np.ndarray) and values.dtype == object:
-        kind = pd.api.types.infer_dtype(values, skipna=True)
-        kinds = (
-            sorted({type(v).__name__ for v in values[:1000]}) if kind.startswith("mixed") else []
-        )
-        if len(kinds) > 1:  # one kind of object (tuples, say) is fine
-            raise TypeError(
-                f"{name} mixes value types ({', '.join(kinds)}); query ids must all be of one "
-                f"kind. Convert them first, e.g. qid.astype(str)."
-            )
-    try:
-        codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-    except TypeError as exc:
-        raise TypeError(
-            f"{name} values cannot be sorted ({exc}); query ids must all be of one kind. "
-            "Convert them first, e.g. qid.astype(str)."
-        ) from None
-    if codes.size and codes.min() < 0:
-        first = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(
-            f"{name} has missing values (first at row {first}); every row needs a query id."
-        )
-    if isinstance(uniques, (pd.Index, pd.Categorical)) or hasattr(uniques, "to_numpy"):
-        uniques = np.asarray(uniques.to_numpy() if hasattr(uniques, "to_numpy") else uniques)
-    return codes.astype(np.intp, copy=False), uniques
-
-
-def _dense_int_codes(values, n_threads=1, per_row=True):
-    """``(codes, uniques, sizes)`` of integer ids that span at most about twice as many values
-    as there are rows (a compiled counting table, no hashing); None otherwise.
-
-    Ids are taken in 64 bits of their signedness (int8 ids from -100 to 100 span more than
-    int8 holds); uint64 ids at or above 2**63 are shifted by the smallest id first. With
-    ``per_row=False`` the codes are ``(ids, low, code_of)``, read as ``code_of[id - low]`` by
-    the kernels, and no code is written per row.
-    """
-    if not values.size or values.dtype.kind not in "iu":
-        return None
-    low, high = int(values.min()), int(values.max())
-    if high - low > 2 * values.size + 1024:
-        return None
-    wide_type = np.uint64 if values.dtype.kind == "u" else np.int64
-    if high > np.iinfo(np.int64).max:
-        ids, base = (values - np.uint64(low)).view(np.int64), 0
-    else:
-        ids, base = values.astype(np.int64, copy=False), low
-    ids = np.ascontiguousarray(ids)
-    kernel = _ranking.dense_codes if per_row else _ranking.dense_table
-    codes, present, sizes = kernel(ids, base, high - low + 1, n_threads, _ROWS_PER_THREAD)
-    uniques = (present.astype(wide_type) + wide_type(low)).astype(values.dtype)
-    return (codes if per_row else (ids, base, codes)), uniques, sizes
 
 
 def active_rule(values, threshold, or_equal=False):
@@ -282,7 +197,11 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(
             uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads
         )
-    dense = _dense_int_codes(qid, n_threads, per_row=False) if qid.dtype.kind in "iu" else None
+    dense = (
+        _dense_int_codes(qid, n_threads, per_row=False, grain=_ROWS_PER_THREAD)
+        if qid.dtype.kind in "iu"
+        else None
+    )
     if dense is not None:
         codes, uniques, sizes = dense
     else:
@@ -303,10 +222,6 @@ def size_buckets(sizes, growth=1.25):
     bounds = np.append(starts, order.size)
     return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
 
-
-#: Rows per thread of the compiled kernels: fewer rows run on fewer threads (waking a thread
-#: costs more than it saves on small inputs, far more on a loaded machine).
-_ROWS_PER_THREAD = 1 << 17
 
 #: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
 #: small enough to balance two cores.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._grouping import factorize_qid
+from .._factorize import factorize_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
 from ._engine import evaluate_arrays
