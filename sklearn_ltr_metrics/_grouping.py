@@ -1,11 +1,12 @@
 """Query ids to groups, and the rank geometry of each query's rows.
 
 This is the only place where rows are grouped by query and ranked. Query ids are factorised to
-dense codes (:mod:`._factorize`: a lookup table for dense integers, hashing otherwise), and rows
-are grouped with a stable counting sort of the codes: O(n), in threads. Ranking does not sort whole queries:
-:func:`rank_support` gives, for the few rows that carry metric terms, how many rows of their
-query score higher, how many tie and where tie-breaking puts them (the compiled kernels of
-``_ranking``); :func:`rank_order` is the full per-query sort, for the rank correlations.
+dense codes (:mod:`._factorize`: a lookup table for dense integers, hashing otherwise), and
+rows are grouped with a stable counting sort of the codes: O(n), in threads. Ranking does not
+sort whole queries: :func:`rank_support` gives, for the few rows that carry metric terms, how
+many rows of their query score higher, how many tie and where tie-breaking puts them (the
+compiled kernels of ``_ranking``); :func:`rank_order` is the full per-query sort, for the rank
+correlations.
 """
 
 from __future__ import annotations

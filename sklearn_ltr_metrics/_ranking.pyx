@@ -24,6 +24,7 @@ ctypedef Py_ssize_t intp
 include "_rows.pxi"
 
 cdef extern from "_count.h" nogil:
+    int ltr_set_wide(int on)
     void ltr_count_f64(const double* q, int64_t n, double s, int64_t* above, int64_t* level)
     void ltr_count_i64(const int64_t* q, int64_t n, int64_t s, int64_t* above, int64_t* level)
 
@@ -32,10 +33,25 @@ cdef extern from "_count.h" nogil:
 MIN_ROWS_PER_THREAD = 1 << 17
 
 #: Queries with at most this many active rows are ranked by direct counting (O(n m) compares on
-#: two-lane vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are
-#: linear in n: the crossover is where m / log2(m) catches up with the cost ratio of a search
-#: step to a vector compare, measured at about 64 on 100-row (web) and 1,400-row queries.
-DIRECT_MAX = 64
+#: vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are linear in
+#: n: the crossover is where m / log2(m) catches up with the cost ratio of a search step to a
+#: vector compare, measured at about 64 on 100-row (web) and 1,400-row queries with vectors of
+#: two, and 128 with vectors of four (AVX2), whose compares cost half. ``DIRECT_MAX`` is the
+#: crossover of the vectors in use (:func:`set_wide_vectors`).
+DIRECT_MAX_NARROW, DIRECT_MAX_WIDE = 64, 128
+DIRECT_MAX = DIRECT_MAX_NARROW
+
+def set_wide_vectors(bint on=True):
+    """Count on vectors of four (AVX2, where the CPU has it; the default) or of two (``False``:
+    the baseline path, for tests), and set ``DIRECT_MAX`` to that path's crossover. Returns
+    whether vectors of four are used. Counts are exact integers, the same on every path."""
+    global DIRECT_MAX
+    wide = bool(ltr_set_wide(on))
+    DIRECT_MAX = DIRECT_MAX_WIDE if wide else DIRECT_MAX_NARROW
+    return wide
+
+
+set_wide_vectors(True)
 
 ctypedef fused score_t:
     double
@@ -626,7 +642,7 @@ def rank_support(
     key=None,
     bint tie_order=False,
     int n_threads=1,
-    intp direct_max=DIRECT_MAX,
+    intp direct_max=-1,
     intp grain=MIN_ROWS_PER_THREAD,
     counts=None,
     labels=None,
@@ -647,6 +663,8 @@ def rank_support(
     tie_order : bool; also count the tied rows preceding each active row (tie-break rank)
     n_threads : int
     counts : ndarray of intp or None; active rows per query, when the caller has them
+    direct_max : int; queries with at most this many active rows are ranked by direct
+        counting, the others sorted and searched (-1: ``DIRECT_MAX``)
     labels : ndarray of float64 or None, input order; gathered for the active rows (in the
         threads, with the ranking)
     rows : bool; also return the input row of each active row (else ``row`` is None: the
@@ -667,6 +685,8 @@ def rank_support(
     """
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
+    if direct_max < 0:
+        direct_max = DIRECT_MAX
     n_threads = max(1, min(n_threads, n // max(grain, 1)))
     cdef const double[::1] key_view
     cdef const double* kp = NULL

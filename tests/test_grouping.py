@@ -114,11 +114,22 @@ def test_rank_support_matches_brute_force(seed, n_threads):
         )
 
 
+@pytest.fixture(params=[True, False], ids=["wide-vectors", "narrow-vectors"])
+def vector_width(request):
+    """Direct counting on vectors of four (AVX2, where the CPU has it) and of two."""
+    from sklearn_ltr_metrics import _ranking
+
+    _ranking.set_wide_vectors(request.param)
+    yield request.param
+    _ranking.set_wide_vectors(True)
+
+
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
-def test_direct_counting_and_sorting_rank_alike(seed, dtype):
-    """The two per-query methods (direct counting on vectors for few active rows, with both
-    ways of putting them in rank order; sort and search for many) give the same geometry."""
+def test_direct_counting_and_sorting_rank_alike(seed, dtype, vector_width):
+    """The two per-query methods (direct counting on vectors of four or two for few active
+    rows, with both ways of putting them in rank order; sort and search for many) give the
+    same geometry."""
     from sklearn_ltr_metrics import _ranking
 
     rng = np.random.default_rng(seed)

@@ -19,7 +19,16 @@ PACKAGE_DIR = Path(sklearn_ltr_metrics.__file__).parent
 PACKAGE = "sklearn_ltr_metrics"
 
 #: Modules shared by every family (no family of their own).
-LEAVES = {"_validation", "_table", "_factorize", "_grouping", "_lazy", "_random", "_ranking", "_sums"}
+LEAVES = {
+    "_validation",
+    "_table",
+    "_factorize",
+    "_grouping",
+    "_lazy",
+    "_random",
+    "_ranking",
+    "_sums",
+}
 
 #: Which families each family may import from (besides itself and the leaves).
 ALLOWED = {
