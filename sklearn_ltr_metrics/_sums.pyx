@@ -86,7 +86,7 @@ cdef inline double _add_rows(const Terms* t, intp lo, intp end, double* running)
     cdef double run = 0.0
     if t.what == _COUNT:
         for i in range(lo, end):
-            count = count + t.flag[i]
+            count = count + (t.flag[i] if t.flag != NULL else 1)
             if running != NULL:
                 running[i] = <double> count
         return <double> count
@@ -107,7 +107,7 @@ cdef inline double _add_rows(const Terms* t, intp lo, intp end, double* running)
                 running[i] = run
     else:  # _PRECISION
         for i in range(lo, end):
-            if t.flag[i]:
+            if t.flag == NULL or t.flag[i]:
                 count = count + 1
                 run = run + count / (t.pos[i] + 1.0)
             if running != NULL:
@@ -322,12 +322,12 @@ def pair_sums(
 ):
     """For each pair, the sum over its query's rows with ``position < kk`` of:
 
-    - ``COUNT``: ``flag`` (uint8; exact, as a float);
+    - ``COUNT``: ``flag`` (uint8; exact, as a float; every row when ``flag`` is None);
     - ``TERM``: ``term`` (float64);
     - ``DISCOUNTED``: the gain over ``discount[position]``; the gain is ``gain_of[labels]``
       when ``gain_of`` is given (labels are then small integer grades), else ``term``;
     - ``PRECISION``: on each flagged row, the flagged rows up to it over ``position + 1``
-      (the sum behind average precision).
+      (the sum behind average precision; every row is flagged when ``flag`` is None).
 
     Each pair adds its rows in rank order from its query's first row, as :func:`running_sums`
     does, so the value is the same bit for bit; no per-row array is written. Use it when the

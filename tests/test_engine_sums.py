@@ -101,6 +101,9 @@ def test_pair_sums_kernel_against_numpy():
             lambda r: term[r] / discount[position[r]],
         ),
         (_sums.PRECISION, {"flag": flag}, precision),
+        # No flag: every row is flagged (the support is exactly the relevant rows).
+        (_sums.COUNT, {"flag": None}, lambda r: np.ones(r.size)),
+        (_sums.PRECISION, {}, lambda r: np.arange(1, r.size + 1) / (position[r] + 1.0)),
     ]
     for what, arrays, values in cases:
         for n_threads in (1, 3):

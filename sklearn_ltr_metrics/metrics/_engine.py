@@ -234,9 +234,13 @@ def evaluate_arrays(
                 )
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[policy]
             values = np.where(undefined[pair_query], fill, values)
-        counts = np.bincount(pair_query, minlength=n_q)
-        with np.errstate(invalid="ignore"):
-            columns[spec.column] = np.bincount(pair_query, weights=values, minlength=n_q) / counts
+        if pair_query.size == n_q and np.array_equal(pair_query, np.arange(n_q)):
+            columns[spec.column] = values  # one pair per query: the mean is the value
+        else:
+            counts = np.bincount(pair_query, minlength=n_q)
+            with np.errstate(invalid="ignore"):
+                mean = np.bincount(pair_query, weights=values, minlength=n_q) / counts
+            columns[spec.column] = mean
         cutoff_parts[spec.column] = (uniques[pair_query], pair_k, values)
 
     per_query = pd.DataFrame(

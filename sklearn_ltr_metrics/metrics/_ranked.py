@@ -217,6 +217,12 @@ class RankedLists:
 
     @cached_property
     def _relevant_flag(self):
+        """Which support rows are relevant, as the sums kernels read it (uint8); None when
+        all are: the support is then the positive rows themselves (no tie averaging widens
+        it, no threshold above 0, no gain mapping that scores label 0)."""
+        every = not self.average_ties and self.threshold is None
+        if every and not self.gains.scores_nonpositive:
+            return None
         return np.ascontiguousarray(self.support.relevant).view(np.uint8)
 
     def _support_sums(self, name, what, pair_query, kk, arrays_of, support=None):
@@ -324,6 +330,11 @@ class RankedLists:
     def first_relevant_rank(self):
         """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
         s, flag = self.support, self._relevant_flag
+        if flag is None:  # every support row is relevant: each query's first one
+            first = np.full(self.n_queries, np.inf)
+            has = s.sizes > 0
+            first[has] = s.position[s.offsets[:-1][has]]
+            return first + 1.0
         return _sums.first_position(flag, s.position, s.offsets, self.n_threads, self.grain) + 1.0
 
     def hit_probability(self, pair_query, kk):
