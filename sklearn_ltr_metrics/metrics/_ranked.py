@@ -264,10 +264,10 @@ class RankedLists:
 
     @cached_property
     def _discount_table(self):
-        """The DCG discount's denominator at every 0-based position of the support."""
-        position = self.support.position
-        top = int(position.max()) + 1 if position.size else 1
-        return self.discount(np.arange(top) + 1.0)
+        """The DCG discount's denominator at every 0-based position a row can take (up to
+        the longest query: no pass over the support's positions)."""
+        top = int(self.sizes.max()) if self.sizes.size else 1
+        return self.discount(np.arange(max(top, 1)) + 1.0)
 
     def _support_gains(self, s):
         """Gains of the support rows (averaged over tied blocks where ties are averaged)."""
