@@ -3,9 +3,10 @@
  * active, which query each is in).
  *
  * ``ltr_count_f64`` / ``ltr_count_i64`` set ``*above`` to the entries of q[0..n) greater than
- * s and ``*level`` to those equal to it. With GCC or Clang the loop runs on vectors of two
- * (vector extensions: SSE2 on any x86-64, NEON on arm64):
- * a lane's comparison is -1 or 0, so subtracting it counts. Other compilers get the plain loop.
+ * s and ``*level`` to those equal to it. With GCC or Clang the loop runs on vectors of four
+ * where an x86-64 CPU has AVX2, else of two (vector extensions: SSE2 on any x86-64, NEON on
+ * arm64): a lane's comparison is -1 or 0, so subtracting it counts. Other compilers get the
+ * plain loop.
  * Counts are integers: the result is exact and the same on every path.
  */
 #ifndef LTR_COUNT_H
@@ -15,30 +16,37 @@
 #include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
-/* Two lanes: one SSE2 / NEON register. (Four lanes of 64 bits without AVX are emulated and
- * measured slower than the plain loop; where the compiler targets AVX2 it vectorises the plain
- * loop itself, so the vector path is kept to 128 bits.) */
+/* Two lanes: one SSE2 / NEON register, on every x86-64 or arm64. (Four lanes of 64 bits without
+ * AVX are emulated and measured slower than the plain loop; four lanes run only in the AVX2
+ * functions below, chosen at run time.) */
 typedef double ltr_v2d __attribute__((vector_size(16)));
 typedef int64_t ltr_v2i __attribute__((vector_size(16)));
 
-#define LTR_COUNT_BODY(VEC, SCALAR)                                             \
-    ltr_v2i above_v = {0, 0}, level_v = {0, 0};                                 \
-    VEC s_v = {s, s};                                                           \
-    int64_t i = 0, a, l;                                                        \
-    for (; i + 2 <= n; i += 2) {                                                \
+/* The counting loop on vectors of LANES lanes (VEC of scores, IVEC of int64 counts): a lane's
+ * comparison is -1 or 0, so subtracting it counts; the tail runs one entry at a time. */
+#define LTR_COUNT_LANES(VEC, IVEC, LANES)                                       \
+    IVEC above_v = {0}, level_v = {0};                                          \
+    VEC s_v = (VEC){0} + s;                                                     \
+    int64_t i = 0, a = 0, l = 0;                                                \
+    int k;                                                                      \
+    for (; i + LANES <= n; i += LANES) {                                        \
         VEC x;                                                                  \
         memcpy(&x, q + i, sizeof x);                                            \
-        above_v -= (ltr_v2i)(x > s_v);                                          \
-        level_v -= (ltr_v2i)(x == s_v);                                         \
+        above_v -= (IVEC)(x > s_v);                                             \
+        level_v -= (IVEC)(x == s_v);                                            \
     }                                                                           \
-    a = above_v[0] + above_v[1];                                                \
-    l = level_v[0] + level_v[1];                                                \
+    for (k = 0; k < LANES; k++) {                                               \
+        a += above_v[k];                                                        \
+        l += level_v[k];                                                        \
+    }                                                                           \
     for (; i < n; i++) {                                                        \
         a += q[i] > s;                                                          \
         l += q[i] == s;                                                         \
     }                                                                           \
     *above = a;                                                                 \
     *level = l;
+
+#define LTR_COUNT_BODY(VEC, SCALAR) LTR_COUNT_LANES(VEC, ltr_v2i, 2)
 
 #else
 /* The plain loop (the vector type is not used). */
@@ -60,33 +68,14 @@ typedef int64_t ltr_v2i __attribute__((vector_size(16)));
 typedef double ltr_v4d __attribute__((vector_size(32)));
 typedef int64_t ltr_v4i __attribute__((vector_size(32)));
 
-#define LTR_COUNT_BODY4(VEC, SCALAR)                                            \
-    ltr_v4i above_v = {0, 0, 0, 0}, level_v = {0, 0, 0, 0};                     \
-    VEC s_v = {s, s, s, s};                                                     \
-    int64_t i = 0, a, l;                                                        \
-    for (; i + 4 <= n; i += 4) {                                                \
-        VEC x;                                                                  \
-        memcpy(&x, q + i, sizeof x);                                            \
-        above_v -= (ltr_v4i)(x > s_v);                                          \
-        level_v -= (ltr_v4i)(x == s_v);                                         \
-    }                                                                           \
-    a = above_v[0] + above_v[1] + above_v[2] + above_v[3];                      \
-    l = level_v[0] + level_v[1] + level_v[2] + level_v[3];                      \
-    for (; i < n; i++) {                                                        \
-        a += q[i] > s;                                                          \
-        l += q[i] == s;                                                         \
-    }                                                                           \
-    *above = a;                                                                 \
-    *level = l;
-
 __attribute__((target("avx2"))) static void ltr_count_f64_wide(
     const double *q, int64_t n, double s, int64_t *above, int64_t *level) {
-    LTR_COUNT_BODY4(ltr_v4d, double)
+    LTR_COUNT_LANES(ltr_v4d, ltr_v4i, 4)
 }
 
 __attribute__((target("avx2"))) static void ltr_count_i64_wide(
     const int64_t *q, int64_t n, int64_t s, int64_t *above, int64_t *level) {
-    LTR_COUNT_BODY4(ltr_v4i, int64_t)
+    LTR_COUNT_LANES(ltr_v4i, ltr_v4i, 4)
 }
 
 static int ltr_wide = 0;
