@@ -429,9 +429,15 @@ def rank_support(
     # Active rows per query: a sequential read (not through the grouped order), and no work
     # at all when the same mask was counted before (the relevant rows, for the table).
     counts = grouping.count(active)
+    rule = _compiled_active(active)
+    if grouped is not None and isinstance(rule, tuple):
+        # Rows read through the grouped order are read at random: a one-byte mask costs less
+        # to read so than the 8-byte values the rule compares.
+        values, threshold, or_equal = rule
+        rule = (values >= threshold if or_equal else values > threshold).view(np.uint8)
     counts, row, greater, tied, before, labels = _ranking.rank_support(
         score_keys(y_score),
-        _compiled_active(active),
+        rule,
         grouping.offsets.astype(np.intp, copy=False),
         grouped=None if grouped is None else _kernel_order(grouped),
         key=_tie_key(tiebreak),
