@@ -95,27 +95,25 @@ static inline int ltr_set_wide(int on) {
 }
 #endif
 
-static inline void ltr_count_f64(const double *q, int64_t n, double s, int64_t *above,
-                                 int64_t *level) {
+/* ``NAME`` for scores of type ``T``: the AVX2 function where it is in use, else the loop on
+ * vectors ``VEC`` of two (or the plain loop). */
 #if LTR_WIDE
-    if (ltr_wide) {
-        ltr_count_f64_wide(q, n, s, above, level);
-        return;
+#define LTR_WIDE_CALL(NAME) \
+    if (ltr_wide) {         \
+        NAME##_wide(q, n, s, above, level); \
+        return;             \
     }
+#else
+#define LTR_WIDE_CALL(NAME)
 #endif
-    LTR_COUNT_BODY(ltr_v2d, double)
-}
+#define LTR_COUNT_FUNCTION(NAME, T, VEC)                                                    \
+    static inline void NAME(const T *q, int64_t n, T s, int64_t *above, int64_t *level) { \
+        LTR_WIDE_CALL(NAME)                                                               \
+        LTR_COUNT_BODY(VEC, T)                                                            \
+    }
 
-static inline void ltr_count_i64(const int64_t *q, int64_t n, int64_t s, int64_t *above,
-                                 int64_t *level) {
-#if LTR_WIDE
-    if (ltr_wide) {
-        ltr_count_i64_wide(q, n, s, above, level);
-        return;
-    }
-#endif
-    LTR_COUNT_BODY(ltr_v2i, int64_t)
-}
+LTR_COUNT_FUNCTION(ltr_count_f64, double, ltr_v2d)
+LTR_COUNT_FUNCTION(ltr_count_i64, int64_t, ltr_v2i)
 
 /* ``*low`` and ``*high``: the smallest and largest of q[0..n) (n >= 1); ``*nan``: 1 when
  * some entry is NaN (then low and high mean nothing). One pass; with GCC or Clang on four

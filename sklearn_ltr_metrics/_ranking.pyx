@@ -83,7 +83,7 @@ def counting_sort(
     cdef list keep = []
     cdef ltr_codes spec = _row_codes(codes, keep)
     cdef intp n = _n_rows(codes)
-    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    cdef intp n_chunks = _threads(n_threads, n, grain)
     # 32-bit row indices while the rows fit: half the memory written (and read back).
     cdef bint narrow = n <= MAX_QUERY_ROWS
     grouped_arr = np.empty(n, dtype=np.int32 if narrow else np.intp)
@@ -135,7 +135,7 @@ def dense_table(const int64_t[::1] values, int64_t low, intp span, int n_threads
     """
     cdef intp n = values.shape[0], i, c, lo, hi
     # One table per chunk: threads only where the tables stay small beside the rows.
-    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1), n // max(span, 1)))
+    cdef intp n_chunks = min(_threads(n_threads, n, grain), _threads(n_threads, n, span))
     tables_arr = np.zeros((n_chunks, span), dtype=np.intp)
     cdef intp[:, ::1] tables = tables_arr
     with nogil:
@@ -162,7 +162,7 @@ def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads
     cdef const intp[::1] code_of = code_of_arr
     codes_arr = np.empty(n, dtype=np.intp)
     cdef intp[::1] codes = codes_arr
-    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    cdef intp n_chunks = _threads(n_threads, n, grain)
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
             lo = n * c // n_chunks
@@ -206,7 +206,7 @@ def run_starts(const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_
     write them at the chunk's offset. No per-row array is written.
     """
     cdef intp n = ids.shape[0], c, i, lo, hi, m
-    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    cdef intp n_chunks = _threads(n_threads, n, grain)
     found_arr = np.zeros(n_chunks + 1, dtype=np.intp)
     cdef intp[::1] found = found_arr
     with nogil:
@@ -354,7 +354,7 @@ def argsort_per_query(
     cdef intp nq = offsets.shape[0] - 1
     cdef intp n = scores.shape[0]
     cdef intp longest = 0, q, i, lo, m
-    n_threads = max(1, min(n_threads, n // max(grain, 1)))
+    n_threads = _threads(n_threads, n, grain)
     for q in range(nq):
         longest = max(longest, offsets[q + 1] - offsets[q])
     out_arr = np.empty(n, dtype=np.intp)
@@ -687,7 +687,7 @@ def rank_support(
     cdef intp n = scores.shape[0]
     if direct_max < 0:
         direct_max = DIRECT_MAX
-    n_threads = max(1, min(n_threads, n // max(grain, 1)))
+    n_threads = _threads(n_threads, n, grain)
     cdef const double[::1] key_view
     cdef const double* kp = NULL
     if key is not None:

@@ -1,5 +1,14 @@
 # How the kernels of ``_ranking.pyx`` and ``_sums.pyx`` read rows (``_count.h``): which rows
-# are active (a mask or a rule) and which query each row is in (codes or mapped ids).
+# are active (a mask or a rule) and which query each row is in (codes or mapped ids); and how
+# many threads (or chunks of rows) a kernel over ``n`` rows takes.
+
+
+cdef inline int _threads(int n_threads, Py_ssize_t n, Py_ssize_t grain) noexcept nogil:
+    """At most ``n_threads``, and at least ``grain`` rows each (at least one)."""
+    cdef Py_ssize_t most = n // grain if grain > 0 else n
+    if most < 1:
+        return 1
+    return <int> min(<Py_ssize_t> n_threads, most)
 
 cdef extern from "_count.h" nogil:
     ctypedef struct ltr_rule:

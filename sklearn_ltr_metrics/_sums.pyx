@@ -34,20 +34,13 @@ ctypedef fused term_t:
 MIN_ROWS_PER_THREAD = 1 << 17
 
 
-cdef inline int _threads(int n_threads, intp n, intp grain) noexcept nogil:
-    cdef intp most = n // grain if grain > 0 else n
-    if most < 1:
-        return 1
-    return <int> min(<intp> n_threads, most)
-
-
 cdef enum:
     _COUNT = 0
     _TERM = 1
     _DISCOUNTED = 2
     _PRECISION = 3
 
-#: What :func:`pair_sums` and :func:`running_sums` add over a query's rows.
+#: What :func:`support_sums` adds over a query's rows.
 COUNT, TERM, DISCOUNTED, PRECISION = _COUNT, _TERM, _DISCOUNTED, _PRECISION
 
 
@@ -140,36 +133,6 @@ cdef Terms _terms(int what, position, flag, term, labels, gain_of, discount) exc
     t.gain_of = _doubles(gain_of)
     t.discount = _doubles(discount)
     return t
-
-
-def running_sums(
-    int what,
-    const intp[::1] offsets,
-    const int32_t[::1] position,
-    flag=None,
-    term=None,
-    labels=None,
-    gain_of=None,
-    discount=None,
-    int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
-):
-    """The running sum at every row of each query (float64), of the terms of :func:`pair_sums`.
-
-    Computed once and read at many cut-offs (:func:`lookup`) when queries have many.
-    """
-    cdef intp n = position.shape[0], nq = offsets.shape[0] - 1, q
-    out_arr = np.zeros(n, dtype=np.float64)
-    if n == 0:
-        return out_arr
-    cdef double[::1] out = out_arr
-    cdef Terms t = _terms(what, position, flag, term, labels, gain_of, discount)
-    cdef int threads = _threads(n_threads, n, grain)
-    with nogil:
-        for q in prange(nq, num_threads=threads, schedule="static"):
-            _add_rows(&t, offsets[q], offsets[q + 1], &out[0])
-    return out_arr
-
 
 
 def segment_cumsum(const term_t[::1] term, const intp[::1] offsets, int n_threads=1,
@@ -306,12 +269,12 @@ def lookup(
     return out_arr
 
 
-def pair_sums(
+def support_sums(
     int what,
-    const intp[::1] pair_query,
-    const int64_t[::1] kk,
     const intp[::1] offsets,
     const int32_t[::1] position,
+    pair_query=None,
+    kk=None,
     flag=None,
     term=None,
     labels=None,
@@ -320,7 +283,7 @@ def pair_sums(
     int n_threads=1,
     intp grain=MIN_ROWS_PER_THREAD,
 ):
-    """For each pair, the sum over its query's rows with ``position < kk`` of:
+    """Sums of the terms of each query's rows (segments of ``offsets``), of the kind ``what``:
 
     - ``COUNT``: ``flag`` (uint8; exact, as a float; every row when ``flag`` is None);
     - ``TERM``: ``term`` (float64);
@@ -329,22 +292,32 @@ def pair_sums(
     - ``PRECISION``: on each flagged row, the flagged rows up to it over ``position + 1``
       (the sum behind average precision; every row is flagged when ``flag`` is None).
 
-    Each pair adds its rows in rank order from its query's first row, as :func:`running_sums`
-    does, so the value is the same bit for bit; no per-row array is written. Use it when the
-    pairs are few per query (each pair reads its rows again).
+    With ``pair_query`` and ``kk`` (intp, int64): for each pair, the sum over its query's rows
+    with ``position < kk``, read without writing anything per row (for few pairs per query:
+    each pair reads its rows again). Without them: the running sum at every row (float64),
+    computed once and read at many cut-offs by :func:`lookup`. Both add a query's rows in rank
+    order from its first row, so they agree bit for bit.
     """
-    cdef intp n_pairs = pair_query.shape[0], p, q, lo
-    out_arr = np.zeros(n_pairs, dtype=np.float64)
-    if position.shape[0] == 0:
+    cdef intp n = position.shape[0], nq = offsets.shape[0] - 1, q, p, lo
+    cdef const intp[::1] pq
+    cdef const int64_t[::1] cut
+    out_arr = np.zeros(n if pair_query is None else len(pair_query), dtype=np.float64)
+    if n == 0 or out_arr.shape[0] == 0:
         return out_arr
     cdef double[::1] out = out_arr
     cdef Terms t = _terms(what, position, flag, term, labels, gain_of, discount)
-    cdef int threads = _threads(n_threads, position.shape[0], grain)
+    cdef int threads = _threads(n_threads, n, grain)
+    if pair_query is None:
+        with nogil:
+            for q in prange(nq, num_threads=threads, schedule="static"):
+                _add_rows(&t, offsets[q], offsets[q + 1], &out[0])
+        return out_arr
+    pq, cut = pair_query, kk
     with nogil:
-        for p in prange(n_pairs, num_threads=threads, schedule="dynamic", chunksize=256):
-            q = pair_query[p]
+        for p in prange(pq.shape[0], num_threads=threads, schedule="dynamic", chunksize=256):
+            q = pq[p]
             lo = offsets[q]
-            out[p] = _add_rows(&t, lo, _cutoff_end(t.pos, lo, offsets[q + 1], kk[p]), NULL)
+            out[p] = _add_rows(&t, lo, _cutoff_end(t.pos, lo, offsets[q + 1], cut[p]), NULL)
     return out_arr
 
 
@@ -460,7 +433,7 @@ def code_count(codes, active, intp n_groups, int n_threads=1, intp grain=MIN_ROW
     counts: the same for any number of threads). No temporary of the flagged codes.
     """
     cdef intp n = _n_rows(codes), c, i, lo, hi
-    cdef intp n_chunks = max(1, min(<intp> n_threads, n // max(grain, 1)))
+    cdef intp n_chunks = _threads(n_threads, n, grain)
     tables_arr = np.zeros((n_chunks, n_groups), dtype=np.intp)
     cdef intp[:, ::1] tables = tables_arr
     cdef list keep = []

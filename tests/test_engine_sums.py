@@ -107,10 +107,12 @@ def test_pair_sums_kernel_against_numpy():
     ]
     for what, arrays, values in cases:
         for n_threads in (1, 3):
-            got = _sums.pair_sums(what, *common, n_threads=n_threads, grain=1, **arrays)
+            got = _sums.support_sums(
+                what, offsets, position, pair_query, kk, n_threads=n_threads, grain=1, **arrays
+            )
             np.testing.assert_allclose(got, expected(values), rtol=1e-12, atol=0)
             # Running sums of every row, read at the same cut-offs: the same bits.
-            running = _sums.running_sums(
+            running = _sums.support_sums(
                 what, offsets, position, n_threads=n_threads, grain=1, **arrays
             )
             read = _sums.lookup(running, offsets, position, pair_query, kk, n_threads, 1)

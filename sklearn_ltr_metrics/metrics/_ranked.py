@@ -227,7 +227,7 @@ class RankedLists:
 
     def _support_sums(self, name, what, pair_query, kk, arrays_of, support=None):
         """A compiled sum over the support at each pair's cut-off: ``what`` (a kind of
-        :func:`sklearn_ltr_metrics._sums.pair_sums`) over the arrays ``arrays_of(support)``.
+        :func:`sklearn_ltr_metrics._sums.support_sums`) over the arrays ``arrays_of(support)``.
 
         With few pairs per query each pair reads its rows; with many, the running sums of every
         support row are computed once (cached under ``name``) and read at each cut-off. Both add
@@ -236,15 +236,21 @@ class RankedLists:
         s = self.support if support is None else support
         pair_query = np.ascontiguousarray(pair_query, dtype=np.intp)
         kk = np.ascontiguousarray(kk, dtype=np.int64)
-        threads = {"n_threads": self.n_threads, "grain": self.grain}
         if name not in self._running:
-            if self._few_pairs(pair_query):
-                return _sums.pair_sums(
-                    what, pair_query, kk, s.offsets, s.position, **threads, **arrays_of(s)
-                )
-            self._running[name] = _sums.running_sums(
-                what, s.offsets, s.position, **threads, **arrays_of(s)
+            # Per pair when few (nothing written per row), else every row's running sum.
+            pairs = (pair_query, kk) if self._few_pairs(pair_query) else (None, None)
+            sums = _sums.support_sums(
+                what,
+                s.offsets,
+                s.position,
+                *pairs,
+                n_threads=self.n_threads,
+                grain=self.grain,
+                **arrays_of(s),
             )
+            if pairs[0] is not None:
+                return sums
+            self._running[name] = sums
         return s.at(self._running[name], pair_query, kk)
 
     def _term_sums(self, name, term_of, pair_query, kk, support=None):
