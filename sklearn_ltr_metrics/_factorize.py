@@ -49,19 +49,27 @@ def factorize_qid(qid, name="qid"):
     uniques : numpy.ndarray
         The sorted unique query ids.
     """
+    codes, uniques, _ = _factorize(qid, name)
+    return codes, uniques
+
+
+def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_THREAD):
+    """``(codes, uniques, sizes)`` of :func:`factorize_qid`; ``sizes`` (rows per id) where it
+    comes for free (dense integer ids), else None. ``per_row=False``: dense integer ids give
+    their codes as ``(ids, low, code_of)`` (see :func:`_dense_int_codes`)."""
     values = qid
     is_int = isinstance(values, np.ndarray) and values.dtype.kind in "iu"
+    dense = _dense_int_codes(values, n_threads, per_row, grain) if is_int else None
+    if dense is not None:
+        return dense
     if is_int and values.size and np.all(values[1:] >= values[:-1]):
-        # Already grouped and sorted: codes are a running count of changes.
+        # Sparse ids already grouped and sorted: codes are a running count of changes.
         change = np.empty(values.size, dtype=bool)
         change[0] = False
         np.not_equal(values[1:], values[:-1], out=change[1:])
         codes = np.cumsum(change, dtype=np.intp)
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
-        return codes, uniques
-    dense = _dense_int_codes(values) if is_int else None
-    if dense is not None:
-        return dense[0], dense[1]
+        return codes, uniques, None
     if isinstance(values, np.ndarray) and values.dtype == object:
         kind = pd.api.types.infer_dtype(values, skipna=True)
         kinds = (
@@ -95,7 +103,7 @@ def factorize_qid(qid, name="qid"):
         codes, uniques = rank[codes], uniques[order]
     if isinstance(uniques, (pd.Index, pd.Categorical)) or hasattr(uniques, "to_numpy"):
         uniques = np.asarray(uniques.to_numpy() if hasattr(uniques, "to_numpy") else uniques)
-    return codes.astype(np.intp, copy=False), uniques
+    return codes.astype(np.intp, copy=False), uniques, None
 
 
 def _dense_int_codes(values, n_threads=1, per_row=True, grain=_ROWS_PER_THREAD):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._factorize import (  # the compiled engine (checked there)
     _ROWS_PER_THREAD,
-    _dense_int_codes,
+    _factorize,
     _ranking,
     _sums,
     factorize_qid,
@@ -44,6 +44,11 @@ def active_rule(values, threshold, or_equal=False):
     """
     if values.dtype == np.float64 and values.ndim == 1 and values.flags.c_contiguous:
         return (values, float(threshold), bool(or_equal))
+    return _rule_mask(values, threshold, or_equal)
+
+
+def _rule_mask(values, threshold, or_equal):
+    """The boolean mask of the rows a rule makes active."""
     return values >= threshold if or_equal else values > threshold
 
 
@@ -198,15 +203,10 @@ def group_rows(qid, name="qid", n_threads=1):
         return Grouping(
             uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads
         )
-    dense = (
-        _dense_int_codes(qid, n_threads, per_row=False, grain=_ROWS_PER_THREAD)
-        if qid.dtype.kind in "iu"
-        else None
+    codes, uniques, sizes = _factorize(
+        qid, name, n_threads=n_threads, per_row=False, grain=_ROWS_PER_THREAD
     )
-    if dense is not None:
-        codes, uniques, sizes = dense
-    else:
-        codes, uniques = factorize_qid(qid, name)
+    if sizes is None:  # ids that were hashed or already sorted: count them
         codes = np.ascontiguousarray(codes, dtype=np.intp)
         sizes = np.bincount(codes, minlength=uniques.shape[0])
     return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
@@ -433,8 +433,7 @@ def rank_support(
     if grouped is not None and isinstance(rule, tuple):
         # Rows read through the grouped order are read at random: a one-byte mask costs less
         # to read so than the 8-byte values the rule compares.
-        values, threshold, or_equal = rule
-        rule = (values >= threshold if or_equal else values > threshold).view(np.uint8)
+        rule = _rule_mask(*rule).view(np.uint8)
     counts, row, greater, tied, before, labels = _ranking.rank_support(
         score_keys(y_score),
         rule,
