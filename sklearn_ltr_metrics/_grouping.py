@@ -160,14 +160,22 @@ _RUN_ID_VIEWS = {("i", 4): np.int32, ("u", 4): np.int32, ("i", 8): np.int64, ("u
 
 def _run_starts(qid, limit, n_threads):
     """Start of every run of equal ids, or None beyond ``limit`` runs (compiled, in threads,
-    for 32/64-bit integer and float64 ids; numpy for other dtypes)."""
+    for 32/64-bit integer and float64 ids; numpy for other dtypes). Object ids give the runs of
+    the very same object, which may split a run of equal ids in two (``group_rows`` merges
+    them)."""
     kind = (qid.dtype.kind, qid.dtype.itemsize)
     if kind in _RUN_ID_VIEWS or qid.dtype == np.float64:
         ids = np.ascontiguousarray(qid)
         ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
         return _ranking.run_starts(ids, limit, n_threads, _ROWS_PER_THREAD)
     if qid.dtype == object:
-        change = _ranking.object_changes(np.ascontiguousarray(qid))
+        # Runs of the very same object first (addresses compared in threads, nothing written
+        # per row); adjacent runs of equal ids are merged by their codes (group_rows).
+        ids = np.ascontiguousarray(qid)
+        starts = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
+        if starts is not None:
+            return starts
+        change = _ranking.object_changes(ids)
     else:
         change = np.empty(qid.shape[0], dtype=bool)
         change[:1] = True
@@ -175,20 +183,29 @@ def _run_starts(qid, limit, n_threads):
     return np.flatnonzero(change) if np.count_nonzero(change) <= limit else None
 
 
-def group_rows(qid, name="qid", n_threads=1):
+def group_rows(qid, name="qid", n_threads=1, runs=None):
     """Group rows by query id, cheaply when each query's rows are already contiguous.
 
     Only the first id of every run of equal ids is factorised; per-row codes are built only
     when the runs do not each hold a whole query, and then rows are grouped by a stable
     counting sort of the codes in ``n_threads`` threads (the same order for any number).
+    ``runs``: for object ids, the starts of the runs of one object when the caller has them
+    (the check of the ids finds them).
     """
     n = qid.shape[0]
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
     # run starts are not even listed).
-    run_start = _run_starts(qid, n // 2, n_threads)
+    run_start = runs if runs is not None and qid.dtype == object else None
+    if run_start is None:
+        run_start = _run_starts(qid, n // 2, n_threads)
     few_runs = run_start is not None
     run_codes, uniques = factorize_qid(qid[run_start], name) if few_runs else (None, None)
+    if few_runs and qid.dtype == object:
+        # Runs of one object each: equal ids in adjacent runs (distinct objects) are one run.
+        head = np.concatenate(([True], run_codes[1:] != run_codes[:-1]))
+        if not head.all():
+            run_start, run_codes = run_start[head], run_codes[head]
     if few_runs and uniques.shape[0] == run_start.size:
         run_size = np.diff(np.append(run_start, n))
         sizes = np.empty_like(run_size)

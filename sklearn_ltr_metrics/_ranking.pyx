@@ -176,8 +176,8 @@ def object_changes(values):
     """``values[i] != values[i - 1]`` for i >= 1 (a C-contiguous object array; read-only is
     fine), identity checked first.
 
-    Query ids built from a few id objects (the usual case) compare by pointer, without touching
-    the objects; only distinct objects go through Python's equality.
+    For ids whose equal values are distinct objects (built one per row): only distinct objects
+    go through Python's equality. Ids in runs of one object take :func:`identity_runs`.
     """
     cdef cnp.ndarray arr = values
     cdef void** data = <void**> cnp.PyArray_DATA(arr)
@@ -198,68 +198,101 @@ ctypedef fused id_t:
     double
 
 
+#: Rows between two checks of a chunk's pace in :func:`run_starts`.
+cdef enum:
+    _RUN_BLOCK = 4096
+
+
+cdef intp _chunk_runs(
+    const id_t* ids, intp lo, intp hi, intp* out, intp limit, intp n
+) noexcept nogil:
+    """Starts of runs among rows ``[lo, hi)`` (``lo >= 1``: row i starts one when its id
+    differs from row i - 1's), written to ``out``; -1 as soon as they come faster than
+    ``limit`` runs in ``n`` rows allow (more than ``_RUN_BLOCK`` ahead of that pace).
+
+    Branch-free: every row writes its index at the next free slot, which only advances at a
+    start, so the slots written are the starts (and one more, in cache).
+    """
+    cdef intp b = lo, i, end, m = 0
+    while b < hi:
+        end = min(b + _RUN_BLOCK, hi)
+        for i in range(b, end):
+            out[m] = i
+            m = m + (ids[i] != ids[i - 1])
+        if m > (end - lo) * limit // n + _RUN_BLOCK:
+            return -1
+        b = end
+    return m
+
+
+cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp grain):
+    """The driver of :func:`run_starts` and :func:`identity_runs` (see there)."""
+    cdef intp n_chunks = _threads(n_threads, n, grain) if n else 1
+    cdef intp c, lo, hi, total = 1, at
+    # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array, as many as its
+    # pace allows: only the slots written are ever touched (the rest is never paged in).
+    bounds_arr = np.empty(n_chunks + 1, dtype=np.intp)
+    slots_arr = np.empty(n_chunks + 1, dtype=np.intp)
+    found_arr = np.zeros(n_chunks, dtype=np.intp)
+    cdef intp[::1] bounds = bounds_arr
+    cdef intp[::1] slots = slots_arr
+    cdef intp[::1] found = found_arr
+    slots[0] = 0
+    for c in range(n_chunks + 1):
+        bounds[c] = max(1, n * c // n_chunks) if c < n_chunks else max(n, 1)
+    for c in range(n_chunks):
+        hi = bounds[c + 1] - bounds[c]
+        slots[c + 1] = slots[c] + min(hi, hi * limit // max(n, 1) + 2 * _RUN_BLOCK + 1)
+    scratch_arr = np.empty(slots[n_chunks], dtype=np.intp)
+    cdef intp* scratch = <intp*> cnp.PyArray_DATA(scratch_arr)
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            found[c] = _chunk_runs(ids, bounds[c], bounds[c + 1], scratch + slots[c], limit, n)
+    for c in range(n_chunks):
+        if found[c] < 0:
+            return None
+        total = total + found[c]
+    if n == 0:
+        return np.empty(0, dtype=np.intp)
+    if total > limit:
+        return None
+    starts_arr = np.empty(total, dtype=np.intp)
+    starts_arr[0] = 0
+    at = 1
+    for c in range(n_chunks):
+        starts_arr[at : at + found[c]] = scratch_arr[slots[c] : slots[c] + found[c]]
+        at = at + found[c]
+    return starts_arr
+
+
 def run_starts(const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
     """Start of every run of equal ids (row 0 and each row whose id differs from the row
     before it), as intp; None when there are more than ``limit`` runs (rows in random order).
 
-    Two passes over chunks of rows, in threads: count the run starts of each chunk, then
-    write them at the chunk's offset. No per-row array is written.
+    One pass over chunks of rows, in threads, each writing its starts to its own slots of a
+    scratch array (only the slots written are paged in). A chunk whose starts come faster than
+    ``limit`` runs in all the rows allow gives up early (after a few thousand rows when rows
+    are in random order), so None can also mean "denser than ``limit`` in some chunk"; the
+    grouping then factorises every row, which gives the same groups.
     """
-    cdef intp n = ids.shape[0], c, i, lo, hi, m
-    cdef intp n_chunks = _threads(n_threads, n, grain)
-    found_arr = np.zeros(n_chunks + 1, dtype=np.intp)
-    cdef intp[::1] found = found_arr
-    with nogil:
-        for c in prange(n_chunks, num_threads=n_chunks, schedule="static"):
-            lo = max(1, n * c // n_chunks)
-            hi = n * (c + 1) // n_chunks
-            m = 0
-            for i in range(lo, hi):
-                m = m + (ids[i] != ids[i - 1])
-            found[c + 1] = m
-    found[0] = 1 if n else 0
-    for c in range(n_chunks):
-        found[c + 1] = found[c + 1] + found[c]
-    if found[n_chunks] > limit:
-        return None
-    starts_arr = np.empty(found[n_chunks], dtype=np.intp)
-    if not n:
-        return starts_arr
-    cdef intp[::1] starts = starts_arr
-    starts[0] = 0
-    with nogil:
-        for c in prange(n_chunks, num_threads=n_chunks, schedule="static"):
-            lo = max(1, n * c // n_chunks)
-            hi = n * (c + 1) // n_chunks
-            m = found[c]
-            for i in range(lo, hi):
-                if ids[i] != ids[i - 1]:
-                    starts[m] = i
-                    m = m + 1
-    return starts_arr
+    return _starts(&ids[0] if ids.shape[0] else NULL, ids.shape[0], limit, n_threads, grain)
 
 
-def identity_runs(values, intp limit):
-    """Start of every run of the very same object in ``values``; None beyond ``limit`` runs.
+def identity_runs(values, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+    """Start of every run of the very same object in ``values``; None beyond ``limit`` runs
+    (as :func:`run_starts`, which it is over the objects' addresses).
 
     ``values`` is a C-contiguous object array (read-only is fine: only pointers are read).
     Ids built by indexing a few id objects (the usual case) come in long runs of one object:
-    checks of each object (missing? which type?) then need one row per run, not every row.
+    checks of each object (missing? which type?) then need one row per run, not every row,
+    and equal ids are found by comparing one object per run.
     """
     cdef cnp.ndarray arr = values
-    cdef void** data = <void**> cnp.PyArray_DATA(arr)
-    cdef intp n = arr.shape[0], i, m = 0
-    starts_arr = np.empty(min(n, limit + 1), dtype=np.intp)
-    cdef intp[::1] starts = starts_arr
-    with nogil:
-        for i in range(n):
-            if i == 0 or data[i] != data[i - 1]:
-                if m == limit:
-                    m = -1
-                    break
-                starts[m] = i
-                m = m + 1
-    return None if m < 0 else starts_arr[:m]
+    cdef intp n = arr.shape[0]
+    cdef void* data = cnp.PyArray_DATA(arr)
+    if sizeof(void*) == 8:
+        return _starts(<const int64_t*> data, n, limit, n_threads, grain)
+    return _starts(<const int32_t*> data, n, limit, n_threads, grain)
 
 
 # ----------------------------------------------------------------------------------------------

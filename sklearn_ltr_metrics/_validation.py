@@ -360,6 +360,13 @@ def check_qid(qid, name="qid"):
     ...     print(str(err)[:48])
     qid mixes value types (number, str): row 0 holds
     """
+    return _check_qid_runs(qid, name)[0]
+
+
+def _check_qid_runs(qid, name="qid", n_threads=1):
+    """:func:`check_qid`, and the runs of the very same object that it found in object ids
+    (``_ranking.identity_runs``; None when there are none or too many), which the grouping
+    then need not find again."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -374,13 +381,13 @@ def check_qid(qid, name="qid"):
         missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
         if missing.any():
             _raise_missing_qid(arr, missing, name)
-        return arr
+        return arr, None
     if arr.dtype != object:
-        return arr
+        return arr, None
     # One row per run of the very same object has every id object there is: check those.
     from ._ranking import identity_runs
 
-    runs = identity_runs(np.ascontiguousarray(arr), arr.shape[0] // 4)
+    runs = identity_runs(np.ascontiguousarray(arr), arr.shape[0] // 4, n_threads)
     sample = arr if runs is None else arr[runs]
     if pd.isna(sample).any():
         _raise_missing_qid(arr, pd.isna(arr), name)
@@ -403,12 +410,12 @@ def check_qid(qid, name="qid"):
                 f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
                 f"{_short(arr[0])} at row 0; use ints or strings."
             ) from None
-        return arr
+        return arr, runs
     if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
-        return np.asarray(arr.tolist())
+        return np.asarray(arr.tolist()), None
     if converted and inferred == "boolean":
-        return arr.astype(bool)
-    return arr
+        return arr.astype(bool), None
+    return arr, runs
 
 
 def _raise_missing_qid(arr, missing, name):

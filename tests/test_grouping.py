@@ -396,3 +396,96 @@ def test_rank_support_reads_32_and_64_bit_grouped_orders_alike():
     )
     for a, b in zip(narrow, wide, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_run_finder_gives_up_early_on_rows_in_random_order(monkeypatch, n_threads):
+    """Rows in random order stop the run finder after a few blocks of rows (their starts come
+    faster than the limit allows), and the grouping it falls back to is the same; a dense
+    patch of short runs inside grouped rows is tolerated (the pace has a block of slack)."""
+    from sklearn_ltr_metrics import _grouping
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(20, 60, 4000)
+    grouped = np.repeat(np.arange(sizes.size), sizes)
+    shuffled = rng.permutation(grouped)
+    assert _grouping._run_starts(shuffled, shuffled.size // 2, n_threads) is None
+    expected = np.flatnonzero(np.r_[True, grouped[1:] != grouped[:-1]])
+    np.testing.assert_array_equal(
+        _grouping._run_starts(grouped, grouped.size // 2, n_threads), expected
+    )
+    # Rows in random order first give up at once, though the rows after them would keep the
+    # total under the limit: None, the grouping then factorises every row.
+    head = np.concatenate(
+        (rng.permutation(20_000), np.repeat(np.arange(10**5, 10**5 + 100), 10_000))
+    )
+    assert _grouping._ranking.run_starts(head, head.size // 2, 1, 8) is None
+    # 3,000 one-row queries in the middle of grouped rows: still found, exactly.
+    patch = np.concatenate((grouped[:50_000], np.arange(10**6, 10**6 + 3000), grouped[50_000:]))
+    starts = _grouping._run_starts(patch, patch.size // 2, n_threads)
+    np.testing.assert_array_equal(starts, np.flatnonzero(np.r_[True, patch[1:] != patch[:-1]]))
+    # Either way the groups are those of the ids.
+    for ids in (shuffled, grouped, patch):
+        g = group_rows(ids, n_threads=n_threads)
+        uniques, sizes_ = np.unique(ids, return_counts=True)
+        np.testing.assert_array_equal(g.uniques, uniques)
+        np.testing.assert_array_equal(g.sizes, sizes_)
+        order = np.arange(ids.size) if g.grouped is None else g.grouped
+        np.testing.assert_array_equal(order, np.argsort(ids, kind="stable"))
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_object_ids_in_runs_of_one_object_are_grouped_by_value(monkeypatch, n_threads):
+    """Object ids: runs of one object are found in threads over the addresses; adjacent runs
+    of equal ids held by distinct objects merge into one query; sorted distinct ids are coded
+    by position (no hashing), and the codes are those of the sorted unique ids either way."""
+    from sklearn_ltr_metrics._ranking import identity_runs
+
+    from sklearn_ltr_metrics import _grouping
+    from sklearn_ltr_metrics._factorize import factorize_qid
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    names = np.array([f"q{i:03d}" for i in range(40)], dtype=object)
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 30, 40)
+    ids = names[np.repeat(np.arange(40), sizes)]
+    expected = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    np.testing.assert_array_equal(identity_runs(ids, ids.size, n_threads, 8), expected)
+    # The same ids, each query split into two runs of distinct (equal) string objects.
+    split = ids.copy()
+    for start, size in zip(expected, sizes, strict=True):
+        half = start + size // 2
+        split[half : start + size] = "".join(["q", str(split[start])[1:]])
+    g = group_rows(split, n_threads=n_threads)
+    assert g.grouped is None  # grouped and sorted: no row moves
+    np.testing.assert_array_equal(g.sizes, sizes)
+    np.testing.assert_array_equal(g.uniques, names)
+    codes, uniques = factorize_qid(names)
+    np.testing.assert_array_equal(codes, np.arange(40))
+    assert uniques is not names and list(uniques) == list(names)
+    backwards = names[::-1].copy()
+    codes, uniques = factorize_qid(backwards)
+    np.testing.assert_array_equal(codes, np.arange(40)[::-1])
+    np.testing.assert_array_equal(uniques, names)
+
+
+def test_evaluate_finds_the_runs_of_object_ids_once(monkeypatch):
+    """The runs of one object found while checking object ids are those the grouping uses."""
+    from sklearn_ltr_metrics import _ranking, evaluate
+
+    calls = []
+    real = _ranking.identity_runs
+
+    def spy(*args):
+        calls.append(args[1])
+        return real(*args)
+
+    monkeypatch.setattr(_ranking, "identity_runs", spy)
+    qid = np.array(["a", "b", "c"], dtype=object)[np.repeat([0, 1, 2], 10)]
+    y = np.tile([1.0, 0.0], 15)
+    s = np.arange(30.0)
+    per_query = evaluate(y, s, qid=qid, metrics=["ndcg@5"]).per_query
+    assert len(calls) == 1
+    strings = evaluate(y, s, qid=qid.astype(str), metrics=["ndcg@5"]).per_query
+    pd.testing.assert_frame_equal(per_query, strings, check_index_type=False)

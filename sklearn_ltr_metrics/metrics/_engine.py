@@ -136,15 +136,17 @@ def evaluate_arrays(
     n_pos_judged=None,
     judged=None,
     n_jobs=None,
+    qid_runs=None,
 ):
     """The engine behind ``evaluate`` and ``evaluate_run`` (inputs and options validated).
 
     ``options`` is the dict of :func:`check_options`. ``ideal`` is ``(codes, labels)`` of every
     judged document (TREC input), ``n_pos_judged`` the relevant judged documents per query,
-    ``judged`` whether each row has a judgment.
+    ``judged`` whether each row has a judgment. ``qid_runs``: the runs of one object that
+    the check of object ids found (:func:`~sklearn_ltr_metrics._validation._check_qid_runs`).
     """
     n_threads = check_n_jobs(n_jobs)
-    grouping = group_rows(qid, n_threads=n_threads)
+    grouping = group_rows(qid, n_threads=n_threads, runs=qid_runs)
     uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]
     ranking = _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads)
@@ -235,7 +237,8 @@ def evaluate_arrays(
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[policy]
             values = np.where(undefined[pair_query], fill, values)
         if pair_query.size == n_q and np.array_equal(pair_query, np.arange(n_q)):
-            columns[spec.column] = values  # one pair per query: the mean is the value
+            # One pair per query: the mean is the value (a copy: the table holds its own).
+            columns[spec.column] = values.copy()
         else:
             counts = np.bincount(pair_query, minlength=n_q)
             with np.errstate(invalid="ignore"):
@@ -252,5 +255,6 @@ def evaluate_arrays(
             **columns,
         },
         index=pd.Index(uniques, name="qid"),
+        copy=False,  # every column is an array of its own: one block each, nothing copied
     )
     return RankingEvaluation(per_query, cutoff_parts, options)

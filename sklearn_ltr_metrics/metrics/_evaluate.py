@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from .._validation import (
+    _check_qid_runs,
     check_1d,
     check_consistent_length,
     check_labels,
-    check_qid,
     check_scores,
 )
 from ._engine import check_n_jobs, evaluate_arrays
@@ -159,7 +159,7 @@ def evaluate(
     )
     specs = parse_metrics(metrics, k, options=options)
     n_threads = check_n_jobs(n_jobs)
-    qid_arr = check_qid(qid, "qid")
+    qid_arr, qid_runs = _check_qid_runs(qid, "qid", n_threads)
     y_true_arr = check_labels(y_true, n_threads=n_threads)
     # Exact: integer scores beyond 2**53 become their ranks.
     y_score_arr = check_scores(y_score, qid_arr, n_threads=n_threads)
@@ -174,4 +174,5 @@ def evaluate(
         doc_id=doc_arr,
         query_stats=query_stats,
         n_jobs=n_jobs,
+        qid_runs=qid_runs,
     )
