@@ -5,8 +5,8 @@ dense codes (:mod:`._factorize`: a lookup table for dense integers, hashing othe
 rows are grouped with a stable counting sort of the codes: O(n), in threads. Ranking does not
 sort whole queries: :func:`rank_support` gives, for the few rows that carry metric terms, how
 many rows of their query score higher, how many tie and where tie-breaking puts them (the
-compiled kernels of ``_ranking``); :func:`rank_order` is the full per-query sort, for the rank
-correlations.
+compiled kernels of ``_ranking``); :func:`rank_order` (:mod:`._ordering`) is the full
+per-query sort, for the rank correlations.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ._factorize import (  # the compiled engine (checked there)
     _sums,
     factorize_qid,
 )
+from ._ordering import rank_order, score_keys
 
 __all__ = [
     "Grouping",
@@ -97,10 +98,25 @@ class Grouping:
     @property
     def grouped(self):
         if self.interleaved and self._grouped is None:
-            self._grouped, _ = _ranking.counting_sort(
+            self._grouped, _, _ = _ranking.counting_sort(
                 self._kernel_codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD, self.sizes
             )
         return self._grouped
+
+    def gather(self, arrays):
+        """``arrays`` (float64 or int64, in input order; at most three) moved into grouped
+        order by one scatter of the counting sort, in threads, without row indices: kernels
+        then read them in order, not at random through :attr:`grouped`. Interleaved rows only.
+        """
+        return _ranking.counting_sort(
+            self._kernel_codes,
+            self.n_groups,
+            self._n_threads,
+            _ROWS_PER_THREAD,
+            self.sizes,
+            carry=arrays,
+            index=False,
+        )[2]
 
     @property
     def codes(self):
@@ -229,134 +245,8 @@ def group_rows(qid, name="qid", n_threads=1, runs=None):
     return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
 
 
-def size_buckets(sizes, growth=1.25):
-    """Group query indices by padded width so padding wastes at most ``growth - 1``."""
-    width = np.ceil(growth ** np.ceil(np.log(np.maximum(sizes, 1)) / np.log(growth))).astype(
-        np.int64
-    )
-    width = np.maximum(width, sizes)
-    order = np.argsort(width, kind="stable")
-    widths, starts = np.unique(width[order], return_index=True)
-    bounds = np.append(starts, order.size)
-    return [(int(w), order[bounds[i] : bounds[i + 1]]) for i, w in enumerate(widths)]
-
-
-#: Rows sorted per task when the sort runs in threads: big enough to amortise the dispatch,
-#: small enough to balance two cores.
-_ROWS_PER_TASK = 1 << 20
-
-
-def _sort_tasks(sizes, offsets):
-    """Split the size buckets into tasks of at most about ``_ROWS_PER_TASK`` rows.
-
-    Each task is ``(width, queries)``: queries of one padded width, sorted together.
-    """
-    tasks = []
-    for width, queries in size_buckets(sizes):
-        per_task = max(1, _ROWS_PER_TASK // width)
-        for lo in range(0, queries.size, per_task):
-            tasks.append((width, queries[lo : lo + per_task]))
-    return tasks
-
-
-def score_keys(y_score):
-    """Scores as float64 or int64 arrays the kernels compare exactly.
-
-    Integer scores stay integers (int64 above 2**53 must not tie as floats would); unsigned 64-bit
-    scores are shifted by 2**63 into int64, which keeps their order.
-    """
-    arr = np.ascontiguousarray(y_score)
-    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
-        return (arr ^ np.uint64(1 << 63)).view(np.int64)
-    if arr.dtype.kind in "iub":
-        return arr.astype(np.int64, copy=False)
-    return arr.astype(np.float64, copy=False)
-
-
 def _tie_key(tiebreak):
     return None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.float64)
-
-
-def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
-    """Row order sorted by query code, then descending score.
-
-    Parameters
-    ----------
-    grouping : Grouping
-        The rows grouped by query (:func:`group_rows`).
-    y_score : ndarray
-        Scores; higher ranks first (float or integer, compared exactly).
-    stable : bool, default=False
-        Keep input row order among tied scores (otherwise the order inside a tied block is
-        arbitrary, which the ``"average"`` tie policy does not depend on).
-    tiebreak : ndarray, optional
-        Secondary key sorted ascending inside tied blocks (then input order).
-    n_threads : int, default=1
-        Threads sorting the size buckets; the order is the same for any number.
-
-    Returns
-    -------
-    ndarray of intp
-        Row indices in ranked order.
-
-    Notes
-    -----
-    Rows are first grouped by query (free when they already are), then each bucket of
-    queries of similar size is sorted as one padded 2-D array along its rows. Sorting many
-    short rows is several times faster than one global sort of all scores, and the Python
-    loop runs over size buckets (a few dozen), never over queries. numpy releases the GIL
-    while it sorts and gathers, so buckets sort in parallel threads; every task writes its own
-    rows of the result, so the order never depends on the threads. (numpy's sort is vectorised
-    and beats a scalar compiled sort; the engine only needs this full sort for the rank
-    correlations and tie-breaking policies, see :func:`rank_support`.)
-    """
-    scores = score_keys(y_score)
-    # Descending order as an ascending sort: negate floats, complement integers (exact, and
-    # no overflow at the int64 minimum).
-    neg = np.negative(scores) if scores.dtype.kind == "f" else np.invert(scores)
-    if tiebreak is not None:
-        return np.lexsort((tiebreak, neg, grouping.codes))
-    grouped, sizes, offsets = grouping.grouped, grouping.sizes, grouping.offsets
-    if grouped is not None:
-        neg = neg[grouped]
-    out = np.empty(scores.size, dtype=np.intp)
-    # Integer padding can equal a real key: a stable sort keeps the real rows (first) in front.
-    kind = "stable" if stable or neg.dtype.kind != "f" else "quicksort"
-    pad = np.inf if neg.dtype.kind == "f" else np.iinfo(np.int64).max
-
-    def sort_task(task):
-        width, queries = task
-        starts = offsets[queries]
-        q_sizes = sizes[queries]
-        if np.all(q_sizes == width) and np.all(np.diff(queries) == 1):
-            # Consecutive queries of one size (e.g. a uniform data set): sort a reshaped
-            # view instead of a padded copy.
-            lo, hi = starts[0], starts[0] + width * queries.size
-            within = np.argsort(neg[lo:hi].reshape(-1, width), axis=1, kind=kind)
-            within += starts[:, None]
-            ranked = within.reshape(-1)
-            out[lo:hi] = ranked if grouped is None else grouped[ranked]
-            return
-        mask = np.arange(width)[None, :] < q_sizes[:, None]
-        rows = (starts[:, None] + np.arange(width)[None, :])[mask]
-        block = np.full((queries.size, width), pad, dtype=neg.dtype)
-        block[mask] = neg[rows]
-        within = np.argsort(block, axis=1, kind=kind)
-        del block
-        within += starts[:, None]
-        ranked = within[mask]
-        out[rows] = ranked if grouped is None else grouped[ranked]
-
-    tasks = _sort_tasks(sizes, offsets)
-    if n_threads > 1 and len(tasks) > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            list(pool.map(sort_task, tasks))
-    else:
-        for task in tasks:
-            sort_task(task)
-    return out
 
 
 @dataclass(frozen=True)
@@ -390,6 +280,14 @@ class SupportRanks:
     tied: np.ndarray
     before: np.ndarray | None
     labels: np.ndarray | None = None
+
+
+#: Interleaved rows are moved into grouped order before ranking when at least one row in
+#: ``_GATHER_SHARE`` is active; else read through the grouped order. Measured with
+#: ``benchmarks/run.py`` (rows in random order): moving them took web rows (40 % active)
+#: from 2.4-2.8x to 2.0x the grouped time, but the methodology's shape (2 % active) from
+#: 3.0-3.5x to 4.2-5.0x.
+_GATHER_SHARE = 8
 
 
 def _kernel_order(grouped):
@@ -442,26 +340,85 @@ def rank_support(
     -------
     SupportRanks
     """
-    grouped = grouping.grouped
     # Active rows per query: a sequential read (not through the grouped order), and no work
     # at all when the same mask was counted before (the relevant rows, for the table).
     counts = grouping.count(active)
     rule = _compiled_active(active)
+    scores, key = score_keys(y_score), _tie_key(tiebreak)
+    labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
+    many_active = counts.sum() * _GATHER_SHARE >= scores.shape[0]
+    if grouping.interleaved and many_active and not rows and isinstance(rule, tuple):
+        # Rows of interleaved queries, many of them active: the scores, the rule's values, the
+        # labels and the key are moved into grouped order in one scatter (16-32 bytes a row),
+        # then ranked as grouped rows, read in order. With few active rows, reading the rows
+        # at random through the grouped order costs less than moving them.
+        carry = [scores, rule[0]]
+        if labels is not None and labels is not rule[0]:
+            carry.append(labels)
+        if key is not None:
+            carry.append(key)
+        if len(carry) <= 3:
+            moved = grouping.gather(carry)
+            scores, values = moved[0], moved[1]
+            labels = None if labels is None else (values if labels is rule[0] else moved[2])
+            key = None if key is None else moved[-1]
+            return _rank_grouped(
+                grouping,
+                scores,
+                (values, *rule[1:]),
+                key,
+                tie_order,
+                tiebreak,
+                n_threads,
+                counts,
+                labels,
+                rows,
+            )
+    grouped = grouping.grouped
     if grouped is not None and isinstance(rule, tuple):
         # Rows read through the grouped order are read at random: a one-byte mask costs less
         # to read so than the 8-byte values the rule compares.
         rule = _rule_mask(*rule).view(np.uint8)
+    return _rank_grouped(
+        grouping,
+        scores,
+        rule,
+        key,
+        tie_order,
+        tiebreak,
+        n_threads,
+        counts,
+        labels,
+        rows,
+        grouped=None if grouped is None else _kernel_order(grouped),
+    )
+
+
+def _rank_grouped(
+    grouping,
+    scores,
+    rule,
+    key,
+    tie_order,
+    tiebreak,
+    n_threads,
+    counts,
+    labels,
+    rows,
+    grouped=None,
+):
+    """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given)."""
     counts, row, greater, tied, before, labels = _ranking.rank_support(
-        score_keys(y_score),
+        scores,
         rule,
         grouping.offsets.astype(np.intp, copy=False),
-        grouped=None if grouped is None else _kernel_order(grouped),
-        key=_tie_key(tiebreak),
+        grouped=grouped,
+        key=key,
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,
         grain=_ROWS_PER_THREAD,
         counts=counts,
-        labels=None if labels is None else np.ascontiguousarray(labels, dtype=np.float64),
+        labels=labels,
         rows=rows,
     )
     return SupportRanks(counts, row, greater, tied, before, labels)

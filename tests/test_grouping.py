@@ -369,8 +369,8 @@ def test_dense_ids_group_without_a_code_per_row():
     codes = np.searchsorted(np.unique(qid), qid).astype(np.intp)
     mask = (rng.random(qid.size) < 0.3).view(np.uint8)
     for n_threads in (1, 3):
-        by_table, _ = _ranking.counting_sort(spec, 30, n_threads, 8, grouping.sizes)
-        by_codes, _ = _ranking.counting_sort(codes, 30, n_threads, 8)
+        by_table, _, _ = _ranking.counting_sort(spec, 30, n_threads, 8, grouping.sizes)
+        by_codes, _, _ = _ranking.counting_sort(codes, 30, n_threads, 8)
         assert by_table.dtype == np.int32
         np.testing.assert_array_equal(by_table, np.argsort(codes, kind="stable"))
         np.testing.assert_array_equal(by_table, by_codes)
@@ -489,3 +489,66 @@ def test_evaluate_finds_the_runs_of_object_ids_once(monkeypatch):
     assert len(calls) == 1
     strings = evaluate(y, s, qid=qid.astype(str), metrics=["ndcg@5"]).per_query
     pd.testing.assert_frame_equal(per_query, strings, check_index_type=False)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeypatch, n_threads):
+    """Interleaved rows with many active ones are moved into grouped order (scores, the rule's
+    values, other labels, the tie-break key) by the counting sort, then ranked in order: the
+    rank geometry and the labels are those of reading the rows through the grouped order, for
+    float and integer scores, with and without a key, on both ranking kernels (direct counting
+    and sort-and-search: some queries have more active rows than ``DIRECT_MAX``)."""
+    from sklearn_ltr_metrics import _grouping, _ranking
+    from sklearn_ltr_metrics._grouping import active_rule
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    rng = np.random.default_rng(12)
+    qid = rng.permutation(np.repeat(np.arange(40), rng.integers(1, 400, 40)))
+    n = qid.size
+    labels = rng.integers(0, 3, n).astype(float)
+    other = rng.normal(size=n)
+    key = rng.integers(0, 5, n).astype(float)
+    grouping = group_rows(qid, n_threads=n_threads)
+    moved = grouping.gather([labels, key.astype(np.int64)])
+    np.testing.assert_array_equal(moved[0], labels[grouping.grouped])
+    np.testing.assert_array_equal(moved[1], key[grouping.grouped].astype(np.int64))
+    gathered = []
+    real_gather = _grouping.Grouping.gather
+
+    def spy(self, arrays):
+        gathered.append(len(arrays))
+        return real_gather(self, arrays)
+
+    monkeypatch.setattr(_grouping.Grouping, "gather", spy)
+    for scores in (np.round(rng.normal(size=n), 1), rng.integers(0, 6, n)):
+        for lab, tiebreak, tie_order in (
+            (labels, None, False),
+            (other, None, True),
+            (None, key, True),
+            (other, key, True),  # four arrays to move: read through the grouped order
+        ):
+            found = {}
+            for share in (0, 10**9):
+                monkeypatch.setattr(_grouping, "_GATHER_SHARE", share)
+                g = group_rows(qid, n_threads=n_threads)
+                found[share] = rank_support(
+                    g,
+                    scores,
+                    active_rule(labels, 0.0),
+                    labels=lab,
+                    tiebreak=tiebreak,
+                    tie_order=tie_order,
+                    n_threads=n_threads,
+                    rows=False,
+                )
+            for name in ("counts", "greater", "tied", "before", "labels"):
+                np.testing.assert_array_equal(
+                    getattr(found[0], name), getattr(found[10**9], name), err_msg=name
+                )
+    assert gathered == [2, 3, 3] * 2  # arrays moved, once a case (with the large share)
+    assert grouping.count(labels > 0).max() > _ranking.DIRECT_MAX
+
+
+_grouping_gather = __import__(
+    "sklearn_ltr_metrics._grouping", fromlist=["Grouping"]
+).Grouping.gather

@@ -446,9 +446,9 @@ def test_rank_correlations_with_continuous_labels_match_scipy():
 
 @pytest.mark.parametrize("ties", ["average", "stable"])
 def test_threads_do_not_change_a_bit(monkeypatch, ties):
-    from sklearn_ltr_metrics import _grouping
+    from sklearn_ltr_metrics import _grouping, _ordering
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_TASK", 64)  # many small sort tasks
+    monkeypatch.setattr(_ordering, "_ROWS_PER_TASK", 64)  # many small sort tasks
     monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 64)  # every thread gets work
     rng = np.random.default_rng(4)
     sizes = rng.integers(1, 90, 300)

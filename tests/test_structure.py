@@ -24,6 +24,7 @@ LEAVES = {
     "_table",
     "_factorize",
     "_grouping",
+    "_ordering",
     "_lazy",
     "_random",
     "_ranking",
