@@ -12,7 +12,7 @@ per-query sort, for the rank correlations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -346,6 +346,14 @@ def rank_support(
     rule = _compiled_active(active)
     scores, key = score_keys(y_score), _tie_key(tiebreak)
     labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
+    rank = partial(
+        _rank_grouped,
+        grouping,
+        counts=counts,
+        tie_order=tie_order or tiebreak is not None,
+        n_threads=n_threads,
+        rows=rows,
+    )
     many_active = counts.sum() * _GATHER_SHARE >= scores.shape[0]
     if grouping.interleaved and many_active and not rows and isinstance(rule, tuple):
         # Rows of interleaved queries, many of them active: the scores, the rule's values, the
@@ -359,53 +367,20 @@ def rank_support(
             carry.append(key)
         if len(carry) <= 3:
             moved = grouping.gather(carry)
-            scores, values = moved[0], moved[1]
+            values = moved[1]
             labels = None if labels is None else (values if labels is rule[0] else moved[2])
             key = None if key is None else moved[-1]
-            return _rank_grouped(
-                grouping,
-                scores,
-                (values, *rule[1:]),
-                key,
-                tie_order,
-                tiebreak,
-                n_threads,
-                counts,
-                labels,
-                rows,
-            )
+            return rank(moved[0], (values, *rule[1:]), key, labels)
     grouped = grouping.grouped
     if grouped is not None and isinstance(rule, tuple):
         # Rows read through the grouped order are read at random: a one-byte mask costs less
         # to read so than the 8-byte values the rule compares.
         rule = _rule_mask(*rule).view(np.uint8)
-    return _rank_grouped(
-        grouping,
-        scores,
-        rule,
-        key,
-        tie_order,
-        tiebreak,
-        n_threads,
-        counts,
-        labels,
-        rows,
-        grouped=None if grouped is None else _kernel_order(grouped),
-    )
+    return rank(scores, rule, key, labels, None if grouped is None else _kernel_order(grouped))
 
 
 def _rank_grouped(
-    grouping,
-    scores,
-    rule,
-    key,
-    tie_order,
-    tiebreak,
-    n_threads,
-    counts,
-    labels,
-    rows,
-    grouped=None,
+    grouping, scores, rule, key, labels, grouped=None, *, counts, tie_order, n_threads, rows
 ):
     """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given)."""
     counts, row, greater, tied, before, labels = _ranking.rank_support(
@@ -414,7 +389,7 @@ def _rank_grouped(
         grouping.offsets.astype(np.intp, copy=False),
         grouped=grouped,
         key=key,
-        tie_order=tie_order or tiebreak is not None,
+        tie_order=tie_order,
         n_threads=n_threads,
         grain=_ROWS_PER_THREAD,
         counts=counts,
