@@ -235,11 +235,12 @@ cdef enum:
 
 
 cdef intp _chunk_runs(
-    const id_t* ids, intp lo, intp hi, intp* out, intp limit, intp n
+    const id_t* ids, intp lo, intp hi, intp* out, intp cap, intp limit, intp n
 ) noexcept nogil:
     """Starts of runs among rows ``[lo, hi)`` (``lo >= 1``: row i starts one when its id
-    differs from row i - 1's), written to ``out``; -1 as soon as they come faster than
-    ``limit`` runs in ``n`` rows allow (more than ``_RUN_BLOCK`` ahead of that pace).
+    differs from row i - 1's), written to ``out`` (``cap`` slots); -1 as soon as they come
+    faster than ``limit`` runs in ``n`` rows allow (more than ``_RUN_BLOCK`` ahead of that
+    pace), -2 when the next block could write past the slots.
 
     Branch-free: every row writes its index at the next free slot, which only advances at a
     start, so the slots written are the starts (and one more, in cache).
@@ -247,6 +248,8 @@ cdef intp _chunk_runs(
     cdef intp b = lo, i, end, m = 0
     while b < hi:
         end = min(b + _RUN_BLOCK, hi)
+        if m + (end - b) > cap:
+            return -2
         for i in range(b, end):
             out[m] = i
             m = m + (ids[i] != ids[i - 1])
@@ -256,31 +259,52 @@ cdef intp _chunk_runs(
     return m
 
 
+#: Scratch slots of a first attempt of :func:`run_starts`, per row of a chunk: enough for
+#: runs of 16 rows on average (queries of 16 rows or more), a 16th of the worst case's memory.
+cdef enum:
+    _FIRST_SLOTS_PER = 16
+
+
 cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp grain):
     """The driver of :func:`run_starts` and :func:`identity_runs` (see there)."""
     cdef intp n_chunks = _threads(n_threads, n, grain) if n else 1
-    cdef intp c, lo, hi, total = 1, at
-    # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array, as many as its
-    # pace allows: only the slots written are ever touched (the rest is never paged in).
+    cdef intp c, lo, hi, total = 1, at, size, attempt
+    # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array. A first attempt
+    # has slots for runs of 16 rows on average; only when the runs are shorter (a chunk runs
+    # out of slots) does a second one take as many as the chunk's pace allows. Only the slots
+    # written are ever touched (the rest is never paged in).
     bounds_arr = np.empty(n_chunks + 1, dtype=np.intp)
     slots_arr = np.empty(n_chunks + 1, dtype=np.intp)
     found_arr = np.zeros(n_chunks, dtype=np.intp)
     cdef intp[::1] bounds = bounds_arr
     cdef intp[::1] slots = slots_arr
     cdef intp[::1] found = found_arr
-    slots[0] = 0
+    cdef intp* scratch
     for c in range(n_chunks + 1):
         bounds[c] = max(1, n * c // n_chunks) if c < n_chunks else max(n, 1)
+    for attempt in range(2):
+        slots[0] = 0
+        for c in range(n_chunks):
+            hi = bounds[c + 1] - bounds[c]
+            size = hi * limit // max(n, 1) + 2 * _RUN_BLOCK
+            if attempt == 0:
+                size = min(size, hi // _FIRST_SLOTS_PER + 2 * _RUN_BLOCK)
+            slots[c + 1] = slots[c] + min(hi, size) + 1
+        scratch_arr = np.empty(slots[n_chunks], dtype=np.intp)
+        scratch = <intp*> cnp.PyArray_DATA(scratch_arr)
+        with nogil:
+            for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+                found[c] = _chunk_runs(
+                    ids, bounds[c], bounds[c + 1], scratch + slots[c], slots[c + 1] - slots[c],
+                    limit, n,
+                )
+        for c in range(n_chunks):
+            if found[c] == -1:
+                return None
+        if min(found_arr) >= 0:
+            break
     for c in range(n_chunks):
-        hi = bounds[c + 1] - bounds[c]
-        slots[c + 1] = slots[c] + min(hi, hi * limit // max(n, 1) + 2 * _RUN_BLOCK + 1)
-    scratch_arr = np.empty(slots[n_chunks], dtype=np.intp)
-    cdef intp* scratch = <intp*> cnp.PyArray_DATA(scratch_arr)
-    with nogil:
-        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
-            found[c] = _chunk_runs(ids, bounds[c], bounds[c + 1], scratch + slots[c], limit, n)
-    for c in range(n_chunks):
-        if found[c] < 0:
+        if found[c] < 0:  # never: the second attempt's slots hold what its pace allows
             return None
         total = total + found[c]
     if n == 0:

@@ -421,6 +421,13 @@ def test_run_finder_gives_up_early_on_rows_in_random_order(monkeypatch, n_thread
         (rng.permutation(20_000), np.repeat(np.arange(10**5, 10**5 + 100), 10_000))
     )
     assert _grouping._ranking.run_starts(head, head.size // 2, 1, 8) is None
+    # Runs of 1-6 rows: more starts than a first attempt has slots for; the second finds
+    # them all, exactly.
+    short = np.repeat(np.arange(60_000), rng.integers(1, 7, 60_000))
+    np.testing.assert_array_equal(
+        _grouping._run_starts(short, short.size // 2, n_threads),
+        np.flatnonzero(np.r_[True, short[1:] != short[:-1]]),
+    )
     # 3,000 one-row queries in the middle of grouped rows: still found, exactly.
     patch = np.concatenate((grouped[:50_000], np.arange(10**6, 10**6 + 3000), grouped[50_000:]))
     starts = _grouping._run_starts(patch, patch.size // 2, n_threads)
