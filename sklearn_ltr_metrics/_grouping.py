@@ -98,9 +98,7 @@ class Grouping:
     @property
     def grouped(self):
         if self.interleaved and self._grouped is None:
-            self._grouped, _, _ = _ranking.counting_sort(
-                self._kernel_codes, self.n_groups, self._n_threads, _ROWS_PER_THREAD, self.sizes
-            )
+            self._grouped = self._counting_sort()[0]
         return self._grouped
 
     def gather(self, arrays):
@@ -108,15 +106,18 @@ class Grouping:
         order by one scatter of the counting sort, in threads, without row indices: kernels
         then read them in order, not at random through :attr:`grouped`. Interleaved rows only.
         """
+        return self._counting_sort(carry=arrays, index=False)[1]
+
+    def _counting_sort(self, **options):
+        """The compiled stable counting sort of the codes (``_ranking.counting_sort``)."""
         return _ranking.counting_sort(
             self._kernel_codes,
             self.n_groups,
             self._n_threads,
             _ROWS_PER_THREAD,
             self.sizes,
-            carry=arrays,
-            index=False,
-        )[2]
+            **options,
+        )
 
     @property
     def codes(self):
@@ -268,10 +269,10 @@ class SupportRanks:
         Other rows of the query with an equal score: the tied block holds ``tied + 1`` rows.
     before : ndarray of int32 or None
         Rows of the tied block that the tie-break puts before the row (None unless asked).
-
-    The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     labels : ndarray of float64 or None
         The ``labels`` passed to :func:`rank_support`, read at each active row (or None).
+
+    The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     """
 
     counts: np.ndarray
@@ -285,7 +286,7 @@ class SupportRanks:
 #: Interleaved rows are moved into grouped order before ranking when at least one row in
 #: ``_GATHER_SHARE`` is active; else read through the grouped order. Measured with
 #: ``benchmarks/run.py`` (rows in random order): moving them took web rows (40 % active)
-#: from 2.4-2.8x to 2.0x the grouped time, but the methodology's shape (2 % active) from
+#: from 2.4-2.8x to 2.0-2.6x the grouped time, but the methodology's shape (2 % active) from
 #: 3.0-3.5x to 4.2-5.0x.
 _GATHER_SHARE = 8
 
@@ -357,20 +358,16 @@ def rank_support(
     many_active = counts.sum() * _GATHER_SHARE >= scores.shape[0]
     if grouping.interleaved and many_active and not rows and isinstance(rule, tuple):
         # Rows of interleaved queries, many of them active: the scores, the rule's values, the
-        # labels and the key are moved into grouped order in one scatter (16-32 bytes a row),
-        # then ranked as grouped rows, read in order. With few active rows, reading the rows
-        # at random through the grouped order costs less than moving them.
-        carry = [scores, rule[0]]
-        if labels is not None and labels is not rule[0]:
-            carry.append(labels)
-        if key is not None:
-            carry.append(key)
+        # labels and the key (each distinct array once) are moved into grouped order in one
+        # scatter (8-24 bytes a row), then ranked as grouped rows, read in order. With few
+        # active rows, reading the rows at random through the grouped order costs less than
+        # moving them.
+        arrays = (scores, rule[0], labels, key)
+        carry = list({id(a): a for a in arrays if a is not None}.values())
         if len(carry) <= 3:
-            moved = grouping.gather(carry)
-            values = moved[1]
-            labels = None if labels is None else (values if labels is rule[0] else moved[2])
-            key = None if key is None else moved[-1]
-            return rank(moved[0], (values, *rule[1:]), key, labels)
+            moved = dict(zip(map(id, carry), grouping.gather(carry), strict=True))
+            scores, values, labels, key = (None if a is None else moved[id(a)] for a in arrays)
+            return rank(scores, (values, *rule[1:]), key, labels)
     grouped = grouping.grouped
     if grouped is not None and isinstance(rule, tuple):
         # Rows read through the grouped order are read at random: a one-byte mask costs less

@@ -71,8 +71,8 @@ def counting_sort(
     codes, intp n_groups, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD, sizes=None,
     carry=(), bint index=True,
 ):
-    """Row indices grouped by code (input order kept inside each group), group sizes, and the
-    ``carry`` arrays moved into that order.
+    """Row indices grouped by code (input order kept inside each group), and the ``carry``
+    arrays moved into that order: ``(grouped, moved)``.
 
     The indices are int32 while there are at most ``MAX_QUERY_ROWS`` rows, else intp; None
     with ``index=False``. ``carry`` holds up to three arrays of 8-byte values (float64 or
@@ -80,10 +80,10 @@ def counting_sort(
     the same scatter: the ranking then reads them in order, not through the indices.
 
     ``codes`` is an intp array of query codes or ``(ids, low, code_of)`` (dense integer ids
-    mapped by a table, see :func:`dense_table`; ``sizes`` is then required). Rows are split
-    into one chunk per thread; each chunk counts its codes (one chunk takes ``sizes`` when
-    given), the counts are turned into write positions (group-major, chunk-minor, so the order
-    is that of a serial stable sort), and each chunk scatters its rows. O(n + n_groups * chunks).
+    mapped by a table, see :func:`dense_table`). Rows are split into one chunk per thread; each
+    chunk counts its codes (one chunk takes the group ``sizes`` when given), the counts are
+    turned into write positions (group-major, chunk-minor, so the order is that of a serial
+    stable sort), and each chunk scatters its rows. O(n + n_groups * chunks).
     """
     cdef list keep = []
     cdef ltr_codes spec = _row_codes(codes, keep)
@@ -142,16 +142,9 @@ def counting_sort(
                         grouped32[p] = <int32_t> i
                     else:
                         grouped64[p] = i
-                if n_carry > 0:
-                    dst[0][p] = src[0][i]
-                    if n_carry > 1:
-                        dst[1][p] = src[1][i]
-                        if n_carry > 2:
-                            dst[2][p] = src[2][i]
-    if sizes is None:
-        sizes = np.bincount(codes, minlength=n_groups) if n else np.zeros(n_groups, np.intp)
-    sizes = np.asarray(sizes).astype(np.intp, copy=False)
-    return (grouped_arr if index else None), sizes, moved
+                for k in range(n_carry):
+                    dst[k][p] = src[k][i]
+    return (grouped_arr if index else None), moved
 
 
 def dense_table(const int64_t[::1] values, int64_t low, intp span, int n_threads=1,

@@ -369,8 +369,8 @@ def test_dense_ids_group_without_a_code_per_row():
     codes = np.searchsorted(np.unique(qid), qid).astype(np.intp)
     mask = (rng.random(qid.size) < 0.3).view(np.uint8)
     for n_threads in (1, 3):
-        by_table, _, _ = _ranking.counting_sort(spec, 30, n_threads, 8, grouping.sizes)
-        by_codes, _, _ = _ranking.counting_sort(codes, 30, n_threads, 8)
+        by_table, _ = _ranking.counting_sort(spec, 30, n_threads, 8, grouping.sizes)
+        by_codes, _ = _ranking.counting_sort(codes, 30, n_threads, 8)
         assert by_table.dtype == np.int32
         np.testing.assert_array_equal(by_table, np.argsort(codes, kind="stable"))
         np.testing.assert_array_equal(by_table, by_codes)
