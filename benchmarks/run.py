@@ -35,6 +35,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from sklearn_ltr_metrics import _ranking, evaluate
 
@@ -67,6 +68,9 @@ SCALING_TARGET = 1.7  # evaluate n_jobs=1 / n_jobs=2
 SHUFFLED_TARGET, STRING_TARGET = 1.5, 1.2  # random query order, string ids / grouped int ids
 MANY_CORES, MANY_CORES_TARGET = 16, 8.0  # speed-up at 16 threads on 100M rows, where measurable
 HEAVY_MODULES = ("lightgbm", "matplotlib", "dask")
+#: String ids as pandas columns hold them, timed beside the numpy object array of E3.
+PANDAS_QIDS = {"pandas str": "string[pyarrow]", "pandas category": "category"}
+QID_KINDS = {"str": "string (object array)"}
 #: Large dependencies whose presence after the cold-start import is reported (not a target).
 WATCHED_MODULES = ("pandas", "scipy.stats", "sklearn.model_selection", "numba")
 
@@ -300,6 +304,7 @@ def traced_peak(func):
 
 _DATA_SNIPPET = """
 import numpy as np
+import pandas as pd
 rng = np.random.default_rng(0)
 n_rows = {n_queries} * 100
 qid = np.repeat(np.arange({n_queries}), 100)
@@ -580,6 +585,10 @@ def measure_size(shape, n_queries, args, *, extras, huge=False):
         # String ids take turns with the others too: the ratio to int ids is of one round.
         qid_str = np.array([f"q{i:06d}" for i in range(n_queries)], dtype=object)[qid]
         tasks["ours str qid"] = lambda: timed(run_ours)(qid_str, y, s)[0]
+        # The same ids as a pandas column holds them (not a target: a user's usual input).
+        for kind, dtype in PANDAS_QIDS.items():
+            column = pd.Series(qid_str, dtype=dtype)
+            tasks[f"ours {kind} qid"] = lambda c=column: timed(run_ours)(c, y, s)[0]
     del shuffle
     best, rounds = best_of(tasks, 2 if huge else args.repeat, args.budget)
     for k in args.threads:  # n_jobs=-1 is the x{cores} column
@@ -635,11 +644,13 @@ def print_tables(results, args):
         rows,
     )
     for r in results:
-        if "ours str qid" in r:
-            print(
-                f"string qids ({r['shape']}, {r['n_rows']:,} rows): {r['ours str qid']:.3f} s, "
-                f"{r['ours str qid'] / r['ours']:.2f}x the int-qid time"
-            )
+        for kind in ("str", *PANDAS_QIDS):
+            if f"ours {kind} qid" in r:
+                seconds = r[f"ours {kind} qid"]
+                print(
+                    f"{QID_KINDS.get(kind, kind)} qids ({r['shape']}, {r['n_rows']:,} rows): "
+                    f"{seconds:.3f} s, {seconds / r['ours']:.2f}x the int-qid time"
+                )
 
 
 def print_speed_targets(results, shapes):

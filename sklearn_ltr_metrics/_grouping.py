@@ -200,15 +200,24 @@ def _run_starts(qid, limit, n_threads):
     return np.flatnonzero(change) if np.count_nonzero(change) <= limit else None
 
 
-def group_rows(qid, name="qid", n_threads=1, runs=None):
+def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
     """Group rows by query id, cheaply when each query's rows are already contiguous.
 
     Only the first id of every run of equal ids is factorised; per-row codes are built only
     when the runs do not each hold a whole query, and then rows are grouped by a stable
     counting sort of the codes in ``n_threads`` threads (the same order for any number).
     ``runs``: for object ids, the starts of the runs of one object when the caller has them
-    (the check of the ids finds them).
+    (the check of the ids finds them). ``values``: ``qid`` holds integer codes ordered like
+    these sorted ids, which name the groups (:attr:`Grouping.uniques`).
     """
+    grouping = _group_rows(qid, name, n_threads, runs)
+    if values is not None:
+        grouping.uniques = values[grouping.uniques]
+    return grouping
+
+
+def _group_rows(qid, name, n_threads, runs):
+    """:func:`group_rows` of the ids themselves."""
     n = qid.shape[0]
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the

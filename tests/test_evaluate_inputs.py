@@ -110,6 +110,80 @@ def test_inputs_are_not_modified_and_pandas_inputs_work():
         np.testing.assert_array_equal(a, b)
 
 
+def _pandas_ids(names):
+    """The same ids as pandas holds them: categoricals (categories sorted or not), pandas'
+    strings stored by pyarrow, in a Series and an Index."""
+    names = np.asarray(names, dtype=object)
+    return {
+        "category": pd.Series(names, dtype="category"),
+        "category, categories reversed": pd.Categorical(
+            names, categories=sorted(set(names), reverse=True)
+        ),
+        "category, unused categories": pd.Categorical(
+            names, categories=["zz", *sorted(set(names))]
+        ),
+        "str Series": pd.Series(names, dtype="string[pyarrow]"),
+        "str Index": pd.Index(names, dtype="string[pyarrow]"),
+    }
+
+
+@pytest.mark.parametrize("order", ["grouped", "grouped, runs out of order", "shuffled", "split"])
+def test_pandas_string_and_categorical_ids_match_object_ids(order):
+    """pandas ids are coded by pandas (no object per row): the same table, bit for bit, as the
+    same ids in an object array, whatever the order of the rows."""
+    rng = np.random.default_rng(3)
+    n_queries, per_query = 12, 25
+    names = np.array([f"q{i:02d}" for i in range(n_queries)], dtype=object)
+    codes = np.repeat(np.arange(n_queries), per_query)
+    if order == "grouped, runs out of order":
+        codes = np.repeat(rng.permutation(n_queries), per_query)
+    elif order == "shuffled":
+        codes = rng.permutation(codes)
+    elif order == "split":  # one query in two runs
+        codes = np.concatenate((codes[:10], codes[30:], codes[10:30]))
+    y = rng.integers(0, 3, codes.size).astype(float)
+    score = rng.integers(0, 6, codes.size).astype(float)
+    reference = evaluate(y, score, qid=names[codes], metrics=SPECS).per_query
+    for kind, ids in _pandas_ids(names[codes]).items():
+        table = evaluate(y, score, qid=ids, metrics=SPECS).per_query
+        pd.testing.assert_frame_equal(table, reference, obj=kind)
+
+
+def test_pandas_ids_are_coded_without_an_object_per_row():
+    """The codes come from pandas, ordered like the sorted ids; ids with a missing value, or
+    categories held as objects, are left to the row-by-row check."""
+    from sklearn_ltr_metrics._validation import _coded_qid
+
+    names = np.array(["b", "b", "a", "c", "c", "a"], dtype=object)
+    for kind, ids in _pandas_ids(names).items():
+        codes, values = _coded_qid(ids)
+        assert codes.dtype.kind == "i", kind
+        np.testing.assert_array_equal(values[codes], names, err_msg=kind)
+        np.testing.assert_array_equal(values, sorted(values), err_msg=kind)
+    assert _coded_qid(names) is None
+    assert _coded_qid(pd.Series(["a", None], dtype="string[pyarrow]")) is None
+    assert _coded_qid(pd.Categorical(["a", None])) is None
+    assert _coded_qid(pd.Categorical(np.array([1, "a"], dtype=object))) is None
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        pd.Series(["a", None, "b"], dtype="string[pyarrow]"),
+        pd.Series(["a", None, "b"], dtype="category"),
+    ],
+)
+def test_missing_pandas_ids_are_refused_with_their_row(ids):
+    with pytest.raises(ValueError, match=r"qid has missing values.*first at row 1"):
+        evaluate([1, 0, 1], [0.1, 0.2, 0.3], qid=ids)
+
+
+def test_bad_score_names_the_query_of_a_pandas_id():
+    ids = pd.Series(["a", "a", "b"], dtype="string[pyarrow]", index=[7, 8, 9])
+    with pytest.raises(ValueError, match="first in query 'b', row 2"):
+        evaluate([1, 0, 1], [0.1, 0.2, np.nan], qid=ids)
+
+
 def test_queries_come_out_sorted_and_unsorted_rows_work():
     qid = np.array([30, 10, 20, 10, 30, 20])
     ev = evaluate([1, 0, 1, 1, 0, 0], [1, 2, 3, 4, 5, 6], qid=qid, metrics=["mrr"])

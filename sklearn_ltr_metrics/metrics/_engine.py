@@ -137,6 +137,7 @@ def evaluate_arrays(
     judged=None,
     n_jobs=None,
     qid_runs=None,
+    qid_values=None,
 ):
     """The engine behind ``evaluate`` and ``evaluate_run`` (inputs and options validated).
 
@@ -144,9 +145,11 @@ def evaluate_arrays(
     judged document (TREC input), ``n_pos_judged`` the relevant judged documents per query,
     ``judged`` whether each row has a judgment. ``qid_runs``: the runs of one object that
     the check of object ids found (:func:`~sklearn_ltr_metrics._validation._check_qid_runs`).
+    ``qid_values``: ``qid`` holds integer codes of these sorted ids (pandas categorical or
+    string ids, :func:`~sklearn_ltr_metrics._validation._coded_qid`).
     """
     n_threads = check_n_jobs(n_jobs)
-    grouping = group_rows(qid, n_threads=n_threads, runs=qid_runs)
+    grouping = group_rows(qid, n_threads=n_threads, runs=qid_runs, values=qid_values)
     uniques, n_q = grouping.uniques, grouping.n_groups
     ties = options["ties"]
     ranking = _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._validation import (
     _check_qid_runs,
+    _coded_qid,
     check_1d,
     check_consistent_length,
     check_labels,
@@ -159,10 +160,18 @@ def evaluate(
     )
     specs = parse_metrics(metrics, k, options=options)
     n_threads = check_n_jobs(n_jobs)
-    qid_arr, qid_runs = _check_qid_runs(qid, "qid", n_threads)
+    coded = _coded_qid(qid)
+    if coded is None:
+        qid_arr, qid_runs = _check_qid_runs(qid, "qid", n_threads)
+        qid_values, qid_shown = None, qid_arr
+    else:
+        # pandas categorical or string ids: integer codes of the sorted ids, made by pandas
+        # (no Python object per row); the ids themselves name the queries of the table.
+        (qid_arr, qid_values), qid_runs = coded, None
+        qid_shown = getattr(qid, "array", qid)
     y_true_arr = check_labels(y_true, n_threads=n_threads)
     # Exact: integer scores beyond 2**53 become their ranks.
-    y_score_arr = check_scores(y_score, qid_arr, n_threads=n_threads)
+    y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     return evaluate_arrays(
@@ -175,4 +184,5 @@ def evaluate(
         query_stats=query_stats,
         n_jobs=n_jobs,
         qid_runs=qid_runs,
+        qid_values=qid_values,
     )
