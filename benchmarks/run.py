@@ -304,7 +304,6 @@ def traced_peak(func):
 
 _DATA_SNIPPET = """
 import numpy as np
-import pandas as pd
 rng = np.random.default_rng(0)
 n_rows = {n_queries} * 100
 qid = np.repeat(np.arange({n_queries}), 100)
