@@ -190,6 +190,8 @@ def _run_starts(qid, limit, n_threads):
         # per row); adjacent runs of equal ids are merged by their codes (group_rows).
         ids = np.ascontiguousarray(qid)
         starts = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
+        if starts is None:  # strings built one object per row: runs of equal strings
+            starts = _ranking.string_runs(ids, limit)
         if starts is not None:
             return starts
         change = _ranking.object_changes(ids)
@@ -206,9 +208,9 @@ def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
     Only the first id of every run of equal ids is factorised; per-row codes are built only
     when the runs do not each hold a whole query, and then rows are grouped by a stable
     counting sort of the codes in ``n_threads`` threads (the same order for any number).
-    ``runs``: for object ids, the starts of the runs of one object when the caller has them
-    (the check of the ids finds them). ``values``: ``qid`` holds integer codes ordered like
-    these sorted ids, which name the groups (:attr:`Grouping.uniques`).
+    ``runs``: for object ids, the starts of the runs of one object (or of equal strings) when
+    the caller has them (the check of the ids finds them). ``values``: ``qid`` holds integer
+    codes ordered like these sorted ids, which name the groups (:attr:`Grouping.uniques`).
     """
     grouping = _group_rows(qid, name, n_threads, runs)
     if values is not None:

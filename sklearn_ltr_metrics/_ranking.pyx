@@ -18,6 +18,8 @@ from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
+from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_CheckExact
 
 ctypedef Py_ssize_t intp
 
@@ -214,6 +216,40 @@ def object_changes(values):
         if data[i] != data[i - 1]:
             out[i] = not (<object> data[i] == <object> data[i - 1])
     return out_arr
+
+
+def string_runs(values, intp limit):
+    """Start of every run of equal ids in ``values`` when every id is a ``str`` (exactly that
+    type), as intp; None when some id is not, or beyond ``limit`` runs.
+
+    For string ids built one object per row (equal ids that are distinct objects), where
+    :func:`identity_runs` finds a run per row. Neighbours are compared as strings (the same
+    object first); any other object, a subclass included, gives None (the caller then checks
+    every row). Gives up as soon as the runs come faster than ``limit`` in all the rows allow
+    (more than ``_RUN_BLOCK`` ahead of that pace).
+    """
+    cdef cnp.ndarray arr = values
+    cdef PyObject** data = <PyObject**> cnp.PyArray_DATA(arr)
+    cdef intp n = arr.shape[0], i, m = 1
+    if n == 0:
+        return np.empty(0, dtype=np.intp)
+    if not PyUnicode_CheckExact(<object> data[0]):
+        return None
+    starts_arr = np.empty(max(1, min(n, limit)), dtype=np.intp)
+    cdef intp[::1] starts = starts_arr
+    starts[0] = 0
+    for i in range(1, n):
+        if data[i] == data[i - 1]:
+            continue
+        if not PyUnicode_CheckExact(<object> data[i]):
+            return None
+        if <str> data[i] == <str> data[i - 1]:
+            continue
+        if m >= limit or m > i * limit // n + _RUN_BLOCK:
+            return None
+        starts[m] = i
+        m = m + 1
+    return starts_arr[:m].copy() if m <= limit else None
 
 
 ctypedef fused id_t:

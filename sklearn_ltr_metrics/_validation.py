@@ -364,9 +364,10 @@ def check_qid(qid, name="qid"):
 
 
 def _check_qid_runs(qid, name="qid", n_threads=1):
-    """:func:`check_qid`, and the runs of the very same object that it found in object ids
-    (``_ranking.identity_runs``; None when there are none or too many), which the grouping
-    then need not find again."""
+    """:func:`check_qid`, and the runs that it found in object ids: of the very same object
+    (``_ranking.identity_runs``), or else of equal ids when every id is a ``str``
+    (``_ranking.string_runs``); None when there are none or too many. The grouping then need
+    not find them again."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -385,9 +386,13 @@ def _check_qid_runs(qid, name="qid", n_threads=1):
     if arr.dtype != object:
         return arr, None
     # One row per run of the very same object has every id object there is: check those.
-    from ._ranking import identity_runs
+    # Strings built one object per row: runs of equal strings, when every id is a str.
+    from ._ranking import identity_runs, string_runs
 
-    runs = identity_runs(np.ascontiguousarray(arr), arr.shape[0] // 4, n_threads)
+    ids = np.ascontiguousarray(arr)
+    runs = identity_runs(ids, arr.shape[0] // 4, n_threads)
+    if runs is None:
+        runs = string_runs(ids, arr.shape[0] // 4)
     sample = arr if runs is None else arr[runs]
     if pd.isna(sample).any():
         _raise_missing_qid(arr, pd.isna(arr), name)

@@ -559,3 +559,63 @@ def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeyp
 _grouping_gather = __import__(
     "sklearn_ltr_metrics._grouping", fromlist=["Grouping"]
 ).Grouping.gather
+
+
+def _one_object_per_row(ids):
+    """The same string ids, each row its own object (as ``astype(str)`` or a parser builds
+    them): equal ids that are distinct objects."""
+    return np.array(["".join(["", str(v)]) + "" for v in ids], dtype=object)
+
+
+def test_strings_built_one_object_per_row_come_in_runs_of_equal_strings():
+    """``string_runs``: runs of equal strings when every id is exactly a str; None for any
+    other object (a str subclass included) and beyond the limit, early for rows in random
+    order."""
+    from sklearn_ltr_metrics._ranking import identity_runs, string_runs
+
+    names = np.array([f"q{i:03d}" for i in range(40)], dtype=object)
+    rng = np.random.default_rng(11)
+    ids = names[np.repeat(np.arange(40), rng.integers(1, 30, 40))]
+    expected = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    distinct = _one_object_per_row(ids)
+    assert len({id(v) for v in distinct}) == distinct.size
+    assert identity_runs(distinct, distinct.size // 4) is None
+    np.testing.assert_array_equal(string_runs(distinct, distinct.size), expected)
+    assert string_runs(distinct, 39) is None  # more runs than asked
+    assert string_runs(np.empty(0, dtype=object), 3).size == 0
+    for other in (np.str_("q000"), 7, None, b"q000"):
+        bad = distinct.copy()
+        bad[len(bad) // 2] = other
+        assert string_runs(bad, bad.size) is None
+    big = _one_object_per_row(np.repeat(names, 300))
+    assert string_runs(big[rng.permutation(big.size)], big.size // 4) is None
+    read_only = distinct.copy()
+    read_only.flags.writeable = False
+    np.testing.assert_array_equal(string_runs(read_only, distinct.size), expected)
+
+
+@pytest.mark.parametrize("order", ["grouped", "split", "shuffled"])
+def test_strings_built_one_object_per_row_evaluate_as_shared_strings(order):
+    """Ids built one object per row give the same table as the same ids sharing objects; a
+    row of another kind or a missing id among them is still refused, naming its row."""
+    rng = np.random.default_rng(12)
+    names = np.array([f"q{i:02d}" for i in range(20)], dtype=object)
+    codes = np.repeat(np.arange(20), 30)
+    if order == "split":
+        codes = np.concatenate((codes[:15], codes[45:], codes[15:45]))
+    elif order == "shuffled":
+        codes = rng.permutation(codes)
+    shared = names[codes]
+    y = rng.integers(0, 3, codes.size).astype(float)
+    s = rng.integers(0, 5, codes.size).astype(float)
+    metrics = ["ndcg@5", "map", "recall@10"]
+    expected = evaluate(y, s, qid=shared, metrics=metrics).per_query
+    distinct = _one_object_per_row(shared)
+    pd.testing.assert_frame_equal(evaluate(y, s, qid=distinct, metrics=metrics).per_query, expected)
+    mixed = distinct.copy()
+    mixed[400] = 7
+    with pytest.raises(TypeError, match="row 400 holds 7"):
+        evaluate(y, s, qid=mixed, metrics=metrics)
+    mixed[400] = None
+    with pytest.raises(ValueError, match="first at row 400"):
+        evaluate(y, s, qid=mixed, metrics=metrics)
