@@ -442,7 +442,10 @@ def _coded_qid(qid):
         if categories.is_monotonic_increasing:
             return codes, np.asarray(categories)
         # Categories in another order: codes of their sorted order instead.
-        order = np.argsort(np.asarray(categories), kind="stable")
+        try:
+            order = np.argsort(np.asarray(categories), kind="stable")
+        except TypeError:  # ids that cannot be ordered: the row-by-row check says so
+            return None
         rank = np.empty(order.size, dtype=np.intp)
         rank[order] = np.arange(order.size)
         return rank[codes], np.asarray(categories)[order]
