@@ -190,11 +190,9 @@ def _run_starts(qid, limit, n_threads):
         # per row); adjacent runs of equal ids are merged by their codes (group_rows).
         ids = np.ascontiguousarray(qid)
         starts = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
-        if starts is None:  # strings built one object per row: runs of equal strings
-            starts = _ranking.string_runs(ids, limit)
-        if starts is not None:
-            return starts
-        change = _ranking.object_changes(ids)
+        if starts is None:  # ids built one object per row: runs of equal ids
+            starts = _ranking.object_runs(ids, limit)
+        return starts
     else:
         change = np.empty(qid.shape[0], dtype=bool)
         change[:1] = True

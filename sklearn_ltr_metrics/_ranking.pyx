@@ -198,42 +198,26 @@ def dense_codes(const int64_t[::1] values, int64_t low, intp span, int n_threads
     return codes_arr, present, sizes
 
 
-def object_changes(values):
-    """``values[i] != values[i - 1]`` for i >= 1 (a C-contiguous object array; read-only is
-    fine), identity checked first.
+def object_runs(values, intp limit, bint strings_only=False):
+    """Start of every run of equal ids in the object array ``values``, as intp; None beyond
+    ``limit`` runs, given up as soon as the runs come faster than ``limit`` in all the rows
+    allow (more than ``_RUN_BLOCK`` ahead of that pace: rows in random order stop early).
 
-    For ids whose equal values are distinct objects (built one per row): only distinct objects
-    go through Python's equality. Ids in runs of one object take :func:`identity_runs`.
-    """
-    cdef cnp.ndarray arr = values
-    cdef void** data = <void**> cnp.PyArray_DATA(arr)
-    cdef intp n = arr.shape[0], i
-    out_arr = np.zeros(n, dtype=bool)
-    cdef uint8_t[::1] out = out_arr.view(np.uint8)
-    if n:
-        out[0] = 1
-    for i in range(1, n):
-        if data[i] != data[i - 1]:
-            out[i] = not (<object> data[i] == <object> data[i - 1])
-    return out_arr
+    Neighbours are compared by identity first, then by equality: as strings when both are
+    exactly ``str``, else with Python's ``==``. ``strings_only``: every id must be exactly a
+    ``str`` (None otherwise, a subclass included), so that a run never joins ids of two kinds
+    (``1 == True``): the check of the ids then reads one row per run.
 
-
-def string_runs(values, intp limit):
-    """Start of every run of equal ids in ``values`` when every id is a ``str`` (exactly that
-    type), as intp; None when some id is not, or beyond ``limit`` runs.
-
-    For string ids built one object per row (equal ids that are distinct objects), where
-    :func:`identity_runs` finds a run per row. Neighbours are compared as strings (the same
-    object first); any other object, a subclass included, gives None (the caller then checks
-    every row). Gives up as soon as the runs come faster than ``limit`` in all the rows allow
-    (more than ``_RUN_BLOCK`` ahead of that pace).
+    For ids whose equal values are distinct objects (built one per row), where
+    :func:`identity_runs` finds a run per row.
     """
     cdef cnp.ndarray arr = values
     cdef PyObject** data = <PyObject**> cnp.PyArray_DATA(arr)
     cdef intp n = arr.shape[0], i, m = 1
+    cdef bint both_str
     if n == 0:
         return np.empty(0, dtype=np.intp)
-    if not PyUnicode_CheckExact(<object> data[0]):
+    if strings_only and not PyUnicode_CheckExact(<object> data[0]):
         return None
     starts_arr = np.empty(max(1, min(n, limit)), dtype=np.intp)
     cdef intp[::1] starts = starts_arr
@@ -241,15 +225,33 @@ def string_runs(values, intp limit):
     for i in range(1, n):
         if data[i] == data[i - 1]:
             continue
-        if not PyUnicode_CheckExact(<object> data[i]):
+        both_str = PyUnicode_CheckExact(<object> data[i]) and PyUnicode_CheckExact(
+            <object> data[i - 1]
+        )
+        if both_str:
+            if <str> data[i] == <str> data[i - 1]:
+                continue
+        elif strings_only:
             return None
-        if <str> data[i] == <str> data[i - 1]:
+        elif <object> data[i] == <object> data[i - 1]:
             continue
         if m >= limit or m > i * limit // n + _RUN_BLOCK:
             return None
         starts[m] = i
         m = m + 1
     return starts_arr[:m].copy() if m <= limit else None
+
+
+def all_strings(values):
+    """Whether every entry of the object array ``values`` is exactly a ``str`` (one pass
+    over the objects' types, no value read)."""
+    cdef cnp.ndarray arr = values
+    cdef PyObject** data = <PyObject**> cnp.PyArray_DATA(arr)
+    cdef intp i
+    for i in range(arr.shape[0]):
+        if not PyUnicode_CheckExact(<object> data[i]):
+            return False
+    return True
 
 
 ctypedef fused id_t:

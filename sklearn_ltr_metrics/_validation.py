@@ -366,7 +366,7 @@ def check_qid(qid, name="qid"):
 def _check_qid_runs(qid, name="qid", n_threads=1):
     """:func:`check_qid`, and the runs that it found in object ids: of the very same object
     (``_ranking.identity_runs``), or else of equal ids when every id is a ``str``
-    (``_ranking.string_runs``); None when there are none or too many. The grouping then need
+    (``_ranking.object_runs``); None when there are none or too many. The grouping then need
     not find them again."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
@@ -387,12 +387,14 @@ def _check_qid_runs(qid, name="qid", n_threads=1):
         return arr, None
     # One row per run of the very same object has every id object there is: check those.
     # Strings built one object per row: runs of equal strings, when every id is a str.
-    from ._ranking import identity_runs, string_runs
+    from ._ranking import all_strings, identity_runs, object_runs
 
     ids = np.ascontiguousarray(arr)
     runs = identity_runs(ids, arr.shape[0] // 4, n_threads)
     if runs is None:
-        runs = string_runs(ids, arr.shape[0] // 4)
+        runs = object_runs(ids, arr.shape[0] // 4, strings_only=True)
+    if runs is None and not converted and all_strings(ids):
+        return arr, None  # rows in random order, every id a str: none missing, one kind
     sample = arr if runs is None else arr[runs]
     if pd.isna(sample).any():
         _raise_missing_qid(arr, pd.isna(arr), name)

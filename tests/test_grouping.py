@@ -568,10 +568,10 @@ def _one_object_per_row(ids):
 
 
 def test_strings_built_one_object_per_row_come_in_runs_of_equal_strings():
-    """``string_runs``: runs of equal strings when every id is exactly a str; None for any
-    other object (a str subclass included) and beyond the limit, early for rows in random
-    order."""
-    from sklearn_ltr_metrics._ranking import identity_runs, string_runs
+    """``object_runs``: runs of equal ids (identity, then equality); with ``strings_only``,
+    None unless every id is exactly a str (a subclass neither); None beyond the limit,
+    early for rows in random order."""
+    from sklearn_ltr_metrics._ranking import identity_runs, object_runs
 
     names = np.array([f"q{i:03d}" for i in range(40)], dtype=object)
     rng = np.random.default_rng(11)
@@ -580,18 +580,30 @@ def test_strings_built_one_object_per_row_come_in_runs_of_equal_strings():
     distinct = _one_object_per_row(ids)
     assert len({id(v) for v in distinct}) == distinct.size
     assert identity_runs(distinct, distinct.size // 4) is None
-    np.testing.assert_array_equal(string_runs(distinct, distinct.size), expected)
-    assert string_runs(distinct, 39) is None  # more runs than asked
-    assert string_runs(np.empty(0, dtype=object), 3).size == 0
+    np.testing.assert_array_equal(
+        object_runs(distinct, strings_only=True, limit=distinct.size), expected
+    )
+    assert object_runs(distinct, strings_only=True, limit=39) is None  # more runs than asked
+    assert object_runs(np.empty(0, dtype=object), 3).size == 0
     for other in (np.str_("q000"), 7, None, b"q000"):
         bad = distinct.copy()
         bad[len(bad) // 2] = other
-        assert string_runs(bad, bad.size) is None
+        assert object_runs(bad, strings_only=True, limit=bad.size) is None
     big = _one_object_per_row(np.repeat(names, 300))
-    assert string_runs(big[rng.permutation(big.size)], big.size // 4) is None
+    assert (
+        object_runs(big[rng.permutation(big.size)], strings_only=True, limit=big.size // 4) is None
+    )
     read_only = distinct.copy()
     read_only.flags.writeable = False
-    np.testing.assert_array_equal(string_runs(read_only, distinct.size), expected)
+    np.testing.assert_array_equal(
+        object_runs(read_only, strings_only=True, limit=distinct.size), expected
+    )
+    # Without strings_only: any objects, by Python's equality (1 == 1.0), one run each.
+    numbers = np.array([1000 + int(v) for v in np.repeat([3, 1, 2], 4)], dtype=object)
+    numbers[5] = float(numbers[5])
+    assert object_runs(numbers, strings_only=True, limit=12) is None
+    np.testing.assert_array_equal(object_runs(numbers, 12), [0, 4, 8])
+    assert object_runs(distinct[rng.permutation(distinct.size)], distinct.size // 4) is None
 
 
 @pytest.mark.parametrize("order", ["grouped", "split", "shuffled"])
