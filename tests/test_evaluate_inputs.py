@@ -281,3 +281,30 @@ def test_finite_checks_in_threads_find_every_bad_value(monkeypatch):
         with pytest.raises(ValueError, match=f"negative labels \\(first at row {where}"):
             evaluate(y, np.ones(100), qid=qid, n_jobs=2)
     assert evaluate(np.ones(100), np.ones(100), qid=qid, n_jobs=3).per_query.shape[0] == 10
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        np.array([30, 10, 20, 10, 30, 20, 20]),
+        np.array([2.5, -1.0, 2.5, 0.0, 0.0, -1.0, 7.0]),
+        np.array([True, False, True, True, False, False, True]),
+        pd.to_datetime(["2024-03-01", "2023-01-01", "2024-03-01", "2025-06-30"] * 2).to_numpy(),
+        pd.date_range("2024-01-01", periods=3, tz="Europe/Paris")[[2, 0, 1, 0, 2, 1]],
+    ],
+    ids=["int", "float", "bool", "datetime", "datetime with a time zone"],
+)
+def test_categoricals_of_every_category_dtype_match_their_values(ids):
+    """A categorical gives the table of its values, whatever its categories' dtype and order
+    (sorted, reversed): the same query ids, in the same order, the same values."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, len(ids)).astype(float)
+    score = rng.random(len(ids))
+    values = np.asarray(pd.Series(ids).astype(object)) if hasattr(ids, "tz") else ids
+    expected = evaluate(y, score, qid=values, metrics=["map", "ndcg@3"]).per_query
+    categories = pd.unique(pd.Series(ids))
+    for order in (np.sort(categories), np.sort(categories)[::-1]):
+        table = evaluate(
+            y, score, qid=pd.Categorical(ids, categories=order), metrics=["map", "ndcg@3"]
+        ).per_query
+        pd.testing.assert_frame_equal(table, expected)
