@@ -19,6 +19,10 @@ except ImportError as exc:  # a source checkout whose extension was never built
 
 __all__ = ["factorize_qid"]
 
+#: Object ids of more rows than this are first coded by the objects' addresses
+#: (``_ranking.object_codes``); fewer are hashed by value directly.
+_OBJECT_CODES_MIN_ROWS = 1 << 12
+
 #: Rows per thread of the compiled kernels: fewer rows run on fewer threads (waking a thread
 #: costs more than it saves on small inputs, far more on a loaded machine).
 _ROWS_PER_THREAD = 1 << 17
@@ -71,6 +75,14 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
         return codes, uniques, None
     if isinstance(values, np.ndarray) and values.dtype == object:
+        if values.size > _OBJECT_CODES_MIN_ROWS:
+            # Rows in any order that index a few id objects: coded by the objects' addresses
+            # (compiled), and only the distinct objects are factorised by value.
+            found = _ranking.object_codes(np.ascontiguousarray(values), values.size // 8)
+            if found is not None:
+                by_object, first = found
+                codes, uniques, _ = _factorize(values[first], name)
+                return codes[by_object], uniques, None
         kind = pd.api.types.infer_dtype(values, skipna=True)
         kinds = (
             sorted({type(v).__name__ for v in values[:1000]}) if kind.startswith("mixed") else []

@@ -15,8 +15,8 @@ import numpy as np
 cimport numpy as cnp
 
 from cython.parallel cimport parallel, prange
-from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, uintptr_t
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_CheckExact
@@ -252,6 +252,94 @@ def all_strings(values):
         if not PyUnicode_CheckExact(<object> data[i]):
             return False
     return True
+
+
+#: Rows from which :func:`object_codes` checks that its ids are not one object per row.
+cdef enum:
+    _NEW_OBJECTS_CHECK = 1 << 16
+
+
+cdef inline intp _slot(uintptr_t key, int bits) noexcept nogil:
+    """Home slot of an address in a table of ``2**bits`` slots (Fibonacci hashing)."""
+    return <intp> (((<uint64_t> key >> 4) * <uint64_t> 0x9E3779B97F4A7C15ULL) >> (64 - bits))
+
+
+def object_codes(values, intp limit):
+    """Code of every row's object by its identity (the same address, the same code, in order
+    of first appearance), and the row where each distinct object first appears:
+    ``(codes, first)``, codes int32; None beyond ``limit`` distinct objects.
+
+    For object ids in random order that index a few id objects (``names[codes]``): equal
+    ids that are distinct objects get distinct codes here, and are merged by factorising the
+    few ``values[first]`` by value. A hash table of addresses (open addressing, grown as it
+    fills); nothing is read but the pointers. Also None as soon as nine rows in ten, at a
+    power of two rows from ``2**16`` on, held a new object (ids built one object per row):
+    in random order the distinct objects come fastest at first, so no stricter pace holds.
+    """
+    cdef cnp.ndarray arr = values
+    cdef const uintptr_t* data = <const uintptr_t*> cnp.PyArray_DATA(arr)
+    cdef intp n = arr.shape[0], i, h, k = 0, j, c
+    cdef int bits = 12
+    cdef uintptr_t key
+    cdef uintptr_t* keys
+    cdef int32_t* vals
+    cdef uintptr_t* old_keys
+    cdef int32_t* old_vals
+    cdef bint given_up = False
+    if n >= 2**31:
+        return None
+    codes_arr = np.empty(n, dtype=np.int32)
+    first_arr = np.empty(max(1, min(n, limit + 1)), dtype=np.intp)
+    cdef int32_t[::1] codes = codes_arr
+    cdef intp[::1] first = first_arr
+    keys = <uintptr_t*> calloc(<size_t> 1 << bits, sizeof(uintptr_t))
+    vals = <int32_t*> malloc((<size_t> 1 << bits) * sizeof(int32_t))
+    if keys == NULL or vals == NULL:
+        free(keys)
+        free(vals)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            key = data[i]
+            h = _slot(key, bits)
+            while keys[h] != 0 and keys[h] != key:
+                h = (h + 1) & ((<intp> 1 << bits) - 1)
+            if keys[h] == key:
+                codes[i] = vals[h]
+                continue
+            if k >= limit or (i >= _NEW_OBJECTS_CHECK and (i & (i - 1)) == 0 and k * 10 > i * 9):
+                given_up = True  # too many objects, or nearly one per row so far
+                break
+            keys[h] = key
+            vals[h] = <int32_t> k
+            first[k] = i
+            codes[i] = <int32_t> k
+            k = k + 1
+            if 2 * k > (<intp> 1 << bits):  # half full: twice the slots, every key again
+                old_keys = keys
+                old_vals = vals
+                bits = bits + 1
+                keys = <uintptr_t*> calloc(<size_t> 1 << bits, sizeof(uintptr_t))
+                vals = <int32_t*> malloc((<size_t> 1 << bits) * sizeof(int32_t))
+                if keys == NULL or vals == NULL:
+                    given_up = True
+                    free(old_keys)
+                    free(old_vals)
+                    break
+                for j in range((<intp> 1 << (bits - 1))):
+                    if old_keys[j] != 0:
+                        c = _slot(old_keys[j], bits)
+                        while keys[c] != 0:
+                            c = (c + 1) & ((<intp> 1 << bits) - 1)
+                        keys[c] = old_keys[j]
+                        vals[c] = old_vals[j]
+                free(old_keys)
+                free(old_vals)
+    free(keys)
+    free(vals)
+    if given_up:
+        return None
+    return codes_arr, first_arr[:k].copy()
 
 
 ctypedef fused id_t:

@@ -631,3 +631,46 @@ def test_strings_built_one_object_per_row_evaluate_as_shared_strings(order):
     mixed[400] = None
     with pytest.raises(ValueError, match="first at row 400"):
         evaluate(y, s, qid=mixed, metrics=metrics)
+
+
+def test_object_ids_in_random_order_are_coded_by_address_then_by_value(monkeypatch):
+    """``object_codes``: one code per distinct object (by address), first appearance order;
+    None beyond the limit. Factorising object ids in random order then hashes only the
+    distinct objects by value: equal ids held by distinct objects are one query, the codes
+    are those of the sorted ids, and ids of two kinds are still refused."""
+    from sklearn_ltr_metrics._ranking import object_codes
+
+    from sklearn_ltr_metrics import _factorize
+
+    rng = np.random.default_rng(13)
+    names = np.array([f"q{i:03d}" for i in range(50)], dtype=object)
+    ids = names[rng.integers(0, 50, 3000)]
+    ids[::7] = _one_object_per_row(ids[::7])  # equal values, other objects
+    codes, first = object_codes(ids, ids.size)
+    assert all(a is b for a, b in zip(ids[first][codes], ids, strict=True))
+    assert len({id(v) for v in ids[first]}) == first.size
+    np.testing.assert_array_equal(first, np.sort(first))
+    assert object_codes(ids, 10) is None
+    assert object_codes(np.empty(0, dtype=object), 5)[1].size == 0
+    monkeypatch.setattr(_factorize, "_OBJECT_CODES_MIN_ROWS", 16)
+    codes, uniques = _factorize.factorize_qid(ids)
+    np.testing.assert_array_equal(uniques, names)
+    np.testing.assert_array_equal(uniques[codes], ids.astype(str))
+    mixed = ids.copy()
+    mixed[5] = 7
+    with pytest.raises(TypeError, match="mixes value types"):
+        _factorize.factorize_qid(mixed)
+
+
+def test_object_ids_in_random_order_evaluate_as_int_ids():
+    """Enough rows for the address coding: the same table as the int codes of the ids."""
+    rng = np.random.default_rng(14)
+    codes = rng.integers(0, 60, 6000)
+    names = np.array([f"q{i:02d}" for i in range(60)], dtype=object)
+    y = rng.integers(0, 3, codes.size).astype(float)
+    s = rng.random(codes.size)
+    metrics = ["ndcg@10", "map"]
+    by_name = evaluate(y, s, qid=names[codes], metrics=metrics).per_query
+    by_code = evaluate(y, s, qid=codes, metrics=metrics).per_query
+    np.testing.assert_array_equal(by_name.index.to_numpy(), names)
+    pd.testing.assert_frame_equal(by_name.reset_index(drop=True), by_code.reset_index(drop=True))
