@@ -6,6 +6,8 @@ row when the caller reads ids through the table); other ids are factorised by pa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -17,7 +19,7 @@ except ImportError as exc:  # a source checkout whose extension was never built
         "`pip install -e .` (or `python setup.py build_ext --inplace`) in the repository root."
     ) from exc
 
-__all__ = ["factorize_qid"]
+__all__ = ["QueryRuns", "coded_qid", "factorize_qid"]
 
 #: Object ids of more rows than this are first coded by the objects' addresses
 #: (``_ranking.object_codes``); fewer are hashed by value directly.
@@ -75,7 +77,8 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
         return codes, uniques, None
     if isinstance(values, np.ndarray) and values.dtype == object:
-        if values.size > _OBJECT_CODES_MIN_ROWS:
+        increasing = _strictly_increasing(values)  # cheap unless they are
+        if values.size > _OBJECT_CODES_MIN_ROWS and not increasing:
             # Rows in any order that index a few id objects: coded by the objects' addresses
             # (compiled), and only the distinct objects are factorised by value.
             found = _ranking.object_codes(np.ascontiguousarray(values), values.size // 8)
@@ -92,7 +95,7 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
                 f"{name} mixes value types ({', '.join(kinds)}); query ids must all be of one "
                 f"kind. Convert them first, e.g. qid.astype(str)."
             )
-        if _strictly_increasing(values):
+        if increasing:
             # Distinct ids in sorted order (the first id of each query, grouped and sorted
             # rows): their codes are their positions, no hashing.
             return np.arange(values.size, dtype=np.intp), values.copy(), None
@@ -158,3 +161,78 @@ def _dense_int_codes(values, n_threads=1, per_row=True, grain=_ROWS_PER_THREAD):
     codes, present, sizes = kernel(ids, base, high - low + 1, n_threads, grain)
     uniques = (present.astype(wide_type) + wide_type(low)).astype(values.dtype)
     return (codes if per_row else (ids, base, codes)), uniques, sizes
+
+
+@dataclass(frozen=True)
+class QueryRuns:
+    """Query ids given by their runs, with no array of one id per row: rows ``starts[i]`` to
+    the next start (or ``n_rows``) hold code ``codes[i]``, and codes ``0 .. n_codes - 1``
+    are ordered like the sorted ids they stand for (pandas string ids, see
+    :func:`coded_qid`). ``_grouping.group_rows`` takes them for ``qid``."""
+
+    starts: np.ndarray
+    codes: np.ndarray
+    n_codes: int
+    n_rows: int
+
+    def __len__(self):
+        return self.n_rows
+
+    def ids(self):
+        """The code of every row."""
+        return np.repeat(self.codes, np.diff(np.append(self.starts, self.n_rows)))
+
+
+def coded_qid(qid):
+    """``(codes, values)`` for pandas query ids that numpy holds only as one Python object per
+    row (a categorical, pandas' string dtype), or None for other ids.
+
+    ``codes`` are integers, one per row, ordered like the sorted unique ``values`` (a numpy
+    array, as ``_validation.check_qid`` would give them) that they stand for: pandas
+    computes them from its own storage, with no object made per row. Strings in few runs
+    (rows grouped by query) give their runs instead (:class:`QueryRuns`): no array is
+    written per row. Ids with a missing value, and categories held as objects (which may
+    mix kinds), give None: ``_validation.check_qid`` then checks them row by row and reports
+    what it finds.
+    """
+    values = qid.array if isinstance(qid, (pd.Series, pd.Index)) else qid
+    if isinstance(values, pd.Categorical):
+        categories = values.categories
+        codes = values.codes
+        if categories.dtype == object or codes.size == 0 or codes.min() < 0:
+            return None
+        if categories.is_monotonic_increasing:
+            return codes, np.asarray(categories)
+        # Categories in another order: codes of their sorted order instead.
+        try:
+            order = np.argsort(np.asarray(categories), kind="stable")
+        except TypeError:  # ids that cannot be ordered: the row-by-row check says so
+            return None
+        rank = np.empty(order.size, dtype=np.intp)
+        rank[order] = np.arange(order.size)
+        return rank[codes], np.asarray(categories)[order]
+    dtype = getattr(values, "dtype", None)
+    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow" and len(values):
+        return _arrow_string_codes(values)
+    return None
+
+
+def _arrow_string_codes(values):
+    """:func:`coded_qid` of pandas strings stored by pyarrow: the runs of equal ids are
+    found by pyarrow, and only the first id of each run is factorised, giving the runs'
+    codes (all ids when the runs are too many: rows of interleaved queries)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids = pa.array(values)  # zero-copy: the storage itself (an array or chunked array)
+    if ids.null_count:
+        return None
+    n = len(ids)
+    starts = pc.indices_nonzero(pc.not_equal(ids[1:], ids[:-1])).to_numpy().astype(np.intp)
+    if starts.size >= n // 2:
+        codes, uniques = pd.factorize(values, sort=True)
+        return codes, np.asarray(uniques, dtype=object)
+    starts = np.concatenate(([0], starts + 1))
+    head_codes, uniques = pd.factorize(values.take(starts), sort=True)
+    runs = QueryRuns(starts, head_codes.astype(np.intp, copy=False), uniques.size, n)
+    return runs, np.asarray(uniques, dtype=object)

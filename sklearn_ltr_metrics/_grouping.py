@@ -18,6 +18,7 @@ import numpy as np
 
 from ._factorize import (  # the compiled engine (checked there)
     _ROWS_PER_THREAD,
+    QueryRuns,
     _factorize,
     _ranking,
     _sums,
@@ -217,7 +218,10 @@ def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
 
 
 def _group_rows(qid, name, n_threads, runs):
-    """:func:`group_rows` of the ids themselves."""
+    """:func:`group_rows` of the ids themselves (or of their :class:`QueryRuns`)."""
+    if isinstance(qid, QueryRuns):
+        whole = _group_runs(qid.starts, qid.codes, np.arange(qid.n_codes), qid.n_rows, n_threads)
+        return whole if whole is not None else _group_rows(qid.ids(), name, n_threads, None)
     n = qid.shape[0]
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
@@ -225,27 +229,16 @@ def _group_rows(qid, name, n_threads, runs):
     run_start = runs if runs is not None and qid.dtype == object else None
     if run_start is None:
         run_start = _run_starts(qid, n // 2, n_threads)
-    few_runs = run_start is not None
-    run_codes, uniques = factorize_qid(qid[run_start], name) if few_runs else (None, None)
-    if few_runs and qid.dtype == object:
-        # Runs of one object each: equal ids in adjacent runs (distinct objects) are one run.
-        head = np.concatenate(([True], run_codes[1:] != run_codes[:-1]))
-        if not head.all():
-            run_start, run_codes = run_start[head], run_codes[head]
-    if few_runs and uniques.shape[0] == run_start.size:
-        run_size = np.diff(np.append(run_start, n))
-        sizes = np.empty_like(run_size)
-        sizes[run_codes] = run_size
-        if np.all(run_codes[1:] > run_codes[:-1]):
-            return Grouping(uniques, sizes, None, n_threads=n_threads)
-        # Whole queries in another order: move each run into place, no sort of rows.
-        by_code = np.argsort(run_codes)
-        lengths = run_size[by_code]
-        shift = run_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        grouped = np.repeat(shift, lengths) + np.arange(n)
-        return Grouping(
-            uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads
-        )
+    if run_start is not None:
+        run_codes, uniques = factorize_qid(qid[run_start], name)
+        if qid.dtype == object:
+            # Runs of one object each: equal ids in adjacent runs (distinct objects) are one.
+            head = np.concatenate(([True], run_codes[1:] != run_codes[:-1]))
+            if not head.all():
+                run_start, run_codes = run_start[head], run_codes[head]
+        whole = _group_runs(run_start, run_codes, uniques, n, n_threads)
+        if whole is not None:
+            return whole
     codes, uniques, sizes = _factorize(
         qid, name, n_threads=n_threads, per_row=False, grain=_ROWS_PER_THREAD
     )
@@ -253,6 +246,24 @@ def _group_rows(qid, name, n_threads, runs):
         codes = np.ascontiguousarray(codes, dtype=np.intp)
         sizes = np.bincount(codes, minlength=uniques.shape[0])
     return Grouping(uniques, sizes, None, codes, interleaved=True, n_threads=n_threads)
+
+
+def _group_runs(run_start, run_codes, uniques, n, n_threads):
+    """The :class:`Grouping` of ``n`` rows in runs (starts, codes into ``uniques``) when every
+    run is a whole query, else None. No row moves when the runs come in code order."""
+    if uniques.shape[0] != run_start.size:
+        return None
+    run_size = np.diff(np.append(run_start, n))
+    sizes = np.empty_like(run_size)
+    sizes[run_codes] = run_size
+    if np.all(run_codes[1:] > run_codes[:-1]):
+        return Grouping(uniques, sizes, None, n_threads=n_threads)
+    # Whole queries in another order: move each run into place, no sort of rows.
+    by_code = np.argsort(run_codes)
+    lengths = run_size[by_code]
+    shift = run_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    grouped = np.repeat(shift, lengths) + np.arange(n)
+    return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads)
 
 
 def _tie_key(tiebreak):

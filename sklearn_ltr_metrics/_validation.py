@@ -425,61 +425,6 @@ def _check_qid_runs(qid, name="qid", n_threads=1):
     return arr, runs
 
 
-def _coded_qid(qid):
-    """``(codes, values)`` for pandas query ids that numpy holds only as one Python object per
-    row (a categorical, pandas' string dtype), or None for other ids.
-
-    ``codes`` are integers, one per row, ordered like the sorted unique ``values`` (a numpy
-    array, as :func:`check_qid` would give them) that they stand for: pandas computes them
-    from its own storage, with no object made per row. Ids with a missing value, and
-    categories held as objects (which may mix kinds), give None: :func:`check_qid` then
-    checks them row by row and reports what it finds.
-    """
-    values = qid.array if isinstance(qid, (pd.Series, pd.Index)) else qid
-    if isinstance(values, pd.Categorical):
-        categories = values.categories
-        codes = values.codes
-        if categories.dtype == object or codes.size == 0 or codes.min() < 0:
-            return None
-        if categories.is_monotonic_increasing:
-            return codes, np.asarray(categories)
-        # Categories in another order: codes of their sorted order instead.
-        try:
-            order = np.argsort(np.asarray(categories), kind="stable")
-        except TypeError:  # ids that cannot be ordered: the row-by-row check says so
-            return None
-        rank = np.empty(order.size, dtype=np.intp)
-        rank[order] = np.arange(order.size)
-        return rank[codes], np.asarray(categories)[order]
-    dtype = getattr(values, "dtype", None)
-    if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow" and len(values):
-        return _arrow_string_codes(values)
-    return None
-
-
-def _arrow_string_codes(values):
-    """:func:`_coded_qid` of pandas strings stored by pyarrow: the runs of equal ids are
-    found by pyarrow, and only the first id of each run is factorised (all of them when the
-    runs are too many: rows of interleaved queries)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ids = pa.array(values)  # zero-copy: the storage itself (an array or chunked array)
-    if ids.null_count:
-        return None
-    n = len(ids)
-    starts = pc.indices_nonzero(pc.not_equal(ids[1:], ids[:-1])).to_numpy().astype(np.intp)
-    if starts.size >= n // 2:
-        codes, uniques = pd.factorize(values, sort=True)
-        return codes, np.asarray(uniques, dtype=object)
-    starts = np.concatenate(([0], starts + 1))
-    head_codes, uniques = pd.factorize(values.take(starts), sort=True)
-    lengths = np.diff(np.append(starts, n))
-    code_type = np.int32 if uniques.size < 2**31 else np.intp
-    codes = np.repeat(head_codes.astype(code_type), lengths)
-    return codes, np.asarray(uniques, dtype=object)
-
-
 def _raise_missing_qid(arr, missing, name):
     first = _first(missing)
     raise ValueError(

@@ -152,18 +152,23 @@ def test_pandas_string_and_categorical_ids_match_object_ids(order):
 def test_pandas_ids_are_coded_without_an_object_per_row():
     """The codes come from pandas, ordered like the sorted ids; ids with a missing value, or
     categories held as objects, are left to the row-by-row check."""
-    from sklearn_ltr_metrics._validation import _coded_qid
+    from sklearn_ltr_metrics._factorize import QueryRuns, coded_qid
 
-    names = np.array(["b", "b", "a", "c", "c", "a"], dtype=object)
-    for kind, ids in _pandas_ids(names).items():
-        codes, values = _coded_qid(ids)
-        assert codes.dtype.kind == "i", kind
-        np.testing.assert_array_equal(values[codes], names, err_msg=kind)
-        np.testing.assert_array_equal(values, sorted(values), err_msg=kind)
-    assert _coded_qid(names) is None
-    assert _coded_qid(pd.Series(["a", None], dtype="string[pyarrow]")) is None
-    assert _coded_qid(pd.Categorical(["a", None])) is None
-    assert _coded_qid(pd.Categorical(np.array([1, "a"], dtype=object))) is None
+    for names in (list("bbaccabb"), list("bbbbbaaaaacccccbbbbb")):  # interleaved, in runs
+        names = np.array(names, dtype=object)
+        for kind, ids in _pandas_ids(names).items():
+            codes, values = coded_qid(ids)
+            if isinstance(codes, QueryRuns):  # strings in few runs: no array per row
+                assert kind.startswith("str") and codes.starts.size == 4
+                assert len(codes) == names.size
+                codes = codes.ids()
+            assert codes.dtype.kind == "i", kind
+            np.testing.assert_array_equal(values[codes], names, err_msg=kind)
+            np.testing.assert_array_equal(values, sorted(values), err_msg=kind)
+    assert coded_qid(names) is None
+    assert coded_qid(pd.Series(["a", None], dtype="string[pyarrow]")) is None
+    assert coded_qid(pd.Categorical(["a", None])) is None
+    assert coded_qid(pd.Categorical(np.array([1, "a"], dtype=object))) is None
 
 
 @pytest.mark.parametrize(

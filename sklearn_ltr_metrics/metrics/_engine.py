@@ -146,7 +146,7 @@ def evaluate_arrays(
     ``judged`` whether each row has a judgment. ``qid_runs``: the runs of one object that
     the check of object ids found (:func:`~sklearn_ltr_metrics._validation._check_qid_runs`).
     ``qid_values``: ``qid`` holds integer codes of these sorted ids (pandas categorical or
-    string ids, :func:`~sklearn_ltr_metrics._validation._coded_qid`).
+    string ids, :func:`~sklearn_ltr_metrics._factorize.coded_qid`).
     """
     n_threads = check_n_jobs(n_jobs)
     grouping = group_rows(qid, n_threads=n_threads, runs=qid_runs, values=qid_values)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from .._factorize import coded_qid
 from .._validation import (
     _check_qid_runs,
-    _coded_qid,
     check_1d,
     check_consistent_length,
     check_labels,
@@ -160,7 +160,7 @@ def evaluate(
     )
     specs = parse_metrics(metrics, k, options=options)
     n_threads = check_n_jobs(n_jobs)
-    coded = _coded_qid(qid)
+    coded = coded_qid(qid)
     if coded is None:
         qid_arr, qid_runs = _check_qid_runs(qid, "qid", n_threads)
         qid_values, qid_shown = None, qid_arr
