@@ -114,15 +114,21 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
         )
     if sort_here:
         try:
-            order = np.argsort(uniques, kind="stable")
+            codes, uniques = _in_sorted_order(codes, uniques)
         except TypeError as exc:
             raise _unsortable(name, exc) from None
-        rank = np.empty(order.size, dtype=np.intp)
-        rank[order] = np.arange(order.size)
-        codes, uniques = rank[codes], uniques[order]
     if isinstance(uniques, (pd.Index, pd.Categorical)) or hasattr(uniques, "to_numpy"):
         uniques = np.asarray(uniques.to_numpy() if hasattr(uniques, "to_numpy") else uniques)
     return codes.astype(np.intp, copy=False), uniques, None
+
+
+def _in_sorted_order(codes, uniques):
+    """``codes`` into ``uniques`` renumbered for the uniques in sorted order (a stable sort):
+    ``(codes, sorted uniques)``. TypeError when the uniques cannot be ordered."""
+    order = np.argsort(uniques, kind="stable")
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return rank[codes], uniques[order]
 
 
 def _strictly_increasing(values):
@@ -205,12 +211,9 @@ def coded_qid(qid):
             return codes, np.asarray(categories)
         # Categories in another order: codes of their sorted order instead.
         try:
-            order = np.argsort(np.asarray(categories), kind="stable")
+            return _in_sorted_order(codes, np.asarray(categories))
         except TypeError:  # ids that cannot be ordered: the row-by-row check says so
             return None
-        rank = np.empty(order.size, dtype=np.intp)
-        rank[order] = np.arange(order.size)
-        return rank[codes], np.asarray(categories)[order]
     dtype = getattr(values, "dtype", None)
     if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow" and len(values):
         return _arrow_string_codes(values)
@@ -230,9 +233,7 @@ def _arrow_string_codes(values):
     n = len(ids)
     starts = pc.indices_nonzero(pc.not_equal(ids[1:], ids[:-1])).to_numpy().astype(np.intp)
     if starts.size >= n // 2:
-        codes, uniques = pd.factorize(values, sort=True)
-        return codes, np.asarray(uniques, dtype=object)
+        return factorize_qid(values)
     starts = np.concatenate(([0], starts + 1))
-    head_codes, uniques = pd.factorize(values.take(starts), sort=True)
-    runs = QueryRuns(starts, head_codes.astype(np.intp, copy=False), uniques.size, n)
-    return runs, np.asarray(uniques, dtype=object)
+    head_codes, uniques = factorize_qid(values.take(starts))
+    return QueryRuns(starts, head_codes, uniques.size, n), uniques

@@ -180,7 +180,7 @@ def _run_starts(qid, limit, n_threads):
     """Start of every run of equal ids, or None beyond ``limit`` runs (compiled, in threads,
     for 32/64-bit integer and float64 ids; numpy for other dtypes). Object ids give the runs of
     the very same object, which may split a run of equal ids in two (``group_rows`` merges
-    them)."""
+    them), or else, for ids built one object per row, the runs of equal ids."""
     kind = (qid.dtype.kind, qid.dtype.itemsize)
     if kind in _RUN_ID_VIEWS or qid.dtype == np.float64:
         ids = np.ascontiguousarray(qid)
@@ -194,10 +194,9 @@ def _run_starts(qid, limit, n_threads):
         if starts is None:  # ids built one object per row: runs of equal ids
             starts = _ranking.object_runs(ids, limit)
         return starts
-    else:
-        change = np.empty(qid.shape[0], dtype=bool)
-        change[:1] = True
-        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+    change = np.empty(qid.shape[0], dtype=bool)
+    change[:1] = True
+    np.not_equal(qid[1:], qid[:-1], out=change[1:])
     return np.flatnonzero(change) if np.count_nonzero(change) <= limit else None
 
 

@@ -387,7 +387,7 @@ cdef enum:
 cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp grain):
     """The driver of :func:`run_starts` and :func:`identity_runs` (see there)."""
     cdef intp n_chunks = _threads(n_threads, n, grain) if n else 1
-    cdef intp c, lo, hi, total = 1, at, size, attempt
+    cdef intp c, lo, hi, total, at, size, attempt
     # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array. A first attempt
     # has slots for runs of 16 rows on average; only when the runs are shorter (a chunk runs
     # out of slots) does a second one take as many as the chunk's pace allows. Only the slots
@@ -417,17 +417,15 @@ cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp gra
                     ids, bounds[c], bounds[c + 1], scratch + slots[c], slots[c + 1] - slots[c],
                     limit, n,
                 )
-        for c in range(n_chunks):
-            if found[c] == -1:
-                return None
-        if min(found_arr) >= 0:
-            break
-    for c in range(n_chunks):
-        if found[c] < 0:  # never: the second attempt's slots hold what its pace allows
-            return None
-        total = total + found[c]
+        if min(found_arr) >= 0 or (found_arr == -1).any():
+            break  # every chunk done, or one found runs too fast: no second attempt
     if n == 0:
         return np.empty(0, dtype=np.intp)
+    # -1: runs too fast for the limit (the second attempt's slots hold what its pace allows,
+    # so it never runs out of them).
+    if min(found_arr) < 0:
+        return None
+    total = 1 + found_arr.sum()
     if total > limit:
         return None
     starts_arr = np.empty(total, dtype=np.intp)
