@@ -24,6 +24,7 @@ import argparse
 import datetime
 import gc
 import importlib.metadata
+import importlib.util
 import json
 import os
 import platform
@@ -73,6 +74,15 @@ PANDAS_QIDS = {"pandas str": "string[pyarrow]", "pandas category": "category"}
 QID_KINDS = {"str": "string (object array)"}
 #: Large dependencies whose presence after the cold-start import is reported (not a target).
 WATCHED_MODULES = ("pandas", "scipy.stats", "sklearn.model_selection", "numba")
+
+
+def _installed(module):
+    return importlib.util.find_spec(module) is not None
+
+
+#: The other tools are compared where installed; the engine's targets (E1-E6) need none of them,
+#: so the script also runs on a machine that has only the package (a lent many-core machine).
+HAS_RANX, HAS_TREC, HAS_LIGHTGBM = map(_installed, ("ranx", "pytrec_eval", "lightgbm"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,7 +274,12 @@ def warm_up():
     """First calls of every tool on tiny data: imports and numba JIT, reported once."""
     qid, y, s = web_data(20, np.random.default_rng(1))
     seconds = {}
-    for label, func in (("ours", run_ours), ("ranx", run_ranx), ("trec_eval", run_trec)):
+    tools = (
+        ("ours", run_ours, True),
+        ("ranx", run_ranx, HAS_RANX),
+        ("trec_eval", run_trec, HAS_TREC),
+    )
+    for label, func, _ in filter(lambda tool: tool[2], tools):
         start = time.perf_counter()
         func(qid, y, s)
         seconds[label] = time.perf_counter() - start
@@ -274,12 +289,15 @@ def warm_up():
 def agreement(qid, y, s):
     """Largest per-query difference between our values and ranx's / trec_eval's."""
     ours = run_ours(qid, y, s).per_query
-    _, ranx_values = run_ranx(qid, y, s)
-    _, trec_values = run_trec(qid, y, s)
     out = {}
-    for metric, theirs in zip(METRICS, RANX_METRICS, strict=True):
-        diff = np.nanmax(np.abs(ours[metric].to_numpy() - np.asarray(ranx_values[theirs])))
-        out[f"ranx {theirs}"] = diff
+    if HAS_RANX:
+        _, ranx_values = run_ranx(qid, y, s)
+        for metric, theirs in zip(METRICS, RANX_METRICS, strict=True):
+            diff = np.nanmax(np.abs(ours[metric].to_numpy() - np.asarray(ranx_values[theirs])))
+            out[f"ranx {theirs}"] = diff
+    if not HAS_TREC:
+        return out
+    _, trec_values = run_trec(qid, y, s)
     for measure, metric in TREC_TO_OURS.items():
         theirs = np.array([trec_values[str(q)][measure] for q in ours.index])
         out[f"trec_eval {measure}"] = np.nanmax(np.abs(ours[metric].to_numpy() - theirs))
@@ -545,7 +563,7 @@ def print_header(args):
     diffs = agreement(*small)
     print(
         "agreement with ours, max |diff| per query (web, 1k queries): "
-        + ", ".join(f"{k} {v:.1e}" for k, v in diffs.items())
+        + (", ".join(f"{k} {v:.1e}" for k, v in diffs.items()) or "no other tool installed")
     )
     print()
 
@@ -577,8 +595,9 @@ def measure_size(shape, n_queries, args, *, extras, huge=False):
             *t
         )[0]
         tasks["lexsort"] = lambda: timed(run_lexsort)(qid, y, s)[0]
-        tasks["ranx"] = lambda: run_ranx(qid, y, s)[0]
-    if n_rows <= args.trec_max_rows:
+        if HAS_RANX:
+            tasks["ranx"] = lambda: run_ranx(qid, y, s)[0]
+    if HAS_TREC and n_rows <= args.trec_max_rows:
         tasks["trec"] = lambda: run_trec(qid, y, s)[0]
     if extras:
         # String ids take turns with the others too: the ratio to int ids is of one round.
@@ -660,7 +679,8 @@ def print_speed_targets(results, shapes):
     for shape in shapes:
         r = largest.get(shape)
         if r is None:
-            print(f"(1) {shape}: not measured (needs >= {TARGET_ROWS:,} rows; run without --quick)")
+            why = "ranx not installed" if not HAS_RANX else "run without --quick"
+            print(f"(1) {shape}: not measured (needs >= {TARGET_ROWS:,} rows and ranx; {why})")
             continue
         # ranx's route sorts with numba on every core: compare like with like (n_jobs=-1),
         # and show the one-thread ratio too. The bare lexsort runs on one core.
@@ -747,18 +767,19 @@ def print_engine_targets(results, args):
 def print_cold_start(quick, repeat):
     cold_repeat = 1 if quick else min(repeat, 3)
     ours = cold_start(_OURS_COLD, COLD_START_QUERIES, cold_repeat)
-    ranx = cold_start(_RANX_COLD, COLD_START_QUERIES, cold_repeat)
     print(
         f"(2, E4) cold start, import + evaluate {COLD_START_QUERIES:,} web queries in a fresh "
         "process: "
         f"{ours['total']:.2f} s (import {ours['import']:.2f} s; target < "
         f"{COLD_START_TARGET:g} s) {verdict(ours['total'] < COLD_START_TARGET)}"
     )
-    print(
-        f"    ranx the same way (import + dicts -> evaluate, incl. numba JIT/cache load): "
-        f"{ranx['total']:.2f} s (import {ranx['import']:.2f} s), "
-        f"{ranx['total'] / ours['total']:.1f}x ours"
-    )
+    if HAS_RANX:
+        ranx = cold_start(_RANX_COLD, COLD_START_QUERIES, cold_repeat)
+        print(
+            f"    ranx the same way (import + dicts -> evaluate, incl. numba JIT/cache load): "
+            f"{ranx['total']:.2f} s (import {ranx['import']:.2f} s), "
+            f"{ranx['total'] / ours['total']:.1f}x ours"
+        )
     print(f"    info: loaded by import sklearn_ltr_metrics: {', '.join(ours['loaded'])}")
     heavy = sorted(set(ours["heavy_after_import"]) | set(ours["heavy_after_evaluate"]))
     print(
@@ -768,6 +789,9 @@ def print_cold_start(quick, repeat):
 
 
 def print_search_share(quick):
+    if not HAS_LIGHTGBM:
+        print("(3) scoring share of a LambdaMART search: not measured (lightgbm not installed)")
+        return
     share = scoring_share(quick)
     ratio = share["score"] / (share["fit"] + share["score"])
     print(
@@ -800,10 +824,11 @@ def print_memory(results):
 
 def main(argv=None):
     args = parse_args(argv)
-    from numba.core.errors import NumbaTypeSafetyWarning
+    if HAS_RANX:
+        from numba.core.errors import NumbaTypeSafetyWarning
 
-    # ranx's parallel sort casts hashes unsafely; the warning is ranx's, not a result.
-    warnings.filterwarnings("ignore", category=NumbaTypeSafetyWarning)
+        # ranx's parallel sort casts hashes unsafely; the warning is ranx's, not a result.
+        warnings.filterwarnings("ignore", category=NumbaTypeSafetyWarning)
     levels = [lvl for lvl in ("small", "medium", "large") if lvl in args.sizes]
     print_header(args)
     results = []
