@@ -229,7 +229,11 @@ def _group_rows(qid, name, n_threads, runs):
     if run_start is None:
         run_start = _run_starts(qid, n // 2, n_threads)
     if run_start is not None:
-        run_codes, uniques = factorize_qid(qid[run_start], name)
+        heads = qid[run_start]
+        if heads.dtype.kind in "iu" and np.all(heads[1:] > heads[:-1]):
+            # Whole queries in ascending id order (sorted input): nothing to factorise.
+            return Grouping(heads, np.diff(np.append(run_start, n)), None, n_threads=n_threads)
+        run_codes, uniques = factorize_qid(heads, name)
         if qid.dtype == object:
             # Runs of one object each: equal ids in adjacent runs (distinct objects) are one.
             head = np.concatenate(([True], run_codes[1:] != run_codes[:-1]))

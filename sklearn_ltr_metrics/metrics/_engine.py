@@ -16,7 +16,7 @@ import pandas as pd
 from .._grouping import RowRanking, active_rule, group_rows
 from .._table import difficulty_values
 from .._validation import _value_range
-from ._cutoffs import cutoff_pairs
+from ._cutoffs import ALL, cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
 from ._ranked import RankedLists
@@ -123,6 +123,15 @@ def _check_labels_for(specs, options, gains, top_ranked, ideal_labels, n_threads
             gains.check_labels(top)
 
 
+def _one_cutoff(k, sizes):
+    """``(pair_k, kk, k_eff)`` of one cut-off ``k`` (an int, or None for the whole list) for
+    every query of ``sizes``: as the general case computes them, without a pass in floats."""
+    if k is None:
+        return np.full(sizes.shape[0], ALL), sizes, sizes.astype(np.float64)
+    pair_k = np.full(sizes.shape[0], float(k))
+    return pair_k, np.minimum(sizes, k).astype(np.int64, copy=False), pair_k
+
+
 def evaluate_arrays(
     y_true,
     y_score,
@@ -192,7 +201,7 @@ def evaluate_arrays(
         average_ties=ties == "average",
         threshold_ties=ties == "label_ranking",
         threshold=threshold,
-        n_pos=n_pos.astype(np.float64),
+        n_pos=np.asarray(n_pos, dtype=np.float64),
         gains=gains,
         log_base=options["log_base"],
         ideal_codes_of=ideal_codes_of,
@@ -203,6 +212,8 @@ def evaluate_arrays(
     )
     _check_labels_for(specs, options, gains, ctx.largest_label, ideal_labels, n_threads)
     columns, cutoff_parts = {}, {}
+    undefined_of = {}  # kind of undefined query -> its mask, None when no query is undefined
+    every_query, cutoff_of = np.arange(n_q, dtype=np.intp), {}  # shared by one-pair specs
     for spec in specs:
         metric = spec.metric
         if metric.needs_judgments and judged is None:
@@ -210,26 +221,32 @@ def evaluate_arrays(
                 f"metric {metric.name!r} needs judgments separate from the ranked list "
                 f"({metric.description}); use evaluate_run(run, qrels, ...)."
             )
+        # One pair per query, in query order: nothing is gathered per pair.
+        one_per_query = metric.own_cutoff is not None or spec.k is None or isinstance(spec.k, int)
         if metric.own_cutoff is not None:
-            pair_query = np.arange(n_q, dtype=np.intp)
+            pair_query = every_query
             pair_k = np.asarray(metric.own_cutoff(n_pos, n_neg), dtype=np.float64)
+        elif one_per_query:
+            pair_query = every_query
+            if spec.k not in cutoff_of:  # the specs of one cut-off share its arrays (read only)
+                cutoff_of[spec.k] = _one_cutoff(spec.k, sizes)
+            pair_k, kk, k_eff = cutoff_of[spec.k]
         else:
             pair_query, pair_k = cutoff_pairs(spec.k, n_pos, n_neg)
-        pair_size = sizes[pair_query]
-        kk = np.minimum(pair_k, pair_size).astype(np.int64)
-        k_eff = np.where(np.isinf(pair_k), pair_size, pair_k)
+        if metric.own_cutoff is not None or not one_per_query:
+            pair_size = sizes if one_per_query else sizes[pair_query]
+            kk = np.minimum(pair_k, pair_size).astype(np.int64)
+            k_eff = np.where(np.isinf(pair_k), pair_size, pair_k)
         kernel_options = {**options, **dict(spec.params)}
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.asarray(
                 metric.kernel(ctx, pair_query, pair_k, kk, k_eff, kernel_options), dtype=np.float64
             )
-        if metric.undefined == "n_pos":
-            undefined = n_pos == 0
-        elif metric.undefined == "ideal":
-            undefined = ~ctx.has_positive_gain
-        else:
-            undefined = None
-        if undefined is not None and undefined.any():
+        if metric.undefined != "never" and metric.undefined not in undefined_of:
+            undefined = n_pos == 0 if metric.undefined == "n_pos" else ~ctx.has_positive_gain
+            undefined_of[metric.undefined] = undefined if undefined.any() else None
+        undefined = undefined_of.get(metric.undefined)
+        if undefined is not None:
             policy = options["empty_query"]
             if policy == "error":
                 bad = uniques[undefined][:5].tolist()
@@ -238,8 +255,8 @@ def evaluate_arrays(
                     f"is undefined for them (e.g. {bad}); pass empty_query='skip', 'zero' or 'one'."
                 )
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[policy]
-            values = np.where(undefined[pair_query], fill, values)
-        if pair_query.size == n_q and np.array_equal(pair_query, np.arange(n_q)):
+            values = np.where(undefined if one_per_query else undefined[pair_query], fill, values)
+        if one_per_query or (pair_query.size == n_q and np.array_equal(pair_query, np.arange(n_q))):
             # One pair per query: the mean is the value (a copy: the table holds its own).
             columns[spec.column] = values.copy()
         else:
@@ -247,17 +264,18 @@ def evaluate_arrays(
             with np.errstate(invalid="ignore"):
                 mean = np.bincount(pair_query, weights=values, minlength=n_q) / counts
             columns[spec.column] = mean
-        cutoff_parts[spec.column] = (uniques[pair_query], pair_k, values)
+        qids = uniques if one_per_query else uniques[pair_query]
+        cutoff_parts[spec.column] = (qids, pair_k, values)
 
     per_query = pd.DataFrame(
         {
-            "n_docs": sizes.astype(np.int64),
+            "n_docs": sizes.astype(np.int64, copy=False),  # the grouping's own array
             "n_pos": n_pos.astype(np.int64),
             "n_neg": np.asarray(n_neg).astype(np.int64),
             "difficulty": difficulty_values(n_pos, n_neg),
             **columns,
         },
-        index=pd.Index(uniques, name="qid"),
+        index=pd.Index(uniques, name="qid", copy=False),  # the grouping's own array
         copy=False,  # every column is an array of its own: one block each, nothing copied
     )
     return RankingEvaluation(per_query, cutoff_parts, options)

@@ -112,8 +112,6 @@ class RankedLists:
     ):
         self.sizes = sizes
         self.n_queries = sizes.shape[0]
-        self.offsets = np.concatenate(([0], np.cumsum(sizes)))
-        self.starts = self.offsets[:-1]
         self.ranking = ranking
         self.y_true = y_true
         self.y_score = y_score
@@ -136,6 +134,11 @@ class RankedLists:
         )
         self.average_ties = bool(average_ties) and bool(tied)
         self.threshold_ties = bool(threshold_ties) and bool(tied)
+
+    @cached_property
+    def starts(self):
+        """First row of each query in ranked order (the correlations and the support's rows)."""
+        return np.concatenate(([0], np.cumsum(self.sizes)))[:-1]
 
     def is_relevant(self, labels):
         return labels >= self.threshold if self.threshold is not None else labels > 0
@@ -183,7 +186,11 @@ class RankedLists:
         gain mapping that scores label 0), 0.0 when there are none: the largest label when it
         is positive, and any labels <= 0 pass the label checks as 0 does."""
         labels = self._support_labels
-        return float(labels.max()) if labels.size else 0.0
+        if not labels.size:
+            return 0.0
+        if labels.dtype == np.float64 and labels.flags.c_contiguous:  # in threads
+            return float(_sums.value_range(labels, self.n_threads, self.grain)[1])
+        return float(labels.max())
 
     @cached_property
     def _top_grade(self):
@@ -461,7 +468,8 @@ class RankedLists:
         gain, count, upper, offsets = self._ideal_levels
         if gain.size == 0:
             return np.zeros(pair_query.size)
-        longest = int(upper[offsets[1:][offsets[1:] > offsets[:-1]] - 1].max())
+        # ``upper`` grows inside each query: its largest value is the longest query's count.
+        longest = int(upper.max())
         disc_cum = np.concatenate(
             ([0.0], np.cumsum(1.0 / self.discount(np.arange(1, longest + 1))))
         )
