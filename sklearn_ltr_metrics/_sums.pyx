@@ -16,6 +16,7 @@ inputs; these functions trust them.
 import numpy as np
 
 from cython.parallel cimport prange
+from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 ctypedef Py_ssize_t intp
@@ -170,18 +171,21 @@ def segment_cumsum(const term_t[::1] term, const intp[::1] offsets, int n_thread
 
 def first_position(
     const uint8_t[::1] flag, const int32_t[::1] position, const intp[::1] offsets,
-    int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
+    int n_threads=1, intp grain=MIN_ROWS_PER_THREAD, double shift=0.0,
 ):
-    """Position of the first flagged row of each segment, as float64 (``inf`` when none)."""
+    """Position of the first flagged row of each segment plus ``shift``, as float64 (``inf``
+    when none); ``flag`` None flags every row (each non-empty segment's first row)."""
     cdef intp nq = offsets.shape[0] - 1, q, i
-    out_arr = np.full(nq, np.inf)
+    cdef bint every = flag is None
+    out_arr = np.empty(nq)
     cdef double[::1] out = out_arr
-    cdef int threads = _threads(n_threads, flag.shape[0], grain)
+    cdef int threads = _threads(n_threads, position.shape[0], grain)
     with nogil:
         for q in prange(nq, num_threads=threads, schedule="static"):
+            out[q] = INFINITY
             for i in range(offsets[q], offsets[q + 1]):
-                if flag[i]:
-                    out[q] = <double> position[i]
+                if every or flag[i]:
+                    out[q] = position[i] + shift
                     break
     return out_arr
 
@@ -403,6 +407,25 @@ def all_integral(const double[::1] labels, intp limit, int n_threads=1,
                     ok[c] = 0
                     break
     return bool(ok_arr.all())
+
+
+def any_nonzero(const int32_t[::1] values, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+    """Whether any value is not 0 (one pass over chunks of rows in threads, each stopping at
+    its first such value; ``ndarray.any`` reads the whole array in one thread)."""
+    cdef intp n = values.shape[0], c, i, lo, hi
+    cdef int threads = _threads(n_threads, n, grain)
+    cdef intp n_chunks = threads
+    found_arr = np.zeros(n_chunks, dtype=np.uint8)
+    cdef uint8_t[::1] found = found_arr
+    with nogil:
+        for c in prange(n_chunks, num_threads=threads, schedule="static"):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            for i in range(lo, hi):
+                if values[i] != 0:
+                    found[c] = 1
+                    break
+    return bool(found_arr.any())
 
 
 def segment_count(active, const intp[::1] offsets, int n_threads=1,

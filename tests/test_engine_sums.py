@@ -138,6 +138,40 @@ def test_all_integral():
             assert not _sums.all_integral(spoiled, 2, n_threads, 8)
 
 
+def test_any_nonzero_in_chunks():
+    values = np.zeros(1000, dtype=np.int32)
+    for n_threads in (1, 3):
+        assert not _sums.any_nonzero(values, n_threads, 8)
+        for where in (0, 333, 999):  # in any chunk
+            spoiled = values.copy()
+            spoiled[where] = -2
+            assert _sums.any_nonzero(spoiled, n_threads, 8)
+    assert not _sums.any_nonzero(np.zeros(0, dtype=np.int32))
+
+
+def test_first_position_flagged_or_every_row():
+    """First flagged position of each segment plus the shift, inf where none (empty segments
+    too); no flag takes each segment's first row. The same in threads."""
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(0, 6, 200)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    position = rng.integers(0, 50, offsets[-1]).astype(np.int32)
+    flag = (rng.random(offsets[-1]) < 0.3).astype(np.uint8)
+    want_flag, want_every = np.full(sizes.size, np.inf), np.full(sizes.size, np.inf)
+    for q in range(sizes.size):
+        rows = np.arange(offsets[q], offsets[q + 1])
+        if rows.size:
+            want_every[q] = position[rows[0]] + 1.0
+        if flag[rows].any():
+            want_flag[q] = position[rows[flag[rows] == 1][0]] + 1.0
+    for n_threads in (1, 3):
+        got = _sums.first_position(flag, position, offsets, n_threads, 8, shift=1.0)
+        np.testing.assert_array_equal(got, want_flag)
+        got = _sums.first_position(None, position, offsets, n_threads, 8, shift=1.0)
+        np.testing.assert_array_equal(got, want_every)
+    np.testing.assert_array_equal(_sums.first_position(flag, position, offsets), want_flag - 1)
+
+
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 1000])
 def test_value_range_in_one_pass(n):
     """The compiled range (vectors of two, four accumulators, chunks in threads) is numpy's,

@@ -213,7 +213,7 @@ def evaluate_arrays(
     _check_labels_for(specs, options, gains, ctx.largest_label, ideal_labels, n_threads)
     columns, cutoff_parts = {}, {}
     undefined_of = {}  # kind of undefined query -> its mask, None when no query is undefined
-    every_query, cutoff_of = np.arange(n_q, dtype=np.intp), {}  # shared by one-pair specs
+    every_query, cutoff_of = ctx.every_query, {}  # shared by one-pair specs (read only)
     for spec in specs:
         metric = spec.metric
         if metric.needs_judgments and judged is None:

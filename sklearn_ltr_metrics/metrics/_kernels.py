@@ -105,16 +105,16 @@ def _hits(ctx, pq, kk):
 
 def _precision(ctx, pq, pk, kk, k_eff, options):
     if options["precision_denominator"] == "min_k_n_docs":
-        k_eff = np.minimum(k_eff, ctx.sizes[pq])
+        k_eff = np.minimum(k_eff, ctx.at(ctx.sizes, pq))
     return _hits(ctx, pq, kk) / k_eff
 
 
 def _recall(ctx, pq, pk, kk, k_eff, options):
-    return _divide(_hits(ctx, pq, kk), ctx.n_pos[pq])
+    return _divide(_hits(ctx, pq, kk), ctx.at(ctx.n_pos, pq))
 
 
 def _capped_recall(ctx, pq, pk, kk, k_eff, options):
-    return _divide(_hits(ctx, pq, kk), np.minimum(k_eff, ctx.n_pos[pq]))
+    return _divide(_hits(ctx, pq, kk), np.minimum(k_eff, ctx.at(ctx.n_pos, pq)))
 
 
 def _f1(ctx, pq, pk, kk, k_eff, options):
@@ -123,7 +123,7 @@ def _f1(ctx, pq, pk, kk, k_eff, options):
 
 def _fbeta(ctx, pq, pk, kk, k_eff, options):
     beta2 = options["beta"] ** 2
-    n_pos = ctx.n_pos[pq]
+    n_pos = ctx.at(ctx.n_pos, pq)
     return _divide(
         (1.0 + beta2) * _hits(ctx, pq, kk), np.where(n_pos > 0, beta2 * n_pos + k_eff, 0)
     )
@@ -131,19 +131,19 @@ def _fbeta(ctx, pq, pk, kk, k_eff, options):
 
 def _hit_rate(ctx, pq, pk, kk, k_eff, options):
     if not ctx.average_ties:
-        return (ctx.first_relevant_rank[pq] <= kk).astype(np.float64)
+        return (ctx.at(ctx.first_relevant_rank, pq) <= kk).astype(np.float64)
     return ctx.hit_probability(pq, kk)
 
 
 def _mrr(ctx, pq, pk, kk, k_eff, options):
     if not ctx.average_ties:
-        first = ctx.first_relevant_rank[pq]
+        first = ctx.at(ctx.first_relevant_rank, pq)
         return np.where(first <= kk, 1.0 / first, 0.0)
     return ctx.reciprocal_rank(pq, kk)
 
 
 def _average_precision(ctx, pq, pk, kk, k_eff, options):
-    denominator = ctx.n_pos[pq]
+    denominator = ctx.at(ctx.n_pos, pq)
     if options["ap_denominator"] == "min_k":
         denominator = np.minimum(denominator, k_eff)
     elif options["ap_denominator"] == "retrieved":
@@ -210,4 +210,4 @@ def _lrap(ctx, pq, pk, kk, k_eff, options):
     n_rel = ranks.counts
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(n_rel > 0, total / n_rel, 1.0)
-    return value[pq]
+    return ctx.at(value, pq)

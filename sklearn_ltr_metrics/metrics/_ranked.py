@@ -129,16 +129,31 @@ class RankedLists:
         self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
         self._running = {}  # name -> running sums over its support (many cut-offs)
         # Averaging (or block ranks) only matter when some support rows tie.
-        tied = self._support_ranks.tied.any() or (
-            judged is not None and self._judged_ranks.tied.any()
+        tied = self._any_tied(self._support_ranks) or (
+            judged is not None and self._any_tied(self._judged_ranks)
         )
         self.average_ties = bool(average_ties) and bool(tied)
         self.threshold_ties = bool(threshold_ties) and bool(tied)
 
     @cached_property
+    def every_query(self):
+        """The pairs of one cut-off per query, in query order: ``arange(n_queries)``."""
+        return np.arange(self.n_queries, dtype=np.intp)
+
+    def at(self, values, pair_query):
+        """``values[pair_query]``, per-query values read at each pair: ``values`` itself
+        (read only) when the pairs are :attr:`every_query`."""
+        return values if pair_query is self.every_query else values[pair_query]
+
+    @cached_property
     def starts(self):
         """First row of each query in ranked order (the correlations and the support's rows)."""
         return np.concatenate(([0], np.cumsum(self.sizes)))[:-1]
+
+    def _any_tied(self, ranks):
+        """Whether a row of these support ranks ties with another row (in threads)."""
+        tied = np.ascontiguousarray(ranks.tied, dtype=np.int32)
+        return _sums.any_nonzero(tied, self.n_threads, self.grain)
 
     def is_relevant(self, labels):
         return labels >= self.threshold if self.threshold is not None else labels > 0
@@ -342,13 +357,10 @@ class RankedLists:
     @cached_property
     def first_relevant_rank(self):
         """Rank of each query's first relevant row (``inf`` if none); without tie averaging."""
-        s, flag = self.support, self._relevant_flag
-        if flag is None:  # every support row is relevant: each query's first one
-            first = np.full(self.n_queries, np.inf)
-            has = s.sizes > 0
-            first[has] = s.position[s.offsets[:-1][has]]
-            return first + 1.0
-        return _sums.first_position(flag, s.position, s.offsets, self.n_threads, self.grain) + 1.0
+        s = self.support  # no flag: every support row is relevant, each query's first one
+        return _sums.first_position(
+            self._relevant_flag, s.position, s.offsets, self.n_threads, self.grain, shift=1.0
+        )
 
     def hit_probability(self, pair_query, kk):
         return self._term_sums("hit", lambda s: self._first_relevant_law, pair_query, kk)
