@@ -404,6 +404,27 @@ def test_ideal_dcg_continuous_labels_take_the_sorting_path(monkeypatch):
         assert table.loc[q, "ndcg@5"] == pytest.approx(metric_value("ndcg", ranked, 5))
 
 
+@pytest.mark.parametrize("ties", ["average", "stable", "label_ranking"])
+def test_one_cutoff_per_query_path_equals_the_general_path(ties):
+    """A single int k (or the whole list) takes the engine's one-pair-per-query path, which
+    shares its arrays and skips gathers; k as a one-element list takes the general path of
+    (query, cut-off) pairs. Same bits, per query and per cut-off."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 40, 50)
+    qid = np.repeat(np.arange(50), sizes)
+    labels = rng.integers(0, 4, qid.size).astype(float)
+    labels[qid == 3] = 0  # a query without relevant rows (undefined for several metrics)
+    scores = np.round(rng.normal(size=qid.size), 1)
+    names = ["ndcg", "precision", "recall", "map", "mrr", "hit_rate", "f1", "capped_recall"]
+    # The whole list against a cut-off past every query (the metrics without a k divisor).
+    whole = ["ndcg", "recall", "map", "mrr", "hit_rate"]
+    for k, as_list, metrics in ((10, [10], names), (None, [int(sizes.max())], whole)):
+        one = evaluate(labels, scores, qid=qid, metrics=metrics, k=k, ties=ties)
+        general = evaluate(labels, scores, qid=qid, metrics=metrics, k=as_list, ties=ties)
+        for name, column in zip(one.metrics, general.metrics, strict=True):
+            np.testing.assert_array_equal(one.per_query[name], general.per_query[column])
+
+
 @pytest.mark.parametrize("ties", ["average", "stable"])
 def test_query_values_do_not_depend_on_other_queries(ties):
     """Bit-identical per-query values whether a query is evaluated alone or with others

@@ -127,7 +127,8 @@ def _one_cutoff(k, sizes):
     """``(pair_k, kk, k_eff)`` of one cut-off ``k`` (an int, or None for the whole list) for
     every query of ``sizes``: as the general case computes them, without a pass in floats."""
     if k is None:
-        return np.full(sizes.shape[0], ALL), sizes, sizes.astype(np.float64)
+        kk = sizes.astype(np.int64, copy=False)
+        return np.full(sizes.shape[0], ALL), kk, sizes.astype(np.float64)
     pair_k = np.full(sizes.shape[0], float(k))
     return pair_k, np.minimum(sizes, k).astype(np.int64, copy=False), pair_k
 
@@ -223,17 +224,17 @@ def evaluate_arrays(
             )
         # One pair per query, in query order: nothing is gathered per pair.
         one_per_query = metric.own_cutoff is not None or spec.k is None or isinstance(spec.k, int)
-        if metric.own_cutoff is not None:
-            pair_query = every_query
-            pair_k = np.asarray(metric.own_cutoff(n_pos, n_neg), dtype=np.float64)
-        elif one_per_query:
+        if one_per_query and metric.own_cutoff is None:
             pair_query = every_query
             if spec.k not in cutoff_of:  # the specs of one cut-off share its arrays (read only)
                 cutoff_of[spec.k] = _one_cutoff(spec.k, sizes)
             pair_k, kk, k_eff = cutoff_of[spec.k]
         else:
-            pair_query, pair_k = cutoff_pairs(spec.k, n_pos, n_neg)
-        if metric.own_cutoff is not None or not one_per_query:
+            if metric.own_cutoff is not None:
+                pair_query = every_query
+                pair_k = np.asarray(metric.own_cutoff(n_pos, n_neg), dtype=np.float64)
+            else:
+                pair_query, pair_k = cutoff_pairs(spec.k, n_pos, n_neg)
             pair_size = sizes if one_per_query else sizes[pair_query]
             kk = np.minimum(pair_k, pair_size).astype(np.int64)
             k_eff = np.where(np.isinf(pair_k), pair_size, pair_k)
