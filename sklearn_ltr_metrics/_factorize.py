@@ -76,6 +76,17 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
         codes = np.cumsum(change, dtype=np.intp)
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
         return codes, uniques, None
+    if isinstance(values, np.ndarray) and values.dtype.kind == "U":
+        if _strictly_increasing(values):  # distinct and sorted (the first id of each query)
+            return np.arange(values.size, dtype=np.intp), values.copy(), None
+        if values.size > _OBJECT_CODES_MIN_ROWS:
+            # Fixed-width strings with repeats: coded by their bytes (compiled; pandas makes
+            # a Python string of every row), then only the distinct ones are sorted.
+            found = _ranking.record_codes(values, values.size // 8)
+            if found is not None:
+                by_record, first = found
+                codes, uniques = _in_sorted_order(by_record, values[first])
+                return codes, uniques, None
     if isinstance(values, np.ndarray) and values.dtype == object:
         increasing = _strictly_increasing(values)  # cheap unless they are
         if values.size > _OBJECT_CODES_MIN_ROWS and not increasing:
@@ -132,7 +143,7 @@ def _in_sorted_order(codes, uniques):
 
 
 def _strictly_increasing(values):
-    """Whether object ids strictly increase from row to row (so they are distinct and sorted):
+    """Whether object or string ids strictly increase from row to row (distinct and sorted):
     a short prefix is compared first, so rows with repeats or in random order cost little."""
     try:
         for part in (values[:65], values):

@@ -16,8 +16,8 @@ cimport numpy as cnp
 
 from cython.parallel cimport parallel, prange
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, uintptr_t
-from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memset
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_CheckExact
 
@@ -337,6 +337,112 @@ def object_codes(values, intp limit):
                 free(old_vals)
     free(keys)
     free(vals)
+    if given_up:
+        return None
+    return codes_arr, first_arr[:k].copy()
+
+
+cdef inline uint64_t _record_hash(const uint8_t* p, intp size) noexcept nogil:
+    """A 64-bit hash of ``size`` bytes, eight at a time (FNV-1a on words, then a final mix)."""
+    cdef uint64_t h = 0xCBF29CE484222325ULL, w
+    cdef intp i = 0
+    while i + 8 <= size:
+        memcpy(&w, p + i, 8)
+        h = (h ^ w) * 0x100000001B3ULL
+        i = i + 8
+    if i < size:
+        w = 0
+        memcpy(&w, p + i, <size_t> (size - i))
+        h = (h ^ w) * 0x100000001B3ULL
+    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDULL
+    return h ^ (h >> 33)
+
+
+def record_codes(values, intp limit):
+    """Code of every row by the bytes of its fixed-width record (numpy ``U`` ids: equal
+    strings have equal bytes, padding included), in order of first appearance, and the row
+    where each distinct record first appears: ``(codes, first)``, codes int32; None beyond
+    ``limit`` distinct records, or as soon as nine rows in ten, at a power of two rows from
+    ``2**16`` on, held a new one (as :func:`object_codes`).
+
+    A hash table (open addressing, grown as it fills) whose slots hold a code and the top 32
+    bits of its record's hash. The distinct records are copied into a small array that the
+    lookups read (not the rows, which lie anywhere in a large array); a record is compared
+    only when the hash bits match.
+    """
+    cdef cnp.ndarray arr = np.ascontiguousarray(values)
+    cdef const uint8_t* data = <const uint8_t*> cnp.PyArray_DATA(arr)
+    cdef intp n = arr.shape[0], size = arr.itemsize, i, h, k = 0, j, c, room = 1024
+    cdef int bits = 12
+    cdef uint64_t hh, tag, slot
+    cdef uint64_t* slots
+    cdef uint64_t* old_slots
+    cdef uint8_t* store
+    cdef uint8_t* grown
+    cdef bint given_up = False
+    if n >= 2**31:
+        return None
+    codes_arr = np.empty(n, dtype=np.int32)
+    first_arr = np.empty(max(1, min(n, limit + 1)), dtype=np.intp)
+    cdef int32_t[::1] codes = codes_arr
+    cdef intp[::1] first = first_arr
+    # A slot: the top 32 bits of the hash, then code + 1 (0: empty).
+    slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    store = <uint8_t*> malloc(<size_t> (room * size + 1))  # the distinct records, in order
+    if slots == NULL or store == NULL:
+        free(slots)
+        free(store)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            hh = _record_hash(data + i * size, size)
+            tag = hh >> 32
+            h = <intp> (hh >> (64 - bits))
+            c = -1
+            while slots[h] != 0:
+                slot = slots[h]
+                if slot >> 32 == tag:
+                    c = <intp> (slot & 0xFFFFFFFFULL) - 1
+                    if memcmp(store + c * size, data + i * size, size) == 0:
+                        break
+                    c = -1
+                h = (h + 1) & ((<intp> 1 << bits) - 1)
+            if c >= 0:
+                codes[i] = <int32_t> c
+                continue
+            if k >= limit or (i >= _NEW_OBJECTS_CHECK and (i & (i - 1)) == 0 and k * 10 > i * 9):
+                given_up = True  # too many distinct ids, or nearly one per row so far
+                break
+            if k == room:  # twice the room for records
+                room = 2 * room
+                grown = <uint8_t*> realloc(store, <size_t> (room * size + 1))
+                if grown == NULL:
+                    given_up = True
+                    break
+                store = grown
+            memcpy(store + k * size, data + i * size, <size_t> size)
+            slots[h] = (tag << 32) | <uint64_t> (k + 1)
+            first[k] = i
+            codes[i] = <int32_t> k
+            k = k + 1
+            if 2 * k > (<intp> 1 << bits):  # half full: twice the slots, every code again
+                old_slots = slots
+                bits = bits + 1
+                slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+                if slots == NULL:
+                    free(old_slots)
+                    given_up = True
+                    break
+                for j in range((<intp> 1 << (bits - 1))):
+                    slot = old_slots[j]
+                    if slot != 0:  # its home: the top bits of the hash, from the tag
+                        c = <intp> ((slot >> 32) >> (32 - bits))
+                        while slots[c] != 0:
+                            c = (c + 1) & ((<intp> 1 << bits) - 1)
+                        slots[c] = slot
+                free(old_slots)
+    free(slots)
+    free(store)
     if given_up:
         return None
     return codes_arr, first_arr[:k].copy()

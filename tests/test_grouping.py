@@ -674,3 +674,52 @@ def test_object_ids_in_random_order_evaluate_as_int_ids():
     by_code = evaluate(y, s, qid=codes, metrics=metrics).per_query
     np.testing.assert_array_equal(by_name.index.to_numpy(), names)
     pd.testing.assert_frame_equal(by_name.reset_index(drop=True), by_code.reset_index(drop=True))
+
+
+def test_fixed_width_string_ids_are_coded_by_their_bytes(monkeypatch):
+    """``record_codes``: one code per distinct record of a numpy ``U`` array, first appearance
+    order; None beyond the limit or for one id per row. Factorising such ids in random order
+    (compiled, by their bytes) gives exactly pandas' codes and sorted uniques, of the ids'
+    dtype: unicode, the empty string and trailing NULs (numpy's padding) included."""
+    from sklearn_ltr_metrics._ranking import record_codes
+
+    from sklearn_ltr_metrics import _factorize
+
+    rng = np.random.default_rng(15)
+    names = np.array(
+        ["q", "", "é", "ab", "ab\x00", "x" * 19, "Z", "ü1"] + [f"n{i}" for i in range(900)]
+    )
+    ids = names[rng.integers(0, names.size, 20000)]
+    codes, first = record_codes(ids, ids.size)
+    np.testing.assert_array_equal(ids[first][codes], ids)
+    assert np.unique(ids[first]).size == first.size  # "ab" and "ab\x00" are one id
+    np.testing.assert_array_equal(first, np.sort(first))
+    assert record_codes(ids, 10) is None
+    assert record_codes(np.array([f"d{i}" for i in range(70000)]), 70000) is None  # one per row
+    assert record_codes(np.array([], dtype="<U3"), 5)[1].size == 0
+    want_codes, want_uniques = pd.factorize(ids, sort=True)
+    for qid in (ids, ids.astype("<U40")):  # padding of another width
+        got_codes, got_uniques = _factorize.factorize_qid(qid)
+        np.testing.assert_array_equal(got_codes, want_codes)
+        np.testing.assert_array_equal(got_uniques, want_uniques)
+        assert got_uniques.dtype == qid.dtype and got_codes.dtype == np.intp
+    # Few rows go to pandas directly, with the same result; sorted distinct ids are their
+    # own uniques.
+    monkeypatch.setattr(_factorize, "_OBJECT_CODES_MIN_ROWS", 1 << 30)
+    np.testing.assert_array_equal(_factorize.factorize_qid(ids)[0], want_codes)
+    got_codes, got_uniques = _factorize.factorize_qid(want_uniques)
+    np.testing.assert_array_equal(got_codes, np.arange(want_uniques.size))
+    np.testing.assert_array_equal(got_uniques, want_uniques)
+    assert got_uniques.dtype == want_uniques.dtype
+
+
+def test_fixed_width_string_ids_in_random_order_evaluate_as_object_ids():
+    rng = np.random.default_rng(16)
+    names = np.array([f"q{i:03d}" for i in range(300)])
+    ids = names[rng.integers(0, 300, 9000)]
+    y = rng.integers(0, 3, ids.size).astype(float)
+    s = np.round(rng.random(ids.size), 2)
+    metrics = ["ndcg@10", "map", "mrr"]
+    fixed = evaluate(y, s, qid=ids, metrics=metrics).per_query
+    objects = evaluate(y, s, qid=ids.astype(object), metrics=metrics).per_query
+    pd.testing.assert_frame_equal(fixed, objects, check_exact=True)
