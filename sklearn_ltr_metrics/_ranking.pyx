@@ -264,6 +264,20 @@ cdef inline intp _slot(uintptr_t key, int bits) noexcept nogil:
     return <intp> (((<uint64_t> key >> 4) * <uint64_t> 0x9E3779B97F4A7C15ULL) >> (64 - bits))
 
 
+cdef inline bint _too_many(intp i, intp k, intp limit) noexcept nogil:
+    """Whether a coding of rows gives up at row ``i`` with ``k`` codes so far: beyond
+    ``limit`` codes, or nine rows in ten new at a power of two rows from ``2**16`` on."""
+    return k >= limit or (i >= _NEW_OBJECTS_CHECK and (i & (i - 1)) == 0 and k * 10 > i * 9)
+
+
+def _code_arrays(intp n, intp limit):
+    """The outputs of a coding of ``n`` rows: ``(codes, first)``, int32 codes per row and
+    room for ``limit + 1`` first rows; None when the codes would not fit in 32 bits."""
+    if n >= 2**31:
+        return None
+    return np.empty(n, dtype=np.int32), np.empty(max(1, min(n, limit + 1)), dtype=np.intp)
+
+
 def object_codes(values, intp limit):
     """Code of every row's object by its identity (the same address, the same code, in order
     of first appearance), and the row where each distinct object first appears:
@@ -286,10 +300,10 @@ def object_codes(values, intp limit):
     cdef uintptr_t* old_keys
     cdef int32_t* old_vals
     cdef bint given_up = False
-    if n >= 2**31:
+    arrays = _code_arrays(n, limit)
+    if arrays is None:
         return None
-    codes_arr = np.empty(n, dtype=np.int32)
-    first_arr = np.empty(max(1, min(n, limit + 1)), dtype=np.intp)
+    codes_arr, first_arr = arrays
     cdef int32_t[::1] codes = codes_arr
     cdef intp[::1] first = first_arr
     keys = <uintptr_t*> calloc(<size_t> 1 << bits, sizeof(uintptr_t))
@@ -307,7 +321,7 @@ def object_codes(values, intp limit):
             if keys[h] == key:
                 codes[i] = vals[h]
                 continue
-            if k >= limit or (i >= _NEW_OBJECTS_CHECK and (i & (i - 1)) == 0 and k * 10 > i * 9):
+            if _too_many(i, k, limit):
                 given_up = True  # too many objects, or nearly one per row so far
                 break
             keys[h] = key
@@ -380,10 +394,10 @@ def record_codes(values, intp limit):
     cdef uint8_t* store
     cdef uint8_t* grown
     cdef bint given_up = False
-    if n >= 2**31:
+    arrays = _code_arrays(n, limit)
+    if arrays is None:
         return None
-    codes_arr = np.empty(n, dtype=np.int32)
-    first_arr = np.empty(max(1, min(n, limit + 1)), dtype=np.intp)
+    codes_arr, first_arr = arrays
     cdef int32_t[::1] codes = codes_arr
     cdef intp[::1] first = first_arr
     # A slot: the top 32 bits of the hash, then code + 1 (0: empty).
@@ -410,7 +424,7 @@ def record_codes(values, intp limit):
             if c >= 0:
                 codes[i] = <int32_t> c
                 continue
-            if k >= limit or (i >= _NEW_OBJECTS_CHECK and (i & (i - 1)) == 0 and k * 10 > i * 9):
+            if _too_many(i, k, limit):
                 given_up = True  # too many distinct ids, or nearly one per row so far
                 break
             if k == room:  # twice the room for records
