@@ -64,7 +64,12 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
     comes for free (dense integer ids), else None. ``per_row=False``: dense integer ids give
     their codes as ``(ids, low, code_of)`` (see :func:`_dense_int_codes`)."""
     values = qid
-    is_int = isinstance(values, np.ndarray) and values.dtype.kind in "iu"
+    is_array = isinstance(values, np.ndarray)
+    if is_array and values.dtype.kind in "iuU" and values.size and _strictly_increasing(values):
+        # Distinct ids in sorted order (the first id of each query, rows grouped and sorted):
+        # their codes are their positions, no table and no hashing.
+        return np.arange(values.size, dtype=np.intp), values.copy(), None
+    is_int = is_array and values.dtype.kind in "iu"
     dense = _dense_int_codes(values, n_threads, per_row, grain) if is_int else None
     if dense is not None:
         return dense
@@ -76,18 +81,15 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
         codes = np.cumsum(change, dtype=np.intp)
         uniques = values[np.flatnonzero(np.r_[True, change[1:]])]
         return codes, uniques, None
-    if isinstance(values, np.ndarray) and values.dtype.kind == "U":
-        if _strictly_increasing(values):  # distinct and sorted (the first id of each query)
-            return np.arange(values.size, dtype=np.intp), values.copy(), None
-        if values.size > _OBJECT_CODES_MIN_ROWS:
-            # Fixed-width strings with repeats: coded by their bytes (compiled; pandas makes
-            # a Python string of every row), then only the distinct ones are sorted.
-            found = _ranking.record_codes(values, values.size // 8)
-            if found is not None:
-                by_record, first = found
-                codes, uniques = _in_sorted_order(by_record, values[first])
-                return codes, uniques, None
-    if isinstance(values, np.ndarray) and values.dtype == object:
+    if is_array and values.dtype.kind == "U" and values.size > _OBJECT_CODES_MIN_ROWS:
+        # Fixed-width strings with repeats: coded by their bytes (compiled; pandas makes a
+        # Python string of every row), then only the distinct ones are sorted.
+        found = _ranking.record_codes(values, values.size // 8)
+        if found is not None:
+            by_record, first = found
+            codes, uniques = _in_sorted_order(by_record, values[first])
+            return codes, uniques, None
+    if is_array and values.dtype == object:
         increasing = _strictly_increasing(values)  # cheap unless they are
         if values.size > _OBJECT_CODES_MIN_ROWS and not increasing:
             # Rows in any order that index a few id objects: coded by the objects' addresses
@@ -143,8 +145,9 @@ def _in_sorted_order(codes, uniques):
 
 
 def _strictly_increasing(values):
-    """Whether object or string ids strictly increase from row to row (distinct and sorted):
-    a short prefix is compared first, so rows with repeats or in random order cost little."""
+    """Whether ids (integers, strings, objects) strictly increase from row to row, so they are
+    distinct and sorted: a short prefix is compared first, so rows with repeats or in random
+    order cost little."""
     try:
         for part in (values[:65], values):
             if not np.all(part[1:] > part[:-1]):

@@ -229,11 +229,7 @@ def _group_rows(qid, name, n_threads, runs):
     if run_start is None:
         run_start = _run_starts(qid, n // 2, n_threads)
     if run_start is not None:
-        heads = qid[run_start]
-        if heads.dtype.kind in "iu" and np.all(heads[1:] > heads[:-1]):
-            # Whole queries in ascending id order (sorted input): nothing to factorise.
-            return Grouping(heads, np.diff(np.append(run_start, n)), None, n_threads=n_threads)
-        run_codes, uniques = factorize_qid(heads, name)
+        run_codes, uniques = factorize_qid(qid[run_start], name)
         if qid.dtype == object:
             # Runs of one object each: equal ids in adjacent runs (distinct objects) are one.
             head = np.concatenate(([True], run_codes[1:] != run_codes[:-1]))
@@ -257,10 +253,10 @@ def _group_runs(run_start, run_codes, uniques, n, n_threads):
     if uniques.shape[0] != run_start.size:
         return None
     run_size = np.diff(np.append(run_start, n))
+    if np.all(run_codes[1:] > run_codes[:-1]):  # codes 0, 1, ...: the runs are in order
+        return Grouping(uniques, run_size, None, n_threads=n_threads)
     sizes = np.empty_like(run_size)
     sizes[run_codes] = run_size
-    if np.all(run_codes[1:] > run_codes[:-1]):
-        return Grouping(uniques, sizes, None, n_threads=n_threads)
     # Whole queries in another order: move each run into place, no sort of rows.
     by_code = np.argsort(run_codes)
     lengths = run_size[by_code]

@@ -537,13 +537,13 @@ cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp gra
                     ids, bounds[c], bounds[c + 1], scratch + slots[c], slots[c + 1] - slots[c],
                     limit, n,
                 )
-        if min(found_arr) >= 0 or (found_arr == -1).any():
+        if found_arr.min() >= 0 or (found_arr == -1).any():
             break  # every chunk done, or one found runs too fast: no second attempt
     if n == 0:
         return np.empty(0, dtype=np.intp)
     # -1: runs too fast for the limit (the second attempt's slots hold what its pace allows,
     # so it never runs out of them).
-    if min(found_arr) < 0:
+    if found_arr.min() < 0:
         return None
     total = 1 + found_arr.sum()
     if total > limit:

@@ -125,14 +125,15 @@ def _table_to_pairs(table):
 def cutoff_pairs(k, n_pos, n_neg):
     """Expand a parsed cut-off into ``(pair_query, pair_k)`` arrays.
 
-    ``pair_query`` is sorted; ``pair_k`` holds float cut-offs (``inf`` = whole list).
+    ``pair_query`` is sorted, or None for one pair per query in query order (an int ``k``,
+    or None: the whole list); ``pair_k`` holds float cut-offs (``inf`` = whole list).
     """
     n_pos = np.asarray(n_pos)
     n_q = n_pos.shape[0]
     if k is None:
-        return np.arange(n_q, dtype=np.intp), np.full(n_q, ALL)
+        return None, np.full(n_q, ALL)
     if isinstance(k, int):
-        return np.arange(n_q, dtype=np.intp), np.full(n_q, float(k))
+        return None, np.full(n_q, float(k))
     if isinstance(k, tuple):
         table = np.broadcast_to(np.asarray(k, dtype=np.float64), (n_q, len(k)))
         return _table_to_pairs(table)

@@ -16,7 +16,7 @@ import pandas as pd
 from .._grouping import RowRanking, active_rule, group_rows
 from .._table import difficulty_values
 from .._validation import _value_range
-from ._cutoffs import ALL, cutoff_pairs
+from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
 from ._ranked import RankedLists
@@ -123,14 +123,17 @@ def _check_labels_for(specs, options, gains, top_ranked, ideal_labels, n_threads
             gains.check_labels(top)
 
 
-def _one_cutoff(k, sizes):
-    """``(pair_k, kk, k_eff)`` of one cut-off ``k`` (an int, or None for the whole list) for
-    every query of ``sizes``: as the general case computes them, without a pass in floats."""
-    if k is None:
-        kk = sizes.astype(np.int64, copy=False)
-        return np.full(sizes.shape[0], ALL), kk, sizes.astype(np.float64)
-    pair_k = np.full(sizes.shape[0], float(k))
-    return pair_k, np.minimum(sizes, k).astype(np.int64, copy=False), pair_k
+def _clipped(pair_k, pair_size, cutoff):
+    """``(kk, k_eff)`` of the pairs: the rows inside each pair's cut-off, and the cut-off a
+    denominator uses (the list's length for the whole list). ``cutoff`` is the rule the pairs
+    come from: an int or None (the whole list) are worked in integers, with the same values.
+    """
+    if cutoff is None:
+        return pair_size.astype(np.int64, copy=False), pair_size.astype(np.float64)
+    if isinstance(cutoff, int):
+        return np.minimum(pair_size, cutoff).astype(np.int64, copy=False), pair_k
+    kk = np.minimum(pair_k, pair_size).astype(np.int64)
+    return kk, np.where(np.isinf(pair_k), pair_size, pair_k)
 
 
 def evaluate_arrays(
@@ -214,7 +217,7 @@ def evaluate_arrays(
     _check_labels_for(specs, options, gains, ctx.largest_label, ideal_labels, n_threads)
     columns, cutoff_parts = {}, {}
     undefined_of = {}  # kind of undefined query -> its mask, None when no query is undefined
-    every_query, cutoff_of = ctx.every_query, {}  # shared by one-pair specs (read only)
+    every_query = ctx.every_query  # the pairs of one cut-off per query (read only)
     for spec in specs:
         metric = spec.metric
         if metric.needs_judgments and judged is None:
@@ -222,22 +225,16 @@ def evaluate_arrays(
                 f"metric {metric.name!r} needs judgments separate from the ranked list "
                 f"({metric.description}); use evaluate_run(run, qrels, ...)."
             )
-        # One pair per query, in query order: nothing is gathered per pair.
-        one_per_query = metric.own_cutoff is not None or spec.k is None or isinstance(spec.k, int)
-        if one_per_query and metric.own_cutoff is None:
-            pair_query = every_query
-            if spec.k not in cutoff_of:  # the specs of one cut-off share its arrays (read only)
-                cutoff_of[spec.k] = _one_cutoff(spec.k, sizes)
-            pair_k, kk, k_eff = cutoff_of[spec.k]
+        if metric.own_cutoff is not None:
+            cutoff = metric.own_cutoff
+            pair_query, pair_k = None, np.asarray(cutoff(n_pos, n_neg), dtype=np.float64)
         else:
-            if metric.own_cutoff is not None:
-                pair_query = every_query
-                pair_k = np.asarray(metric.own_cutoff(n_pos, n_neg), dtype=np.float64)
-            else:
-                pair_query, pair_k = cutoff_pairs(spec.k, n_pos, n_neg)
-            pair_size = sizes if one_per_query else sizes[pair_query]
-            kk = np.minimum(pair_k, pair_size).astype(np.int64)
-            k_eff = np.where(np.isinf(pair_k), pair_size, pair_k)
+            cutoff = spec.k
+            pair_query, pair_k = cutoff_pairs(cutoff, n_pos, n_neg)
+        # None: one pair per query, in query order; nothing is then gathered per pair.
+        one_per_query = pair_query is None
+        pair_query = every_query if one_per_query else pair_query
+        kk, k_eff = _clipped(pair_k, sizes if one_per_query else sizes[pair_query], cutoff)
         kernel_options = {**options, **dict(spec.params)}
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.asarray(
