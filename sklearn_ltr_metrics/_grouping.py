@@ -89,7 +89,8 @@ class Grouping:
         self.uniques = uniques
         self.n_groups = uniques.shape[0]
         self.sizes = sizes
-        self.offsets = np.concatenate(([0], np.cumsum(sizes)))
+        self.offsets = np.zeros(uniques.shape[0] + 1, dtype=np.result_type(sizes, np.intp))
+        np.cumsum(sizes, out=self.offsets[1:])
         self._grouped = grouped
         self._codes = codes
         self.interleaved = interleaved
@@ -181,11 +182,25 @@ def _run_starts(qid, limit, n_threads):
     for 32/64-bit integer and float64 ids; numpy for other dtypes). Object ids give the runs of
     the very same object, which may split a run of equal ids in two (``group_rows`` merges
     them), or else, for ids built one object per row, the runs of equal ids."""
+    runs = _runs(qid, limit, n_threads)
+    return None if runs is None else runs[0]
+
+
+def _runs(qid, limit, n_threads):
+    """``(starts, heads)``: :func:`_run_starts` and the id of each run (read in the same
+    threads for fixed-width ids), or None beyond ``limit`` runs."""
     kind = (qid.dtype.kind, qid.dtype.itemsize)
     if kind in _RUN_ID_VIEWS or qid.dtype == np.float64:
         ids = np.ascontiguousarray(qid)
         ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
-        return _ranking.run_starts(ids, limit, n_threads, _ROWS_PER_THREAD)
+        runs = _ranking.run_starts(ids, limit, n_threads, _ROWS_PER_THREAD, heads=True)
+        return None if runs is None else (runs[0], runs[1].view(qid.dtype))
+    starts = _object_or_other_starts(qid, limit, n_threads)
+    return None if starts is None else (starts, qid[starts])
+
+
+def _object_or_other_starts(qid, limit, n_threads):
+    """:func:`_run_starts` of ids that are not fixed-width numbers."""
     if qid.dtype == object:
         # Runs of the very same object first (addresses compared in threads, nothing written
         # per row); adjacent runs of equal ids are merged by their codes (group_rows).
@@ -225,11 +240,13 @@ def _group_rows(qid, name, n_threads, runs):
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
     # run starts are not even listed).
-    run_start = runs if runs is not None and qid.dtype == object else None
-    if run_start is None:
-        run_start = _run_starts(qid, n // 2, n_threads)
-    if run_start is not None:
-        run_codes, uniques = factorize_qid(qid[run_start], name)
+    if runs is not None and qid.dtype == object:
+        found = (runs, qid[runs])
+    else:
+        found = _runs(qid, n // 2, n_threads)
+    if found is not None:
+        run_start, heads = found
+        run_codes, uniques = factorize_qid(heads, name)
         if qid.dtype == object:
             # Runs of one object each: equal ids in adjacent runs (distinct objects) are one.
             head = np.concatenate(([True], run_codes[1:] != run_codes[:-1]))
@@ -290,6 +307,9 @@ class SupportRanks:
         Rows of the tied block that the tie-break puts before the row (None unless asked).
     labels : ndarray of float64 or None
         The ``labels`` passed to :func:`rank_support`, read at each active row (or None).
+    offsets : ndarray of intp or None
+        Where each query's active rows start in these arrays, and their total at the end
+        (``n_queries + 1`` values; read only).
 
     The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     """
@@ -300,6 +320,7 @@ class SupportRanks:
     tied: np.ndarray
     before: np.ndarray | None
     labels: np.ndarray | None = None
+    offsets: np.ndarray | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when at least one row in
@@ -399,7 +420,7 @@ def _rank_grouped(
     grouping, scores, rule, key, labels, grouped=None, *, counts, tie_order, n_threads, rows
 ):
     """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given)."""
-    counts, row, greater, tied, before, labels = _ranking.rank_support(
+    counts, row, greater, tied, before, labels, offsets = _ranking.rank_support(
         scores,
         rule,
         grouping.offsets.astype(np.intp, copy=False),
@@ -412,7 +433,7 @@ def _rank_grouped(
         labels=labels,
         rows=rows,
     )
-    return SupportRanks(counts, row, greater, tied, before, labels)
+    return SupportRanks(counts, row, greater, tied, before, labels, offsets)
 
 
 class RowRanking:

@@ -504,10 +504,13 @@ cdef enum:
     _FIRST_SLOTS_PER = 16
 
 
-cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp grain):
-    """The driver of :func:`run_starts` and :func:`identity_runs` (see there)."""
+cdef object _starts(
+    const id_t* ids, intp n, intp limit, int n_threads, intp grain, bint heads=False
+):
+    """The driver of :func:`run_starts` and :func:`identity_runs` (see there); ``heads``:
+    return ``(starts, ids at the starts)``."""
     cdef intp n_chunks = _threads(n_threads, n, grain) if n else 1
-    cdef intp c, lo, hi, total, at, size, attempt
+    cdef intp c, lo, hi, total, at, size, attempt, j
     # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array. A first attempt
     # has slots for runs of 16 rows on average; only when the runs are shorter (a chunk runs
     # out of slots) does a second one take as many as the chunk's pace allows. Only the slots
@@ -539,8 +542,10 @@ cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp gra
                 )
         if found_arr.min() >= 0 or (found_arr == -1).any():
             break  # every chunk done, or one found runs too fast: no second attempt
+    head_type = np.int32 if id_t is int32_t else (np.int64 if id_t is int64_t else np.float64)
     if n == 0:
-        return np.empty(0, dtype=np.intp)
+        starts_arr = np.empty(0, dtype=np.intp)
+        return (starts_arr, np.empty(0, dtype=head_type)) if heads else starts_arr
     # -1: runs too fast for the limit (the second attempt's slots hold what its pace allows,
     # so it never runs out of them).
     if found_arr.min() < 0:
@@ -548,18 +553,32 @@ cdef object _starts(const id_t* ids, intp n, intp limit, int n_threads, intp gra
     total = 1 + found_arr.sum()
     if total > limit:
         return None
+    # Each chunk copies its starts into place (and reads the ids there), in threads.
     starts_arr = np.empty(total, dtype=np.intp)
-    starts_arr[0] = 0
-    at = 1
-    for c in range(n_chunks):
-        starts_arr[at : at + found[c]] = scratch_arr[slots[c] : slots[c] + found[c]]
-        at = at + found[c]
-    return starts_arr
+    heads_arr = np.empty(total if heads else 0, dtype=head_type)
+    cdef intp* starts = <intp*> cnp.PyArray_DATA(starts_arr)
+    cdef id_t* head = <id_t*> cnp.PyArray_DATA(heads_arr)
+    at_arr = np.cumsum(found_arr) - found_arr + 1
+    cdef intp[::1] at_of = at_arr
+    starts[0] = 0
+    if heads:
+        head[0] = ids[0]
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            memcpy(starts + at_of[c], scratch + slots[c], found[c] * sizeof(intp))
+            if heads:
+                for j in range(at_of[c], at_of[c] + found[c]):
+                    head[j] = ids[starts[j]]
+    return (starts_arr, heads_arr) if heads else starts_arr
 
 
-def run_starts(const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+def run_starts(
+    const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
+    bint heads=False,
+):
     """Start of every run of equal ids (row 0 and each row whose id differs from the row
     before it), as intp; None when there are more than ``limit`` runs (rows in random order).
+    ``heads``: ``(starts, the id of each run)``, the ids read in the same threads.
 
     One pass over chunks of rows, in threads, each writing its starts to its own slots of a
     scratch array (only the slots written are paged in). A chunk whose starts come faster than
@@ -567,7 +586,7 @@ def run_starts(const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_
     are in random order), so None can also mean "denser than ``limit`` in some chunk"; the
     grouping then factorises every row, which gives the same groups.
     """
-    return _starts(&ids[0] if ids.shape[0] else NULL, ids.shape[0], limit, n_threads, grain)
+    return _starts(&ids[0] if ids.shape[0] else NULL, ids.shape[0], limit, n_threads, grain, heads)
 
 
 def identity_runs(values, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
@@ -1004,6 +1023,8 @@ def rank_support(
     t : ndarray of int32, other rows of the query with an equal score
     before : ndarray of int32 or None, rows tied with it that precede it (key, input order)
     label : ndarray of float64 or None, ``labels`` of each active row (when given)
+    starts : ndarray of intp (n_queries + 1,), where each query's active rows start in the
+        outputs (the running sum of ``counts``)
 
     A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
     refused with a ValueError.
@@ -1153,5 +1174,6 @@ def rank_support(
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
         (before_arr if tie_order else None),
         (lab_arr if labels is not None else None),
+        starts_arr,
     )
 

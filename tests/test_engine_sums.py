@@ -149,6 +149,34 @@ def test_any_nonzero_in_chunks():
     assert not _sums.any_nonzero(np.zeros(0, dtype=np.int32))
 
 
+def test_divide_or_nan_and_float_copies_in_threads():
+    """The compiled per-query division gives numpy's quotients, bit for bit, and NaN wherever
+    the denominator is not above 0 (0, negative, NaN); the threaded float64 copy gives
+    ``astype``'s values. The same for any number of threads."""
+    from sklearn_ltr_metrics._table import divide_or_nan
+
+    rng = np.random.default_rng(5)
+    numerator = rng.normal(size=1000) * 10.0 ** rng.integers(-300, 300, 1000)
+    denominator = rng.normal(size=1000) * 10.0 ** rng.integers(-300, 300, 1000)
+    denominator[::7], denominator[::11] = 0.0, np.nan
+    with np.errstate(all="ignore"):
+        want = np.where(denominator > 0, numerator / denominator, np.nan)
+    counts = rng.integers(-(2**53), 2**53, 1000)
+    for n_threads in (1, 3):
+        got = _sums.divide_or_nan(numerator, denominator, n_threads, 8)
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+        np.testing.assert_array_equal(divide_or_nan(numerator, denominator, n_threads), want)
+        for values in (counts, numerator):
+            copy = _sums.as_float64(values, n_threads, 8)
+            assert copy.dtype == np.float64 and copy is not values
+            np.testing.assert_array_equal(copy, values.astype(np.float64))
+    # Other shapes broadcast, as numpy does.
+    np.testing.assert_array_equal(
+        divide_or_nan([[2.0], [4.0]], [1.0, 0.0]), [[2, np.nan], [4, np.nan]]
+    )
+    assert np.isnan(divide_or_nan(1.0, 0.0)) and divide_or_nan(3, 2.0) == 1.5
+
+
 def test_first_position_flagged_or_every_row():
     """First flagged position of each segment plus the shift, inf where none (empty segments
     too); no flag takes each segment's first row. The same in threads."""

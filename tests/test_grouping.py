@@ -158,7 +158,8 @@ def test_direct_counting_and_sorting_rank_alike(seed, dtype, vector_width):
 
 def test_rank_support_without_rows_reads_the_same_labels():
     """rows=False (what the metric engine asks) leaves the input rows out and gathers the
-    same labels, and the same 32-bit geometry, as rows=True."""
+    same labels, and the same 32-bit geometry, as rows=True; both give where each query's
+    rows start (the running count)."""
     rng = np.random.default_rng(7)
     qid = rng.permutation(np.repeat(np.arange(20), 70))
     score = np.round(rng.normal(size=qid.size), 1)
@@ -173,6 +174,8 @@ def test_rank_support_without_rows_reads_the_same_labels():
     for name in ("counts", "greater", "tied"):
         np.testing.assert_array_equal(getattr(without, name), getattr(with_rows, name))
     assert with_rows.greater.dtype == np.int32 and with_rows.tied.dtype == np.int32
+    for ranks in (with_rows, without):
+        np.testing.assert_array_equal(ranks.offsets, np.r_[0, np.cumsum(ranks.counts)])
 
 
 def test_rank_support_refuses_a_query_longer_than_32_bit_counts():
@@ -306,7 +309,8 @@ def test_count_per_query_in_threads(monkeypatch, shuffled):
 @pytest.mark.parametrize("n_threads", [1, 3])
 def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
     """The compiled run finder (chunks of rows in threads, with runs crossing chunk bounds)
-    lists the same starts as numpy, and gives up beyond the limit."""
+    lists the same starts as numpy, and the id of each run (read in its threads), and gives
+    up beyond the limit."""
     from sklearn_ltr_metrics import _grouping
 
     monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
@@ -316,6 +320,10 @@ def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
         ids = ids + np.array(2 ** (8 * np.dtype(dtype).itemsize - 1), dtype=dtype)
     expected = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
     np.testing.assert_array_equal(_grouping._run_starts(ids, ids.size, n_threads), expected)
+    starts, heads = _grouping._runs(ids, ids.size, n_threads)
+    np.testing.assert_array_equal(starts, expected)
+    assert heads.dtype == ids.dtype
+    np.testing.assert_array_equal(heads, ids[expected])
     assert _grouping._run_starts(ids, expected.size - 1, n_threads) is None
     assert _grouping._run_starts(ids[:0], 0, n_threads).size == 0
     # Float ids compare as numbers: -0.0 and 0.0 are one id.

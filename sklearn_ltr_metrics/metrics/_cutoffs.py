@@ -126,14 +126,13 @@ def cutoff_pairs(k, n_pos, n_neg):
     """Expand a parsed cut-off into ``(pair_query, pair_k)`` arrays.
 
     ``pair_query`` is sorted, or None for one pair per query in query order (an int ``k``,
-    or None: the whole list); ``pair_k`` holds float cut-offs (``inf`` = whole list).
+    or None: the whole list); ``pair_k`` holds float cut-offs (``inf`` = whole list). One
+    cut-off for every query is a read-only view of one value (no array of one per query).
     """
     n_pos = np.asarray(n_pos)
     n_q = n_pos.shape[0]
-    if k is None:
-        return None, np.full(n_q, ALL)
-    if isinstance(k, int):
-        return None, np.full(n_q, float(k))
+    if k is None or isinstance(k, int):
+        return None, np.broadcast_to(np.float64(ALL if k is None else k), (n_q,))
     if isinstance(k, tuple):
         table = np.broadcast_to(np.asarray(k, dtype=np.float64), (n_q, len(k)))
         return _table_to_pairs(table)

@@ -1,8 +1,8 @@
 """The engine behind ``evaluate`` and ``evaluate_run``: validated arrays to the per-query table.
 
-It ranks the rows (one grouped sort), builds the :class:`RankedLists`, evaluates every metric
-spec over all ``(query, cut-off)`` pairs at once and applies the undefined-query rule read
-from each metric's registry entry.
+It groups the rows and ranks their support, builds the :class:`RankedLists`, evaluates every
+metric spec over all ``(query, cut-off)`` pairs at once and applies the undefined-query rule
+read from each metric's registry entry.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from .._factorize import _sums  # the compiled engine (checked there)
 from .._grouping import RowRanking, active_rule, group_rows
 from .._table import difficulty_values
 from .._validation import _value_range
@@ -35,6 +36,14 @@ def check_n_jobs(n_jobs):
         )
     cores = os.cpu_count() or 1
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+def _float_copy(values, n_threads):
+    """A float64 copy of per-query ``values`` (float64 or int64), written in threads: with a
+    million queries, serial copies are a share of an evaluation that shows at 16 threads."""
+    if values.ndim == 1 and values.dtype in (np.float64, np.int64):
+        return _sums.as_float64(np.ascontiguousarray(values), n_threads)
+    return values.astype(np.float64)
 
 
 def _count_column(values, name, *, integral=True):
@@ -123,13 +132,16 @@ def _check_labels_for(specs, options, gains, top_ranked, ideal_labels, n_threads
             gains.check_labels(top)
 
 
-def _clipped(pair_k, pair_size, cutoff):
+def _clipped(pair_k, pair_size, cutoff, size_float=None):
     """``(kk, k_eff)`` of the pairs: the rows inside each pair's cut-off, and the cut-off a
     denominator uses (the list's length for the whole list). ``cutoff`` is the rule the pairs
     come from: an int or None (the whole list) are worked in integers, with the same values.
+    ``size_float``: ``pair_size`` as float64, when the caller has it (read only).
     """
     if cutoff is None:
-        return pair_size.astype(np.int64, copy=False), pair_size.astype(np.float64)
+        if size_float is None:
+            size_float = pair_size.astype(np.float64)
+        return pair_size.astype(np.int64, copy=False), size_float
     if isinstance(cutoff, int):
         return np.minimum(pair_size, cutoff).astype(np.int64, copy=False), pair_k
     kk = np.minimum(pair_k, pair_size).astype(np.int64)
@@ -172,7 +184,8 @@ def evaluate_arrays(
     # The positive and the relevant rows, as rules the kernels apply row by row (no masks).
     positive = active_rule(y_true, 0.0)
     is_relevant = active_rule(y_true, threshold, True) if threshold is not None else positive
-    counted_pos = grouping.count(is_relevant).astype(np.float64)
+    counted = grouping.count(is_relevant)  # intp
+    counted_pos = _float_copy(counted, n_threads)
     del is_relevant
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
     n_neg = sizes - counted_pos
@@ -218,6 +231,7 @@ def evaluate_arrays(
     columns, cutoff_parts = {}, {}
     undefined_of = {}  # kind of undefined query -> its mask, None when no query is undefined
     every_query = ctx.every_query  # the pairs of one cut-off per query (read only)
+    sizes_float = None
     for spec in specs:
         metric = spec.metric
         if metric.needs_judgments and judged is None:
@@ -234,7 +248,12 @@ def evaluate_arrays(
         # None: one pair per query, in query order; nothing is then gathered per pair.
         one_per_query = pair_query is None
         pair_query = every_query if one_per_query else pair_query
-        kk, k_eff = _clipped(pair_k, sizes if one_per_query else sizes[pair_query], cutoff)
+        if one_per_query:
+            if cutoff is None and sizes_float is None:
+                sizes_float = _float_copy(sizes, n_threads)  # the whole list's k, for every metric
+            kk, k_eff = _clipped(pair_k, sizes, cutoff, sizes_float)
+        else:
+            kk, k_eff = _clipped(pair_k, sizes[pair_query], cutoff)
         kernel_options = {**options, **dict(spec.params)}
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.asarray(
@@ -256,7 +275,7 @@ def evaluate_arrays(
             values = np.where(undefined if one_per_query else undefined[pair_query], fill, values)
         if one_per_query or (pair_query.size == n_q and np.array_equal(pair_query, np.arange(n_q))):
             # One pair per query: the mean is the value (a copy: the table holds its own).
-            columns[spec.column] = values.copy()
+            columns[spec.column] = _float_copy(values, n_threads)
         else:
             counts = np.bincount(pair_query, minlength=n_q)
             with np.errstate(invalid="ignore"):
@@ -268,9 +287,10 @@ def evaluate_arrays(
     per_query = pd.DataFrame(
         {
             "n_docs": sizes.astype(np.int64, copy=False),  # the grouping's own array
-            "n_pos": n_pos.astype(np.int64),
+            # The counted rows themselves when nothing overrides them (no copy).
+            "n_pos": (counted if n_pos is counted_pos else n_pos).astype(np.int64, copy=False),
             "n_neg": np.asarray(n_neg).astype(np.int64),
-            "difficulty": difficulty_values(n_pos, n_neg),
+            "difficulty": difficulty_values(n_pos, n_neg, n_threads),
             **columns,
         },
         index=pd.Index(uniques, name="qid", copy=False),  # the grouping's own array

@@ -54,7 +54,11 @@ class RankingEvaluation:
         self._cutoff_parts = cutoff_parts
         self.metrics = tuple(c for c in per_query.columns if c not in COUNT_COLUMNS)
         self.conventions = dict(conventions)
-        self.n_skipped = {m: int(per_query[m].isna().sum()) for m in self.metrics}
+
+    @cached_property
+    def n_skipped(self):
+        # Counted on first use: a scan of every metric column, which most callers never read.
+        return {m: int(self.per_query[m].isna().sum()) for m in self.metrics}
 
     @cached_property
     def per_cutoff(self):

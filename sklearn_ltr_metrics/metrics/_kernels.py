@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._table import divide_or_nan
 from ._pairs import discordant_pairs
 from ._support import segment_cumsum
 
@@ -110,11 +111,11 @@ def _precision(ctx, pq, pk, kk, k_eff, options):
 
 
 def _recall(ctx, pq, pk, kk, k_eff, options):
-    return _divide(_hits(ctx, pq, kk), ctx.at(ctx.n_pos, pq))
+    return _divide(ctx, _hits(ctx, pq, kk), ctx.at(ctx.n_pos, pq))
 
 
 def _capped_recall(ctx, pq, pk, kk, k_eff, options):
-    return _divide(_hits(ctx, pq, kk), np.minimum(k_eff, ctx.at(ctx.n_pos, pq)))
+    return _divide(ctx, _hits(ctx, pq, kk), np.minimum(k_eff, ctx.at(ctx.n_pos, pq)))
 
 
 def _f1(ctx, pq, pk, kk, k_eff, options):
@@ -125,7 +126,7 @@ def _fbeta(ctx, pq, pk, kk, k_eff, options):
     beta2 = options["beta"] ** 2
     n_pos = ctx.at(ctx.n_pos, pq)
     return _divide(
-        (1.0 + beta2) * _hits(ctx, pq, kk), np.where(n_pos > 0, beta2 * n_pos + k_eff, 0)
+        ctx, (1.0 + beta2) * _hits(ctx, pq, kk), np.where(n_pos > 0, beta2 * n_pos + k_eff, 0)
     )
 
 
@@ -138,7 +139,9 @@ def _hit_rate(ctx, pq, pk, kk, k_eff, options):
 def _mrr(ctx, pq, pk, kk, k_eff, options):
     if not ctx.average_ties:
         first = ctx.at(ctx.first_relevant_rank, pq)
-        return np.where(first <= kk, 1.0 / first, 0.0)
+        value = np.reciprocal(first, dtype=np.float64)
+        value[~(first <= kk)] = 0.0  # no relevant row inside the cut-off
+        return value
     return ctx.reciprocal_rank(pq, kk)
 
 
@@ -149,9 +152,9 @@ def _average_precision(ctx, pq, pk, kk, k_eff, options):
     elif options["ap_denominator"] == "retrieved":
         # The relevant rows retrieved in the top k (torchmetrics' top_k); 0 when none is.
         hits = _hits(ctx, pq, kk)
-        value = _divide(ctx.average_precision_sum(pq, kk), hits)
+        value = _divide(ctx, ctx.average_precision_sum(pq, kk), hits)
         return np.where(hits > 0, value, np.where(denominator > 0, 0.0, np.nan))
-    return _divide(ctx.average_precision_sum(pq, kk), denominator)
+    return _divide(ctx, ctx.average_precision_sum(pq, kk), denominator)
 
 
 def _dcg(ctx, pq, pk, kk, k_eff, options):
@@ -164,7 +167,7 @@ def _cg(ctx, pq, pk, kk, k_eff, options):
 
 def _ndcg(ctx, pq, pk, kk, k_eff, options):
     # DCG and ideal DCG are summed in different orders; clip the last-bit rounding above 1.
-    return np.minimum(_divide(ctx.dcg(pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
+    return np.minimum(_divide(ctx, ctx.dcg(pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
 
 
 def _err(ctx, pq, pk, kk, k_eff, options):
@@ -183,12 +186,9 @@ def _spearman(ctx, pq, pk, kk, k_eff, options):
     return _rank_correlation(ctx, pq, kk, "spearman")
 
 
-def _divide(numerator, denominator):
+def _divide(ctx, numerator, denominator):
     """numerator / denominator with NaN (undefined) where the denominator is 0."""
-    denominator = np.asarray(denominator, dtype=np.float64)
-    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
-    np.divide(numerator, denominator, out=out, where=denominator > 0)
-    return out
+    return divide_or_nan(numerator, denominator, ctx.n_threads)
 
 
 def _lrap(ctx, pq, pk, kk, k_eff, options):

@@ -412,11 +412,9 @@ class RankedLists:
             level_of = level_of.ravel().astype(np.intp)
             positive = -neg_levels > 0  # a prefix: the levels run in descending gain
             level_of[~positive[level_of]] = -1
-            offsets = np.zeros(n_q + 1, dtype=np.intp)
-            np.cumsum(self._support_ranks.counts, out=offsets[1:])
             return _sums.ideal_levels(
                 self._support_labels,
-                offsets,
+                self._support_ranks.offsets,
                 level_of,
                 -neg_levels[positive],
                 self.n_threads,
