@@ -510,7 +510,7 @@ cdef object _starts(
     """The driver of :func:`run_starts` and :func:`identity_runs` (see there); ``heads``:
     return ``(starts, ids at the starts)``."""
     cdef intp n_chunks = _threads(n_threads, n, grain) if n else 1
-    cdef intp c, lo, hi, total, at, size, attempt, j
+    cdef intp c, lo, hi, total, size, attempt, j
     # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array. A first attempt
     # has slots for runs of 16 rows on average; only when the runs are shorter (a chunk runs
     # out of slots) does a second one take as many as the chunk's pace allows. Only the slots

@@ -261,6 +261,7 @@ def as_float64(const number_t[::1] values, int n_threads=1, intp grain=MIN_ROWS_
             out[i] = <double> values[i]
     return out_arr
 
+
 def divide_or_nan(
     const double[::1] numerator, const double[::1] denominator, int n_threads=1,
     intp grain=MIN_ROWS_PER_THREAD,
@@ -278,6 +279,7 @@ def divide_or_nan(
             d = denominator[i]
             out[i] = numerator[i] / d if d > 0 else NAN
     return out_arr
+
 
 def lookup(
     const term_t[::1] cumulative,

@@ -187,7 +187,8 @@ def _spearman(ctx, pq, pk, kk, k_eff, options):
 
 
 def _divide(ctx, numerator, denominator):
-    """numerator / denominator with NaN (undefined) where the denominator is 0."""
+    """numerator / denominator with NaN (undefined) where the denominator is not above 0
+    (:func:`~sklearn_ltr_metrics._table.divide_or_nan`, in the evaluation's threads)."""
     return divide_or_nan(numerator, denominator, ctx.n_threads)
 
 
