@@ -140,9 +140,11 @@ class Grouping:
             return self._codes
         return np.ascontiguousarray(self.codes, dtype=np.intp)
 
-    def count(self, active):
+    def count(self, active, moved=None):
         """Active rows of each group, as intp: ``active`` is a boolean mask in input order,
-        or an :func:`active_rule` (the rows above a threshold, no mask written).
+        or an :func:`active_rule` (the rows above a threshold, no mask written). ``moved``:
+        the same rule over its values moved into grouped order (:meth:`gather`), counted in
+        order, query by query.
 
         Compiled, in threads. The last count is kept: asking again for the very same mask
         object or rule (the relevant rows, counted for the table and for the ranking) costs
@@ -151,10 +153,11 @@ class Grouping:
         if self._counted is not None and _same_active(self._counted[0], active):
             return self._counted[1]
         rule = _compiled_active(active)
-        if self._codes is None and self._grouped is None:
-            # Rows grouped in code order: a count per group.
+        if moved is not None or (self._codes is None and self._grouped is None):
+            # Rows in grouped order (as they came, or moved there): a count per group.
             offsets = self.offsets.astype(np.intp, copy=False)
-            counts = _sums.segment_count(rule, offsets, self._n_threads, _ROWS_PER_THREAD)
+            counted = rule if moved is None else _compiled_active(moved)
+            counts = _sums.segment_count(counted, offsets, self._n_threads, _ROWS_PER_THREAD)
         else:
             codes = self._kernel_codes
             counts = _sums.code_count(codes, rule, self.n_groups, self._n_threads, _ROWS_PER_THREAD)
@@ -331,6 +334,18 @@ class SupportRanks:
 _GATHER_SHARE = 8
 
 
+def _many_active(rule):
+    """Whether at least one row in ``_GATHER_SHARE`` is active under a rule, judged on its
+    first ``_GATHER_SAMPLE`` rows (rows in random order are a fair sample of themselves). It
+    only picks how rows are read: the ranks are the same bits either way."""
+    values = rule[0][:_GATHER_SAMPLE]
+    return np.count_nonzero(_rule_mask(values, *rule[1:])) * _GATHER_SHARE >= values.size
+
+
+#: Rows of the sample that :func:`_many_active` reads.
+_GATHER_SAMPLE = 1 << 16
+
+
 def _kernel_order(grouped):
     """A grouped order as the kernels read it: int32 (the counting sort's, while rows fit in
     32 bits) or intp indices."""
@@ -381,22 +396,17 @@ def rank_support(
     -------
     SupportRanks
     """
-    # Active rows per query: a sequential read (not through the grouped order), and no work
-    # at all when the same mask was counted before (the relevant rows, for the table).
-    counts = grouping.count(active)
     rule = _compiled_active(active)
     scores, key = score_keys(y_score), _tie_key(tiebreak)
     labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
     rank = partial(
         _rank_grouped,
         grouping,
-        counts=counts,
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,
         rows=rows,
     )
-    many_active = counts.sum() * _GATHER_SHARE >= scores.shape[0]
-    if grouping.interleaved and many_active and not rows and isinstance(rule, tuple):
+    if grouping.interleaved and not rows and isinstance(rule, tuple) and _many_active(rule):
         # Rows of interleaved queries, many of them active: the scores, the rule's values, the
         # labels and the key (each distinct array once) are moved into grouped order in one
         # scatter (8-24 bytes a row), then ranked as grouped rows, read in order. With few
@@ -407,7 +417,14 @@ def rank_support(
         if len(carry) <= 3:
             moved = dict(zip(map(id, carry), grouping.gather(carry), strict=True))
             scores, values, labels, key = (None if a is None else moved[id(a)] for a in arrays)
-            return rank(scores, (values, *rule[1:]), key, labels)
+            moved_rule = (values, *rule[1:])
+            # Counted on the moved rows, in order (unless counted before), and kept.
+            counts = grouping.count(active, moved=moved_rule)
+            return rank(scores, moved_rule, key, labels, counts=counts)
+    # Active rows per query: a sequential read (not through the grouped order), and no work
+    # at all when the same mask was counted before (the relevant rows, for the table).
+    counts = grouping.count(active)
+    rank = partial(rank, counts=counts)
     grouped = grouping.grouped
     if grouped is not None and isinstance(rule, tuple):
         # Rows read through the grouped order are read at random: a one-byte mask costs less

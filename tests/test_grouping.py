@@ -564,6 +564,53 @@ def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeyp
     assert grouping.count(labels > 0).max() > _ranking.DIRECT_MAX
 
 
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_rows_moved_into_grouped_order_are_counted_in_order(monkeypatch, n_threads):
+    """Ranking interleaved rows with many active ones moves them into grouped order and
+    counts the active rows there (query by query), not by a pass over the input's codes; the
+    count is kept, so counting the same rule afterwards (the engine's relevant rows) reads
+    nothing. Whether rows are moved is judged on a sample of the rule's first rows; the
+    ranks are the same either way, even when the sample misjudges the rest."""
+    from sklearn_ltr_metrics import _grouping, _sums
+    from sklearn_ltr_metrics._grouping import active_rule
+
+    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    monkeypatch.setattr(_grouping, "_GATHER_SAMPLE", 100)
+    rng = np.random.default_rng(21)
+    qid = rng.permutation(np.repeat(np.arange(50), rng.integers(1, 80, 50)))
+    score = np.round(rng.normal(size=qid.size), 1)
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    code_counts = []
+    real = _sums.code_count
+
+    def spy(*args):
+        code_counts.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_sums, "code_count", spy)
+    rule = active_rule(labels, 0.0)
+    g = group_rows(qid, n_threads=n_threads)
+    ranks = rank_support(g, score, rule, labels=labels, rows=False, n_threads=n_threads)
+    assert code_counts == []  # counted on the moved rows
+    assert g.count(rule) is ranks.counts  # kept: nothing counted again
+    expected = np.bincount(qid, weights=labels > 0, minlength=50).astype(np.intp)
+    np.testing.assert_array_equal(ranks.counts, expected)
+    # A sample that sees no active row reads the rows in place: the same ranks.
+    hidden = labels.copy()
+    hidden[:100] = 0.0
+    found = {}
+    for sample in (100, qid.size):
+        monkeypatch.setattr(_grouping, "_GATHER_SAMPLE", sample)
+        g = group_rows(qid, n_threads=n_threads)
+        found[sample] = rank_support(
+            g, score, active_rule(hidden, 0.0), labels=hidden, rows=False, n_threads=n_threads
+        )
+    for name in ("counts", "greater", "tied", "labels", "offsets"):
+        np.testing.assert_array_equal(
+            getattr(found[100], name), getattr(found[qid.size], name), err_msg=name
+        )
+
+
 _grouping_gather = __import__(
     "sklearn_ltr_metrics._grouping", fromlist=["Grouping"]
 ).Grouping.gather

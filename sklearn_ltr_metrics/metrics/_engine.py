@@ -20,7 +20,7 @@ from .._validation import _value_range
 from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
 from ._options import make_gain
-from ._ranked import RankedLists
+from ._ranked import RankedLists, support_rule
 
 __all__ = ["check_n_jobs", "evaluate_arrays"]
 
@@ -181,9 +181,14 @@ def evaluate_arrays(
 
     sizes = grouping.sizes
     threshold = options["min_relevance"]
+    gains = make_gain(options["gain"])
     # The positive and the relevant rows, as rules the kernels apply row by row (no masks).
     positive = active_rule(y_true, 0.0)
     is_relevant = active_rule(y_true, threshold, True) if threshold is not None else positive
+    # The support is ranked first: rows in random query order moved into grouped order are
+    # then counted in order, and the relevant rows, when they are the support, are not
+    # counted again.
+    support_ranks = ranking.support(support_rule(y_true, gains, positive), labels=y_true)
     counted = grouping.count(is_relevant)  # intp
     counted_pos = _float_copy(counted, n_threads)
     del is_relevant
@@ -209,7 +214,6 @@ def evaluate_arrays(
     else:
         ideal_codes, ideal_labels = ideal
         ideal_codes_of = ideal_codes.__getitem__
-    gains = make_gain(options["gain"])
     ctx = RankedLists(
         sizes=sizes,
         ranking=ranking,
@@ -225,7 +229,7 @@ def evaluate_arrays(
         ideal_labels=ideal_labels,
         judged=judged,
         err_max_grade=options["err_max_grade"],
-        positive=positive,
+        support_ranks=support_ranks,
     )
     _check_labels_for(specs, options, gains, ctx.largest_label, ideal_labels, n_threads)
     columns, cutoff_parts = {}, {}

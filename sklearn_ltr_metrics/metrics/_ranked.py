@@ -31,7 +31,7 @@ from .._grouping import active_rule
 from ._err import err_terms
 from ._support import Support, segment_cumsum
 
-__all__ = ["RankedLists"]
+__all__ = ["RankedLists", "support_rule"]
 
 #: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
 MAX_LEVEL_TABLE = 20_000_000
@@ -46,6 +46,15 @@ def _log_comb(n, k):
     from scipy.special import gammaln
 
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def support_rule(y_true, gains, positive=None):
+    """The rows of the support, as the kernels read them (:func:`active_rule`): every row
+    under a gain mapping that scores label 0, else the rows with ``y_true > 0`` (``positive``,
+    when the caller has that rule already: the same object, so its count is shared)."""
+    if gains.scores_nonpositive:
+        return active_rule(y_true, -np.inf, or_equal=True)
+    return positive if positive is not None else active_rule(y_true, 0.0)
 
 
 class RankedLists:
@@ -86,9 +95,9 @@ class RankedLists:
         Whether each row has a judgment, in input order (TREC input only).
     err_max_grade : float
         Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
-    positive : ndarray of bool or tuple, optional
-        The rows with ``y_true > 0`` (a mask or an :func:`~.._grouping.active_rule`), when the
-        caller has it (the same object it counted, so the count is reused).
+    support_ranks : SupportRanks, optional
+        The ranks of the rows of :func:`support_rule`, with their labels, when the caller
+        ranked them first (the engine does: rows moved into query order are counted then).
     """
 
     def __init__(
@@ -108,7 +117,7 @@ class RankedLists:
         ideal_labels,
         judged=None,
         err_max_grade=4.0,
-        positive=None,
+        support_ranks=None,
     ):
         self.sizes = sizes
         self.n_queries = sizes.shape[0]
@@ -123,7 +132,8 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
-        self.positive = positive  # the rows with y_true > 0, when the caller has them
+        if support_ranks is not None:
+            self._support_ranks = support_ranks  # the cached property, given
         self.n_threads = getattr(ranking, "n_threads", 1)
         #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
         self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
@@ -184,11 +194,7 @@ class RankedLists:
     # -- the support and the per-row terms on it -----------------------------------------
     @cached_property
     def _support_ranks(self):
-        if self.gains.scores_nonpositive:  # a gain mapping that scores label 0: every row
-            active = active_rule(self.y_true, -np.inf, or_equal=True)
-        else:
-            active = self.positive if self.positive is not None else active_rule(self.y_true, 0)
-        return self.ranking.support(active, labels=self.y_true)
+        return self.ranking.support(support_rule(self.y_true, self.gains), labels=self.y_true)
 
     @cached_property
     def _support_labels(self):
