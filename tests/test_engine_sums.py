@@ -177,6 +177,24 @@ def test_divide_or_nan_and_float_copies_in_threads():
     assert np.isnan(divide_or_nan(1.0, 0.0)) and divide_or_nan(3, 2.0) == 1.5
 
 
+def test_sort_in_blocks_orders_each_block_alone():
+    """Each block is sorted ascending in place, -0.0 before 0.0; blocks of one row, empty
+    blocks and the rows between blocks are left as they are; the same in threads."""
+    rng = np.random.default_rng(8)
+    size = rng.integers(0, 9, 300).astype(np.intp)
+    first = (np.cumsum(size) - size + np.arange(300)).astype(np.intp)  # a gap row after each
+    values = np.round(rng.normal(size=int(first[-1] + size[-1] + 1)), 1)
+    values[::13] = -0.0
+    for n_threads in (1, 3):
+        got = values.copy()
+        _sums.sort_in_blocks(got, first, size, n_threads, 8)
+        want = values.copy()
+        for lo, m in zip(first, size, strict=True):
+            block = want[lo : lo + m]
+            want[lo : lo + m] = block[np.lexsort((~np.signbit(block), block))]
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
 def test_first_position_flagged_or_every_row():
     """First flagged position of each segment plus the shift, inf where none (empty segments
     too); no flag takes each segment's first row. The same in threads."""

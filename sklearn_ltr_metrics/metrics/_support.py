@@ -34,6 +34,23 @@ def segment_cumsum(values, offsets, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD
     return _sums.segment_cumsum(values, offsets, n_threads, grain)
 
 
+def _sorted_in_blocks(values, first, size, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD):
+    """``values`` (float64) sorted inside each block (``size`` rows from ``first``),
+    ascending, in compiled threads. A new array, or ``values`` itself when no block holds two
+    rows."""
+    if not (size > 1).any():
+        return values
+    out = np.array(values, dtype=np.float64)
+    _sums.sort_in_blocks(
+        out,
+        np.ascontiguousarray(first, dtype=np.intp),
+        np.ascontiguousarray(size, dtype=np.intp),
+        n_threads,
+        grain,
+    )
+    return out
+
+
 class Support:
     """The rows of the ranked lists that can carry a non-zero metric term, and their geometry.
 
@@ -70,13 +87,18 @@ class Support:
         n_active = ranks.greater.size
         labels = ranks.labels
         greater, tied = ranks.greater, ranks.tied
-        if ctx.average_ties:
+        if ctx.average_ties or ctx.threshold_ties:
             query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
-            # Widen to whole tied blocks: the term of a tied row is spread over its block.
             new = np.ones(n_active, dtype=bool)
             new[1:] = (query[1:] != query[:-1]) | (greater[1:] != greater[:-1])
             first = np.flatnonzero(new)
             members = np.diff(np.append(first, n_active))
+            # Where a row sits in its tied block changes no term under these policies: the
+            # labels are put in one order inside each block (ascending), so that the sums
+            # over a block, added in floating point, do not depend on the rows' input order.
+            labels = _sorted_in_blocks(labels, first, members, ctx.n_threads, ctx.grain)
+        if ctx.average_ties:
+            # Widen to whole tied blocks: the term of a tied row is spread over its block.
             size = tied[first] + 1
             local_first = np.concatenate(([0], np.cumsum(size)[:-1])) if size.size else size
             block = np.repeat(np.arange(first.size), size)
