@@ -198,12 +198,6 @@ def _runs(qid, limit, n_threads):
         ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
         runs = _ranking.run_starts(ids, limit, n_threads, _ROWS_PER_THREAD, heads=True)
         return None if runs is None else (runs[0], runs[1].view(qid.dtype))
-    starts = _object_or_other_starts(qid, limit, n_threads)
-    return None if starts is None else (starts, qid[starts])
-
-
-def _object_or_other_starts(qid, limit, n_threads):
-    """:func:`_run_starts` of ids that are not fixed-width numbers."""
     if qid.dtype == object:
         # Runs of the very same object first (addresses compared in threads, nothing written
         # per row); adjacent runs of equal ids are merged by their codes (group_rows).
@@ -211,11 +205,12 @@ def _object_or_other_starts(qid, limit, n_threads):
         starts = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
         if starts is None:  # ids built one object per row: runs of equal ids
             starts = _ranking.object_runs(ids, limit)
-        return starts
-    change = np.empty(qid.shape[0], dtype=bool)
-    change[:1] = True
-    np.not_equal(qid[1:], qid[:-1], out=change[1:])
-    return np.flatnonzero(change) if np.count_nonzero(change) <= limit else None
+    else:
+        change = np.empty(qid.shape[0], dtype=bool)
+        change[:1] = True
+        np.not_equal(qid[1:], qid[:-1], out=change[1:])
+        starts = np.flatnonzero(change) if np.count_nonzero(change) <= limit else None
+    return None if starts is None else (starts, qid[starts])
 
 
 def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
@@ -310,7 +305,7 @@ class SupportRanks:
         Rows of the tied block that the tie-break puts before the row (None unless asked).
     labels : ndarray of float64 or None
         The ``labels`` passed to :func:`rank_support`, read at each active row (or None).
-    offsets : ndarray of intp or None
+    offsets : ndarray of intp
         Where each query's active rows start in these arrays, and their total at the end
         (``n_queries + 1`` values; read only).
 
@@ -322,8 +317,8 @@ class SupportRanks:
     greater: np.ndarray
     tied: np.ndarray
     before: np.ndarray | None
-    labels: np.ndarray | None = None
-    offsets: np.ndarray | None = None
+    labels: np.ndarray | None
+    offsets: np.ndarray
 
 
 #: Interleaved rows are moved into grouped order before ranking when at least one row in
@@ -424,13 +419,13 @@ def rank_support(
     # Active rows per query: a sequential read (not through the grouped order), and no work
     # at all when the same mask was counted before (the relevant rows, for the table).
     counts = grouping.count(active)
-    rank = partial(rank, counts=counts)
     grouped = grouping.grouped
     if grouped is not None and isinstance(rule, tuple):
         # Rows read through the grouped order are read at random: a one-byte mask costs less
         # to read so than the 8-byte values the rule compares.
         rule = _rule_mask(*rule).view(np.uint8)
-    return rank(scores, rule, key, labels, None if grouped is None else _kernel_order(grouped))
+    order = None if grouped is None else _kernel_order(grouped)
+    return rank(scores, rule, key, labels, order, counts=counts)
 
 
 def _rank_grouped(

@@ -136,11 +136,10 @@ def _clipped(pair_k, pair_size, cutoff, size_float=None):
     """``(kk, k_eff)`` of the pairs: the rows inside each pair's cut-off, and the cut-off a
     denominator uses (the list's length for the whole list). ``cutoff`` is the rule the pairs
     come from: an int or None (the whole list) are worked in integers, with the same values.
-    ``size_float``: ``pair_size`` as float64, when the caller has it (read only).
+    ``size_float``: ``pair_size`` as float64, given for the whole list (one pair per query,
+    the caller's copy, read only).
     """
     if cutoff is None:
-        if size_float is None:
-            size_float = pair_size.astype(np.float64)
         return pair_size.astype(np.int64, copy=False), size_float
     if isinstance(cutoff, int):
         return np.minimum(pair_size, cutoff).astype(np.int64, copy=False), pair_k

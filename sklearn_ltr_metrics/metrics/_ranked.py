@@ -48,13 +48,13 @@ def _log_comb(n, k):
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
-def support_rule(y_true, gains, positive=None):
+def support_rule(y_true, gains, positive):
     """The rows of the support, as the kernels read them (:func:`active_rule`): every row
-    under a gain mapping that scores label 0, else the rows with ``y_true > 0`` (``positive``,
-    when the caller has that rule already: the same object, so its count is shared)."""
+    under a gain mapping that scores label 0, else ``positive``, the caller's rule of the
+    rows with ``y_true > 0`` (the same object, so its count is shared)."""
     if gains.scores_nonpositive:
         return active_rule(y_true, -np.inf, or_equal=True)
-    return positive if positive is not None else active_rule(y_true, 0.0)
+    return positive
 
 
 class RankedLists:
@@ -95,9 +95,9 @@ class RankedLists:
         Whether each row has a judgment, in input order (TREC input only).
     err_max_grade : float
         Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
-    support_ranks : SupportRanks, optional
-        The ranks of the rows of :func:`support_rule`, with their labels, when the caller
-        ranked them first (the engine does: rows moved into query order are counted then).
+    support_ranks : SupportRanks
+        The ranks of the rows of :func:`support_rule`, with their labels: the caller ranks
+        them first (rows moved into query order are counted then).
     """
 
     def __init__(
@@ -117,7 +117,7 @@ class RankedLists:
         ideal_labels,
         judged=None,
         err_max_grade=4.0,
-        support_ranks=None,
+        support_ranks,
     ):
         self.sizes = sizes
         self.n_queries = sizes.shape[0]
@@ -132,8 +132,7 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
-        if support_ranks is not None:
-            self._support_ranks = support_ranks  # the cached property, given
+        self._support_ranks = support_ranks
         self.n_threads = getattr(ranking, "n_threads", 1)
         #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
         self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
@@ -155,10 +154,10 @@ class RankedLists:
         (read only) when the pairs are :attr:`every_query`."""
         return values if pair_query is self.every_query else values[pair_query]
 
-    @cached_property
+    @property
     def starts(self):
-        """First row of each query in ranked order (the correlations and the support's rows)."""
-        return np.concatenate(([0], np.cumsum(self.sizes)))[:-1]
+        """First row of each query in ranked order (the correlations): the grouping's own."""
+        return self.ranking.grouping.offsets[:-1]
 
     def _any_tied(self, ranks):
         """Whether a row of these support ranks ties with another row (in threads)."""
@@ -193,10 +192,6 @@ class RankedLists:
 
     # -- the support and the per-row terms on it -----------------------------------------
     @cached_property
-    def _support_ranks(self):
-        return self.ranking.support(support_rule(self.y_true, self.gains), labels=self.y_true)
-
-    @cached_property
     def _support_labels(self):
         """Labels of the support rows, in the support's order."""
         return self._support_ranks.labels
@@ -206,12 +201,10 @@ class RankedLists:
         """The largest label of the support rows (the positive labels; every label under a
         gain mapping that scores label 0), 0.0 when there are none: the largest label when it
         is positive, and any labels <= 0 pass the label checks as 0 does."""
-        labels = self._support_labels
+        labels = self._support_labels  # float64, as the ranking writes it
         if not labels.size:
             return 0.0
-        if labels.dtype == np.float64 and labels.flags.c_contiguous:  # in threads
-            return float(_sums.value_range(labels, self.n_threads, self.grain)[1])
-        return float(labels.max())
+        return float(_sums.value_range(labels, self.n_threads, self.grain)[1])
 
     @cached_property
     def _top_grade(self):

@@ -124,7 +124,7 @@ class Support:
                 self.position = greater  # no ties among these rows
         # int32, as the ranking writes it (a query holds fewer than 2**31 rows).
         self.position = np.ascontiguousarray(self.position, dtype=np.int32)
-        if self.sizes is ranks.counts and ranks.offsets is not None:
+        if self.sizes is ranks.counts:
             self.offsets = ranks.offsets  # the ranking's own (read only)
         else:
             self.offsets = np.zeros(ctx.n_queries + 1, dtype=np.intp)
