@@ -17,6 +17,7 @@ from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import check_options, make_gain
 from ._registry import parse_metrics
+from ._truncate import first_rows
 
 __all__ = ["evaluate_run"]
 
@@ -112,6 +113,17 @@ def evaluate_run(
         raise ValueError("run and qrels share no query; check that their qid values match.")
     merged = run.merge(qrels, on=["qid", "doc_id"], how="left", sort=False)
     judged = merged["label"].notna().to_numpy()
+    if resolved["max_docs"] is not None:
+        # trec_eval -M: the list is cut after ranking, before -J removes anything.
+        keep = first_rows(
+            merged["label"].fillna(UNJUDGED).to_numpy(dtype=np.float64),
+            check_scores(merged["score"], merged["qid"].to_numpy()),
+            merged["qid"].to_numpy(),
+            merged["doc_id"].to_numpy(),
+            resolved["ties"],
+            resolved["max_docs"],
+        )
+        merged, judged = merged[keep], judged[keep]
     emptied = pd.Index([])
     if unjudged == "remove":
         # trec_eval -J: unjudged and negatively judged documents leave the ranking; a query
