@@ -186,7 +186,14 @@ def evaluate(
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     if options["max_docs"] is not None:
         return _evaluate_first_rows(
-            y_true_arr, y_score_arr, qid_arr, doc_arr, specs, options, query_stats, n_jobs,
+            y_true_arr,
+            y_score_arr,
+            qid_arr,
+            doc_arr,
+            specs,
+            options,
+            query_stats,
+            n_jobs,
             qid_values,
         )
     return evaluate_arrays(
