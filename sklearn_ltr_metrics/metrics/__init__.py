@@ -19,5 +19,6 @@ __getattr__, __dir__, __all__ = attach(
         "._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
         "._registry": ("describe_metric", "metric_names"),
         "._scorer": ("RankingScorer", "make_ranking_scorer"),
+        "._which": ("which_convention",),
     },
 )
