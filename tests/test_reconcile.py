@@ -91,7 +91,7 @@ def test_queries_name_the_rule_in_words():
     # they differ only in AP's denominator, which does not move nDCG
     assert ties.attribution["option"].tolist() == ["ap_denominator"]
     assert ties.attribution["contribution"].tolist() == [0.0] and ties.queries.empty
-    assert "ap_denominator differ but change nothing here" in ties.to_text()
+    assert "ap_denominator set differently, no effect here" in ties.to_text()
 
 
 def random_run(seed=0):
@@ -225,7 +225,7 @@ def test_which_convention_says_when_nothing_matches():
     y, score, qid, _ = flat_data(7, n_queries=8)
     with pytest.warns(UserWarning, match="no setting within two options of a preset"):
         found = which_convention(0.01, y, score, qid, "ndcg@5")
-    assert len(found) == 5
+    assert len(found) == 5 and found["value"].is_unique
     assert np.all(np.diff(found["difference"].abs()) >= 0)
 
 
@@ -245,3 +245,43 @@ def test_bad_inputs_are_refused_in_their_terms():
         warnings.simplefilter("error")
         result = reconcile(y, score, qid, tools="lightgbm, trec_eval")
     assert any("doc_id not given" in note for note in result.notes)
+
+
+def test_cli_prints_the_same(tmp_path, capsys):
+    from sklearn.metrics import ndcg_score
+
+    from sklearn_ltr_metrics._cli import main
+
+    y, score, qid, doc = flat_data(4, n_docs=(2, 14))
+    value = np.mean([ndcg_score([y[qid == q]], [score[qid == q]], k=10) for q in np.unique(qid)])
+    table = tmp_path / "scores.csv"
+    pd.DataFrame({"qid": qid, "label": y, "score": score, "doc": doc}).to_csv(table, index=False)
+    argv = ["reconcile", "--table", str(table), "--metrics", "ndcg@10", "--doc-col", "doc"]
+    assert main([*argv, "--tools", "lightgbm,trec_eval,sklearn", "--value", f"{value:.6f}"]) == 0
+    out = capsys.readouterr().out
+    result = reconcile(y, score, qid, "ndcg@10", ["lightgbm", "trec_eval", "sklearn"], doc_id=doc)
+    for name, mean in result.means.items():
+        assert f"{name:<9}  {mean:.4f}" in out
+    assert "no relevant document: lightgbm scores 1, trec_eval scores 0" in out
+    matches = out.split("Settings that reproduce")[1].splitlines()
+    assert matches[4].startswith("sklearn")  # title, blank, header, rule, first row
+    assert main([*argv, "--tools", "sklearn,torchmetrics", "--format", "markdown"]) == 0
+    assert "| tool | ndcg@10 |" in capsys.readouterr().out
+
+
+def test_cli_errors_are_one_line_in_flag_terms(tmp_path, capsys):
+    from sklearn_ltr_metrics._cli import main
+
+    y, score, qid, _ = flat_data(4, n_queries=4)
+    table = tmp_path / "scores.csv"
+    pd.DataFrame({"qid": qid, "label": y, "score": score}).to_csv(table, index=False)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reconcile", "--table", str(table), "--tools", "lightgbm,trec"])
+    assert exit_info.value.code == 2
+    assert "--tools: tool 'trec': 'trec' is not a preset" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["reconcile", "--qrels", str(table), "--run", str(table), "--value", "0.5"])
+    assert "--value searches the settings of a table" in capsys.readouterr().err
+    assert main(["reconcile", "--table", str(tmp_path / "missing.csv")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ltr-eval: error:") and "Traceback" not in err

@@ -18,6 +18,7 @@ from ._inputs import (
 )
 from ._output import emit, frame_as, report_as, write_report
 from ._parser import UsageError
+from ._reconcile import cmd_reconcile
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -181,4 +182,9 @@ def cmd_compare(args):
 
 
 #: Subcommand -> the function it runs.
-COMMANDS = {"demo": run_demo, "evaluate": cmd_evaluate, "compare": cmd_compare}
+COMMANDS = {
+    "demo": run_demo,
+    "evaluate": cmd_evaluate,
+    "compare": cmd_compare,
+    "reconcile": cmd_reconcile,
+}

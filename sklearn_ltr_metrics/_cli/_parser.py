@@ -195,6 +195,7 @@ commands:
   demo       generate data, cross-validate LambdaMART against baselines, write a report
   evaluate   evaluate one ranking: TREC qrels + run, a table of scores, or LETOR + scores
   compare    compare several TREC runs on the same qrels (or a pipeline's stages)
+  reconcile  why tools disagree on a metric, rule by rule; which tool printed a value
 
 Run 'ltr-eval <command> --help' for each command's options and examples.
 """
@@ -482,4 +483,7 @@ def build_parser(commands=None):
     _add_demo(sub, commands)
     _add_evaluate(sub, commands)
     _add_compare(sub, commands)
+    from ._reconcile import add_reconcile  # its own module (imports this one)
+
+    add_reconcile(sub, commands, _formatter)
     return parser

@@ -89,7 +89,7 @@ class Reconciliation:
     tool_a    tool_b   qid  value_a  value_b  rule
     lightgbm  sklearn  2    1.0000   0.0000   no relevant document: lightgbm scores 1,
     sklearn scores 0
-    note: lightgbm vs sklearn: ties, gain, ap_denominator differ but change nothing here
+    note: lightgbm vs sklearn: ties, gain, ap_denominator set differently, no effect here
     """
 
     def __init__(
@@ -135,7 +135,7 @@ class Reconciliation:
         """The differing options that move no mean, by pair (one line each)."""
         still = self.attribution[self.attribution["contribution"].abs() <= 1e-12]
         return [
-            f"{a} vs {b}: {', '.join(group['option'])} differ but change nothing here"
+            f"{a} vs {b}: {', '.join(group['option'])} set differently, no effect here"
             for (a, b), group in still.groupby(["tool_a", "tool_b"], sort=False)
         ]
 

@@ -143,8 +143,8 @@ def which_convention(value, y_true, y_score, qid, metric="ndcg@10", *, doc_id=No
         One row per matching setting, closest first: ``preset`` (the preset's name when the
         setting is one, else empty), ``changes`` (the options changed from a preset),
         ``value``, ``difference`` (``value`` minus the target) and one column per option.
-        When nothing reproduces the value, the nearest settings (five), with a
-        ``UserWarning`` that says so.
+        When nothing reproduces the value, the nearest settings (five, one per distinct
+        value), with a ``UserWarning`` that says so.
 
     See Also
     --------
@@ -186,7 +186,9 @@ def which_convention(value, y_true, y_score, qid, metric="ndcg@10", *, doc_id=No
         matched = [row for row in rows if abs(row["difference"]) <= tol]
         if matched:
             return _frame(matched)
-    nearest = _frame(every).head(5)
+    nearest = _frame(every)
+    # an option that changes nothing repeats its base's value: show each value once
+    nearest = nearest[~nearest["value"].round(12).duplicated()].head(5).reset_index(drop=True)
     shown = "; ".join(
         f"{row.preset or row.changes}: {row.value:.6g}" for row in nearest.itertuples()
     )
