@@ -103,7 +103,9 @@ def _frame(rows):
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    order = np.argsort(np.abs(frame["difference"].to_numpy(dtype=np.float64)), kind="stable")
+    # closest first; differences equal to 12 digits keep the search's order (presets first)
+    distance = np.round(np.abs(frame["difference"].to_numpy(dtype=np.float64)), 12)
+    order = np.argsort(distance, kind="stable")
     return frame.iloc[order].reset_index(drop=True)
 
 
