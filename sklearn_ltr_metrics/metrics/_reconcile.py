@@ -150,9 +150,10 @@ def check_tools(tools, *, run):
         raise TypeError(
             f"tools must be None, a list of preset names or a dict, got {_short(tools)}."
         )
-    if len(named) < 2:
+    settings = {str(name): tool_setting(spec, run=run) for name, spec in named.items()}
+    if len(settings) < 2:
         raise ValueError(f"tools={_short(tools)}: name at least two tools to compare.")
-    return {str(name): tool_setting(spec, run=run) for name, spec in named.items()}
+    return settings
 
 
 class _Settings:
@@ -198,8 +199,11 @@ def _shapley(values, n_players):
     return np.array(out)
 
 
-def _differing(a, b):
-    return [key for key in OPTION_ORDER if key in a and _hashable(a[key]) != _hashable(b[key])]
+def _differing(a, b, metric):
+    """The options in which two settings differ (``default_k`` only for specs without @k:
+    with one it changes nothing, and leaving it out halves the evaluations)."""
+    keys = [key for key in OPTION_ORDER if key in a and _hashable(a[key]) != _hashable(b[key])]
+    return [key for key in keys if not (key == "default_k" and "@" in metric)]
 
 
 def _pair_games(settings, a, b, options):
@@ -216,14 +220,14 @@ def _pair_games(settings, a, b, options):
     return np.array(means), frames
 
 
-def _attribute(settings, tools):
+def _attribute(settings, tools, metric):
     """The attribution frame and, per pair, the per-query Shapley values."""
     rows, per_pair = [], {}
     names = list(tools)
     for i, name_a in enumerate(names):
         for name_b in names[i + 1 :]:
             a, b = tools[name_a], tools[name_b]
-            options = _differing(a, b)
+            options = _differing(a, b, metric)
             if not options:
                 continue
             means, frames = _pair_games(settings, a, b, options)
@@ -301,7 +305,7 @@ def _reconcile(settings, tools, metric, facts_of, n_queries, notes):
     per_query = pd.DataFrame({name: settings(setting) for name, setting in tools.items()})
     per_query.index.name = "qid"
     means = pd.Series({name: _mean(per_query[name].dropna()) for name in tools}, name=metric)
-    attribution, per_pair = _attribute(settings, tools)
+    attribution, per_pair = _attribute(settings, tools, metric)
     queries = _top_queries(per_query, tools, per_pair, facts_of, n_queries)
     return Reconciliation(
         metric=metric,
