@@ -170,6 +170,16 @@ def _probability(text):
     return value
 
 
+def _finite(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def parse_value(text):
     """A free option value: an int, else a float, else the text (``default_k adaptive``)."""
     token = text.strip()
@@ -503,12 +513,16 @@ def _add_reconcile(sub, commands):
     group.add_argument("--tools", metavar="TOOLS", help=_RECONCILE_TOOLS)
     group.add_argument(
         "--value",
-        type=float,
+        type=_finite,
         metavar="V",
         help="a number seen elsewhere: list the settings that reproduce it (tables, LETOR)",
     )
     group.add_argument(
-        "--tol", type=float, default=1e-4, metavar="T", help="tolerance of --value (default: 1e-4)"
+        "--tol",
+        type=_finite,
+        default=1e-4,
+        metavar="T",
+        help="tolerance of --value (default: 1e-4)",
     )
     group.add_argument(
         "--queries",

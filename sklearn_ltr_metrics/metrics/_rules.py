@@ -94,55 +94,40 @@ def _max_docs(value, facts):
     return f"all {facts['n_docs']}" if value is None else f"the first {value} (trec_eval -M{value})"
 
 
-def _clause(option, value, facts):
-    """What one tool does under ``option`` set to ``value``."""
-    if option == "ties":
-        return _TIES[value]
-    if option == "gain":
-        return f"gains {_gain(value)}"
-    if option == "empty_query":
-        return _EMPTY[value]
-    if option == "min_relevance":
-        return f"calls {_threshold(value)} relevant"
-    if option == "ap_denominator":
-        return f"divides AP by {_AP[value]}"
-    if option == "precision_denominator":
-        return f"divides precision by {_PRECISION[value]}"
-    if option == "log_base":
-        return f"discounts with log base {value:g}"
-    if option == "default_k":
-        return f"evaluates {_cutoff(value)}"
-    if option == "max_docs":
-        return f"evaluates {_max_docs(value, facts)}"
-    if option == "missing_queries":
-        return _MISSING[value]
-    if option == "unjudged":
-        return _UNJUDGED[value]
-    return f"uses {option}={value!r}"
+def _tie_subject(facts):
+    tie = facts.get("tie")
+    return "scores tied" if tie is None else f"scores tied over ranks {tie[0]}-{tie[1]}"
 
 
-def _subject(option, facts):
-    """The fact about the query that the option acts on."""
-    if option == "ties":
-        tie = facts.get("tie")
-        return "scores tied" if tie is None else f"scores tied over ranks {tie[0]}-{tie[1]}"
-    if option == "gain":
-        return f"graded labels up to {facts['top_label']:g}"
-    if option == "empty_query":
-        return "no relevant document"
-    if option in ("ap_denominator", "min_relevance"):
-        return f"{facts['n_pos']} relevant documents"
-    if option in ("precision_denominator", "max_docs"):
-        return f"{facts['n_docs']} documents ranked"
-    if option == "default_k":
-        return "no @k in the metric"
-    if option == "log_base":
-        return "the DCG discount"
-    if option == "missing_queries":
-        return "nothing retrieved for this query"
-    if option == "unjudged":
-        return f"{facts['n_unjudged']} unjudged documents ranked"
-    return option
+#: Option -> what one tool does with the option's value (``value, facts -> clause``).
+_CLAUSES = {
+    "ties": lambda v, f: _TIES[v],
+    "gain": lambda v, f: f"gains {_gain(v)}",
+    "empty_query": lambda v, f: _EMPTY[v],
+    "min_relevance": lambda v, f: f"calls {_threshold(v)} relevant",
+    "ap_denominator": lambda v, f: f"divides AP by {_AP[v]}",
+    "precision_denominator": lambda v, f: f"divides precision by {_PRECISION[v]}",
+    "log_base": lambda v, f: f"discounts with log base {v:g}",
+    "default_k": lambda v, f: f"evaluates {_cutoff(v)}",
+    "max_docs": lambda v, f: f"evaluates {_max_docs(v, f)}",
+    "missing_queries": lambda v, f: _MISSING[v],
+    "unjudged": lambda v, f: _UNJUDGED[v],
+}
+
+#: Option -> the fact about the query that the option acts on (``facts -> subject``).
+_SUBJECTS = {
+    "ties": _tie_subject,
+    "gain": lambda f: f"graded labels up to {f['top_label']:g}",
+    "empty_query": lambda f: "no relevant document",
+    "min_relevance": lambda f: f"{f['n_pos']} relevant documents",
+    "ap_denominator": lambda f: f"{f['n_pos']} relevant documents",
+    "precision_denominator": lambda f: f"{f['n_docs']} documents ranked",
+    "log_base": lambda f: "the DCG discount",
+    "default_k": lambda f: "no @k in the metric",
+    "max_docs": lambda f: f"{f['n_docs']} documents ranked",
+    "missing_queries": lambda f: "nothing retrieved for this query",
+    "unjudged": lambda f: f"{f['n_unjudged']} unjudged documents ranked",
+}
 
 
 def rule_text(option, name_a, name_b, tools, facts):
@@ -169,6 +154,6 @@ def rule_text(option, name_a, name_b, tools, facts):
     >>> rule_text("empty_query", "lightgbm", "trec_eval", tools, {})
     'no relevant document: lightgbm scores 1, trec_eval scores 0'
     """
-    a = _clause(option, tools[name_a][option], facts)
-    b = _clause(option, tools[name_b][option], facts)
-    return f"{_subject(option, facts)}: {name_a} {a}, {name_b} {b}"
+    a = _CLAUSES[option](tools[name_a][option], facts)
+    b = _CLAUSES[option](tools[name_b][option], facts)
+    return f"{_SUBJECTS[option](facts)}: {name_a} {a}, {name_b} {b}"
