@@ -239,6 +239,9 @@ def test_bad_inputs_are_refused_in_their_terms():
         reconcile(y, score, qid, tools=["trec_eval --fast", "lightgbm"])
     with pytest.raises(ValueError, match="at least two tools"):
         reconcile(y, score, qid, tools=["lightgbm"])
+    mixed = {"a": "default", "b": {"conventions": "lightgbm", "max_docs": 2}}
+    with pytest.raises(ValueError, match=r"a mix of two tools' options.*max_docs=2 cuts"):
+        reconcile([1, 0, 0, 1], [0.9, 0.5, 0.5, 0.1], [1, 1, 1, 2], "ndcg", tools=mixed)
     with pytest.raises(TypeError, match="value must be a finite number"):
         which_convention("0.7", y, score, qid)
     with warnings.catch_warnings():

@@ -166,7 +166,14 @@ class _Settings:
     def __call__(self, setting):
         key = setting_key(setting)
         if key not in self._cache:
-            self._cache[key] = self._evaluate_one(setting)
+            try:
+                self._cache[key] = self._evaluate_one(setting)
+            except ValueError as exc:
+                shown = ", ".join(f"{k}={v!r}" for k, v in key)
+                raise ValueError(
+                    f"the setting {shown} (a mix of two tools' options, which the attribution "
+                    f"evaluates) cannot be evaluated on these data: {exc}"
+                ) from exc
         return self._cache[key]
 
     def __len__(self):
