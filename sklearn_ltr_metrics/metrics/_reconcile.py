@@ -228,7 +228,7 @@ def _pair_games(settings, a, b, options):
 
 
 def _attribute(settings, tools, metric):
-    """The attribution frame and, per pair, the per-query Shapley values."""
+    """The attribution frame and, per pair, the options and the coalitions' per-query values."""
     rows, per_pair = [], {}
     names = list(tools)
     for i, name_a in enumerate(names):
@@ -239,11 +239,7 @@ def _attribute(settings, tools, metric):
                 continue
             means, frames = _pair_games(settings, a, b, options)
             contributions = _shapley(means, len(options))
-            index = frames[0].index
-            for frame in frames[1:]:
-                index = index.union(frame.index, sort=False)
-            matrix = np.vstack([f.reindex(index).to_numpy(dtype=np.float64) for f in frames])
-            per_pair[(name_a, name_b)] = (options, index, _shapley(matrix, len(options)))
+            per_pair[(name_a, name_b)] = (options, frames)
             for key, value in zip(options, contributions, strict=True):
                 rows.append(
                     {
@@ -271,14 +267,19 @@ def _top_queries(per_query, tools, per_pair, facts_of, n_queries):
         for name_b in names[i + 1 :]:
             if (name_a, name_b) not in per_pair:
                 continue
-            options, index, phi = per_pair[(name_a, name_b)]
+            options, frames = per_pair[(name_a, name_b)]
             va, vb = per_query[name_a], per_query[name_b]
             gap = (vb - va).abs()
             one_sided = va.isna() ^ vb.isna()
             order = pd.Series(np.where(one_sided, np.inf, gap.fillna(0.0)), index=per_query.index)
             order = order[order > 1e-12].sort_values(ascending=False, kind="stable")
-            for qid in order.index[:n_queries]:
-                column = index.get_loc(qid)
+            shown = order.index[:n_queries]
+            # per-query Shapley values of the shown queries only (a small matrix)
+            phi = _shapley(
+                np.vstack([f.reindex(shown).to_numpy(dtype=np.float64) for f in frames]),
+                len(options),
+            )
+            for column, qid in enumerate(shown):
                 option = _moving_option(
                     options, phi[:, column], va[qid], vb[qid], tools, name_a, name_b
                 )
