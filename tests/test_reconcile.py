@@ -239,6 +239,12 @@ def test_bad_inputs_are_refused_in_their_terms():
         reconcile(y, score, qid, tools=["trec_eval --fast", "lightgbm"])
     with pytest.raises(ValueError, match="at least two tools"):
         reconcile(y, score, qid, tools=["lightgbm"])
+    with pytest.raises(TypeError, match="unexpected option"):
+        reconcile(y, score, qid, tools=["trec_eval beta=2", "lightgbm"])
+    with pytest.raises(ValueError, match="ties=None is not valid"):
+        reconcile(y, score, qid, tools=["trec_eval ties=None", "lightgbm"])
+    loose = reconcile(y, score, qid, "map", tools=["trec_eval", "trec_eval min_relevance=None"])
+    assert loose.tools["trec_eval min_relevance=None"]["min_relevance"] is None
     mixed = {"a": "default", "b": {"conventions": "lightgbm", "max_docs": 2}}
     with pytest.raises(ValueError, match=r"a mix of two tools' options.*max_docs=2 cuts"):
         reconcile([1, 0, 0, 1], [0.9, 0.5, 0.5, 0.1], [1, 1, 1, 2], "ndcg", tools=mixed)

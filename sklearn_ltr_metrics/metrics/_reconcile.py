@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import _short
-from ._options import CONVENTION_KEYS, CONVENTIONS, check_options
+from ._options import CONVENTION_KEYS, CONVENTIONS, check_options, convention_options
 from ._reconcile_result import Reconciliation
 from ._rules import query_facts, rule_text
 
@@ -114,8 +114,24 @@ def tool_setting(spec, *, run):
             raise ValueError(
                 f"tool {_short(spec)}: {key}={run_options[key]!r}; use one of {allowed}."
             )
+    unknown = sorted(set(options) - set(CONVENTION_KEYS))
+    if unknown:
+        raise TypeError(
+            f"tool {_short(spec)}: unexpected option(s) {unknown}; a tool sets convention "
+            f"options only: {', '.join(OPTION_ORDER)}."
+        )
     resolved = check_options(preset, **options)
     setting = {key: resolved[key] for key in CONVENTION_KEYS}
+    # an explicit None (min_relevance, default_k, max_docs) overrides the preset, which
+    # check_options reads as "the preset's value"
+    for key in [key for key, value in options.items() if value is None]:
+        choices = convention_options()[key]["choices"]
+        if choices is not None:
+            raise ValueError(
+                f"tool {_short(spec)}: {key}=None is not valid; choose one of "
+                f"{', '.join(map(repr, choices))}."
+            )
+        setting[key] = None
     if run:
         setting.update(run_options)
     return setting
