@@ -40,9 +40,21 @@ def pair_sums(result):
     return totals
 
 
-@pytest.mark.parametrize("metric", ["ndcg@10", "map@5", "precision@10", "ndcg", "mrr"])
-def test_every_pair_adds_up_to_its_difference(metric):
-    y, score, qid, doc = flat_data()
+@pytest.mark.parametrize(
+    ("metric", "seed"),
+    [
+        ("ndcg@10", 0),
+        ("map@5", 0),
+        ("precision@10", 0),
+        ("ndcg", 0),
+        ("mrr", 0),
+        ("err@5", 9),
+        ("r_precision", 10),
+        ("map", 11),
+    ],
+)
+def test_every_pair_adds_up_to_its_difference(metric, seed):
+    y, score, qid, doc = flat_data(seed)
     result = reconcile(y, score, qid, metric, doc_id=doc)
     totals = pair_sums(result)
     assert len(result.means) == 8 and totals.abs().max() > 0.01

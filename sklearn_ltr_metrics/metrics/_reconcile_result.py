@@ -123,8 +123,8 @@ class Reconciliation:
         return [
             ("Means", means, ()),
             (
-                "Attribution: the share of each difference (tool_b - tool_a) every option "
-                "explains (exact Shapley values; a pair's contributions add up to its difference)",
+                "Attribution: what each option explains of tool_b - tool_a (exact Shapley values; "
+                "a pair's contributions add up to its difference)",
                 attribution,
                 ("difference", "contribution"),
             ),
