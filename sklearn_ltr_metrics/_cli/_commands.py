@@ -1,4 +1,5 @@
-"""The ``evaluate`` and ``compare`` commands (``demo`` lives in ``_demo.py``)."""
+"""The ``evaluate`` and ``compare`` commands (``demo`` lives in ``_demo.py``, ``reconcile`` in
+``_reconcile.py``)."""
 
 from __future__ import annotations
 

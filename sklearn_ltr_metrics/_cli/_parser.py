@@ -541,7 +541,7 @@ def _add_reconcile(sub, commands):
 
 
 def build_parser(commands=None):
-    """The ``ltr-eval`` argument parser (subcommands ``demo``, ``evaluate``, ``compare``).
+    """The ``ltr-eval`` argument parser (``demo``, ``evaluate``, ``compare``, ``reconcile``).
 
     Parameters
     ----------
