@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-from .._factorize import coded_qid, factorize_qid
+from .._factorize import coded_qid
 from .._validation import (
     _check_qid_runs,
     check_1d,
@@ -17,7 +14,7 @@ from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
-from ._truncate import first_rows
+from ._truncate import evaluate_first_rows
 
 __all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]
 
@@ -185,7 +182,7 @@ def evaluate(
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     if options["max_docs"] is not None:
-        return _evaluate_first_rows(
+        return evaluate_first_rows(
             y_true_arr,
             y_score_arr,
             qid_arr,
@@ -206,37 +203,5 @@ def evaluate(
         query_stats=query_stats,
         n_jobs=n_jobs,
         qid_runs=qid_runs,
-        qid_values=qid_values,
-    )
-
-
-def _evaluate_first_rows(
-    y_true, y_score, qid, doc_id, specs, options, query_stats, n_jobs, qid_values
-):
-    """``max_docs`` (trec_eval -M): the first rows ranked, every row judged.
-
-    Every query keeps at least one row, so the queries are those of the whole input.
-    """
-    keep = first_rows(y_true, y_score, qid, doc_id, options["ties"], options["max_docs"])
-    kept_qid = qid[keep]
-    if qid_values is None:
-        _, uniques = factorize_qid(kept_qid)
-        codes = pd.Index(uniques).get_indexer(qid)
-    else:  # integer codes of the sorted ids already
-        uniques, codes = qid_values, qid
-    threshold = options["min_relevance"]
-    is_rel = y_true >= threshold if threshold is not None else y_true > 0
-    n_pos = np.bincount(codes, weights=is_rel, minlength=len(uniques))
-    return evaluate_arrays(
-        y_true[keep],
-        y_score[keep],
-        kept_qid,
-        specs,
-        options,
-        doc_id=None if doc_id is None else doc_id[keep],
-        query_stats=query_stats,
-        ideal=(codes, y_true),
-        n_pos_judged=n_pos,
-        n_jobs=n_jobs,
         qid_values=qid_values,
     )

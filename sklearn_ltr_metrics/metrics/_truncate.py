@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["first_rows"]
+from .._factorize import factorize_qid
+from ._engine import evaluate_arrays
+
+__all__ = ["evaluate_first_rows", "first_rows"]
 
 #: Tie policies without an order of their own inside a tied block.
 _UNORDERED_TIES = ("average", "label_ranking")
@@ -86,3 +89,35 @@ def first_rows(y_true, y_score, qid, doc_id, ties, max_docs):
     keep = np.empty(n_rows, dtype=bool)
     keep[order] = rank < max_docs
     return keep
+
+
+def evaluate_first_rows(
+    y_true, y_score, qid, doc_id, specs, options, query_stats, n_jobs, qid_values
+):
+    """``max_docs`` (trec_eval -M): the first rows ranked, every row judged.
+
+    Every query keeps at least one row, so the queries are those of the whole input.
+    """
+    keep = first_rows(y_true, y_score, qid, doc_id, options["ties"], options["max_docs"])
+    kept_qid = qid[keep]
+    if qid_values is None:
+        _, uniques = factorize_qid(kept_qid)
+        codes = pd.Index(uniques).get_indexer(qid)
+    else:  # integer codes of the sorted ids already
+        uniques, codes = qid_values, qid
+    threshold = options["min_relevance"]
+    is_rel = y_true >= threshold if threshold is not None else y_true > 0
+    n_pos = np.bincount(codes, weights=is_rel, minlength=len(uniques))
+    return evaluate_arrays(
+        y_true[keep],
+        y_score[keep],
+        kept_qid,
+        specs,
+        options,
+        doc_id=None if doc_id is None else doc_id[keep],
+        query_stats=query_stats,
+        ideal=(codes, y_true),
+        n_pos_judged=n_pos,
+        n_jobs=n_jobs,
+        qid_values=qid_values,
+    )
