@@ -474,6 +474,9 @@ _RECONCILE_TOOLS = (
 )
 
 
+_RECONCILE_TOL = "tolerance of --value (default: 1e-4)"
+
+
 def _add_reconcile(sub, commands):
     """``ltr-eval reconcile``: the command lives in ``_reconcile.py``."""
     parser = sub.add_parser(
@@ -517,13 +520,7 @@ def _add_reconcile(sub, commands):
         metavar="V",
         help="a number seen elsewhere: list the settings that reproduce it (tables, LETOR)",
     )
-    group.add_argument(
-        "--tol",
-        type=_finite,
-        default=1e-4,
-        metavar="T",
-        help="tolerance of --value (default: 1e-4)",
-    )
+    group.add_argument("--tol", type=_finite, default=1e-4, metavar="T", help=_RECONCILE_TOL)
     group.add_argument(
         "--queries",
         type=bounded_int(0, 10**6, "a number of queries"),

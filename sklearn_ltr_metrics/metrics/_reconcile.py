@@ -78,7 +78,7 @@ def _value(text):
 
 
 def tool_setting(spec, *, run):
-    """``(name, setting)`` of one tool: every option of ``OPTION_ORDER`` resolved.
+    """The setting of one tool: every option of ``OPTION_ORDER`` resolved.
 
     ``spec`` is a preset name (``"default"`` for the package's own) with optional flags
     (``"trec_eval -M100 -c"``, ``"ir_measures judged_only"``, ``"lightgbm ties=average"``), or
@@ -120,7 +120,10 @@ def tool_setting(spec, *, run):
             f"tool {_short(spec)}: unexpected option(s) {unknown}; a tool sets convention "
             f"options only: {', '.join(OPTION_ORDER)}."
         )
-    resolved = check_options(preset, **options)
+    try:
+        resolved = check_options(preset, **options)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"tool {_short(spec)}: {exc}") from None
     setting = {key: resolved[key] for key in CONVENTION_KEYS}
     # an explicit None (min_relevance, default_k, max_docs) overrides the preset, which
     # check_options reads as "the preset's value"
