@@ -93,6 +93,13 @@ def compare(evaluation, expected):
         ("out.test.aq", "qrels.test", "results.test", {}),
         ("out.test.aql", "qrels.rel_level", "results.test", {"min_relevance": 2}),
         ("out.test.aqc", "qrels.test", "results.trunc", {"missing_queries": "zero"}),
+        # trec_eval -M100: the first 100 documents of each topic only
+        (
+            "out.test.aqcM",
+            "qrels.test",
+            "results.trunc",
+            {"missing_queries": "zero", "max_docs": 100},
+        ),
         ("out.comment.test", "qrels.comment.test", "results.comment.test", {}),
     ],
 )

@@ -44,6 +44,9 @@ EXCEPTIONS = {
     ("sklearn_ltr_metrics.stats.Summary", "PR01"): (
         "a result record returned by summarize; its fields are its attributes"
     ),
+    ("sklearn_ltr_metrics.metrics.Reconciliation", "PR01"): (
+        "a result record returned by reconcile; its fields are its attributes"
+    ),
     ("sklearn_ltr_metrics.model_selection.RankingGridSearchCV", "PR01"): (
         "scikit-learn's GridSearchCV parameters: the docstring links them and lists only what "
         "differs"

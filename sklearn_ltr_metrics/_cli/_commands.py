@@ -1,4 +1,5 @@
-"""The ``evaluate`` and ``compare`` commands (``demo`` lives in ``_demo.py``)."""
+"""The ``evaluate`` and ``compare`` commands (``demo`` lives in ``_demo.py``, ``reconcile`` in
+``_reconcile.py``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ._inputs import (
 )
 from ._output import emit, frame_as, report_as, write_report
 from ._parser import UsageError
+from ._reconcile import cmd_reconcile
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -181,4 +183,9 @@ def cmd_compare(args):
 
 
 #: Subcommand -> the function it runs.
-COMMANDS = {"demo": run_demo, "evaluate": cmd_evaluate, "compare": cmd_compare}
+COMMANDS = {
+    "demo": run_demo,
+    "evaluate": cmd_evaluate,
+    "compare": cmd_compare,
+    "reconcile": cmd_reconcile,
+}

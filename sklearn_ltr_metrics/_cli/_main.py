@@ -1,4 +1,4 @@
-"""The ``ltr-eval`` command line: ``demo``, ``evaluate`` and ``compare``.
+"""The ``ltr-eval`` command line: ``demo``, ``evaluate``, ``compare`` and ``reconcile``.
 
 Exit codes: 0 success; 2 usage error (argparse's, also a bad option value or combination);
 1 data error (a malformed or missing file, a value the evaluation rejects, an output that

@@ -16,7 +16,9 @@ __getattr__, __dir__, __all__ = attach(
         "._evaluation": ("RankingEvaluation",),
         "._options": ("CONVENTIONS", "convention_options"),
         "._pr_curves": ("precision_recall_curves",),
+        "._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
         "._registry": ("describe_metric", "metric_names"),
         "._scorer": ("RankingScorer", "make_ranking_scorer"),
+        "._which": ("which_convention",),
     },
 )

@@ -14,6 +14,7 @@ from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
+from ._truncate import evaluate_first_rows
 
 __all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]
 
@@ -33,6 +34,7 @@ def evaluate(
     ap_denominator=None,
     precision_denominator=None,
     log_base=None,
+    max_docs=None,
     beta=1.0,
     err_max_grade=4,
     query_stats=None,
@@ -88,6 +90,10 @@ def evaluate(
     log_base : float, optional
         Base of the DCG discount ``1 / log_base(rank + 1)`` (default 2; scikit-learn's
         ``dcg_score(log_base=...)``). nDCG does not depend on it.
+    max_docs : int, optional
+        Evaluate only the first ``max_docs`` rows of each query in ranked order (trec_eval's
+        ``-M``); the rows cut still count in ``n_pos`` and the ideal DCG. Under
+        ``ties="average"`` a tied block straddling the cut is refused.
     beta : float, default=1.0
         Beta of the ``fbeta`` metric (a finite number > 0); ``f1`` ignores it.
     err_max_grade : float, default=4
@@ -155,6 +161,7 @@ def evaluate(
         ap_denominator=ap_denominator,
         precision_denominator=precision_denominator,
         log_base=log_base,
+        max_docs=max_docs,
         beta=beta,
         err_max_grade=err_max_grade,
     )
@@ -174,6 +181,18 @@ def evaluate(
     y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
+    if options["max_docs"] is not None:
+        return evaluate_first_rows(
+            y_true_arr,
+            y_score_arr,
+            qid_arr,
+            doc_arr,
+            specs,
+            options,
+            query_stats,
+            n_jobs,
+            qid_values,
+        )
     return evaluate_arrays(
         y_true_arr,
         y_score_arr,

@@ -17,6 +17,7 @@ from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import check_options, make_gain
 from ._registry import parse_metrics
+from ._truncate import first_rows
 
 __all__ = ["evaluate_run"]
 
@@ -112,6 +113,7 @@ def evaluate_run(
         raise ValueError("run and qrels share no query; check that their qid values match.")
     merged = run.merge(qrels, on=["qid", "doc_id"], how="left", sort=False)
     judged = merged["label"].notna().to_numpy()
+    merged, judged = _first_ranked(merged, judged, resolved)  # trec_eval -M, before -J
     emptied = pd.Index([])
     if unjudged == "remove":
         # trec_eval -J: unjudged and negatively judged documents leave the ranking; a query
@@ -153,6 +155,21 @@ def evaluate_run(
         if len(absent):
             parts.append(_empty_rankings(specs, absent, qrels, resolved, undefined_rule=False))
     return parts[0] if len(parts) == 1 else RankingEvaluation.concat(parts)
+
+
+def _first_ranked(merged, judged, options):
+    """The rows among the first ``max_docs`` of their query, ranked under ``ties``."""
+    if options["max_docs"] is None:
+        return merged, judged
+    keep = first_rows(
+        merged["label"].fillna(UNJUDGED).to_numpy(dtype=np.float64),
+        check_scores(merged["score"], merged["qid"].to_numpy()),
+        merged["qid"].to_numpy(),
+        merged["doc_id"].to_numpy(),
+        options["ties"],
+        options["max_docs"],
+    )
+    return merged[keep], judged[keep]
 
 
 def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):

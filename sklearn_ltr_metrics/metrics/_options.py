@@ -73,6 +73,12 @@ _CONVENTION_SPEC = {
         None,
         "cut-off of metric specs given without '@k' when k= is not given (None: whole list)",
     ),
+    "max_docs": (
+        None,
+        None,
+        "evaluate only the first N rows of each query in ranked order, as trec_eval -M N "
+        "(None: every row); the cut rows still count in n_pos and the ideal DCG",
+    ),
 }
 
 #: The options a conventions preset sets, in a fixed order.
@@ -158,6 +164,22 @@ def _check_choice(value, name):
     )
 
 
+def _check_max_docs(value):
+    """``max_docs`` as an int >= 1 or None (trec_eval ``-M``); else raise."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(
+            f"max_docs must be an int >= 1 or None, got {_short(value)}; e.g. max_docs=100 "
+            "evaluates the first 100 rows of each query, as trec_eval -M100."
+        )
+    if value < 1:
+        raise ValueError(
+            f"max_docs={_short(value)} must be >= 1 (or None for every row); e.g. max_docs=100."
+        )
+    return int(value)
+
+
 def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
     """Resolve a conventions preset with explicit options on top; check every value.
 
@@ -210,6 +232,7 @@ def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
         from ._cutoffs import parse_cutoff
 
         resolved["default_k"] = parse_cutoff(resolved["default_k"], source=" (default_k)")
+    resolved["max_docs"] = _check_max_docs(resolved["max_docs"])
     resolved["beta"] = _check_real(beta, "beta", minimum=0, hint=" e.g. beta=2 for F2.")
     resolved["err_max_grade"] = _check_real(
         err_max_grade,
