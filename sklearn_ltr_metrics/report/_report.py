@@ -210,7 +210,7 @@ def make_report(
         Coverage of every bootstrap interval.
     test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
         Paired test against the baseline.
-    correction : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "fdr_bh", "none"}, default="holm"
         Correction across every (system, metric) comparison.
     alpha : float, default=0.05
         Significance level marked in the comparison table (corrected p-value < alpha).

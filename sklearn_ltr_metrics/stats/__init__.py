@@ -10,6 +10,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._compare": ("compare_systems",),
+        "._compare_all": ("PairwiseComparison", "compare_all", "pairwise_test_names"),
         "._curves": ("cutoff_curves",),
         "._difficulty": (
             "DifficultyCorrelation",

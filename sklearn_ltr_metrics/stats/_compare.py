@@ -79,7 +79,7 @@ def compare_systems(
         ``n_docs``, ``n_pos``, ``n_neg``, ``fold``, ``qid``; every system must have them.
     test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
         Paired test of each system against the baseline (see :func:`paired_test`), two-sided.
-    correction : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "fdr_bh", "none"}, default="holm"
         Multiple-comparison correction, applied across all (system, metric) comparisons
         together (see :func:`adjust_pvalues`).
     n_resamples : int, default=10000

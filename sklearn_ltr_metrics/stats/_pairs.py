@@ -40,8 +40,11 @@ def _pair_stats(x, y, test, n_resamples, rng):
     keep = ~(np.isnan(x) | np.isnan(y))
     d = _cohens_d(x[keep], y[keep], paired=False)
     res = _paired(x, y, test, "two-sided", n_resamples, rng)
+    nan = float("nan")
     return {
         "n": res.n,
+        "pair_mean": float(x[keep].mean()) if res.n else nan,
+        "partner_mean": float(y[keep].mean()) if res.n else nan,
         "diff": res.mean_difference,
         "pvalue": res.pvalue,
         "effect_size": d,
@@ -102,8 +105,9 @@ def paired_rows(
     -------
     list of dict
         Keys ``metric, system, partner, n_queries, mean`` (over the system's defined queries),
-        ``ci_low, ci_high`` when an interval is asked for, and for compared rows ``n, diff,
-        pvalue, effect_size, magnitude, wins, ties, losses``.
+        ``ci_low, ci_high`` when an interval is asked for, and for compared rows ``n`` (pairs
+        with both values), ``pair_mean, partner_mean`` (the two means over those pairs),
+        ``diff, pvalue, effect_size, magnitude, wins, ties, losses``.
     """
     split = mean_interval is not None or diff_interval is not None
     children = iter(seeds.spawn(len(metrics) * len(entries)))
