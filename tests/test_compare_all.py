@@ -117,12 +117,14 @@ def test_tukey_equals_scipy_on_the_queries_every_system_has():
         ("sign", lambda a, b: stats.binomtest(int((a > b).sum()), len(a), 0.5).pvalue),
         (
             "permutation",  # 12 queries: exact enumeration, as scipy's
-            lambda a, b: stats.permutation_test(
-                (a, b),
-                lambda x, y, axis: np.mean(x - y, axis=axis),
-                permutation_type="samples",
-                n_resamples=np.inf,
-            ).pvalue,
+            lambda a, b: (
+                stats.permutation_test(
+                    (a, b),
+                    lambda x, y, axis: np.mean(x - y, axis=axis),
+                    permutation_type="samples",
+                    n_resamples=np.inf,
+                ).pvalue
+            ),
         ),
     ],
 )
