@@ -503,7 +503,7 @@ def test_missing_file_and_usage_errors(tmp_path):
         ["evaluate", "--table", "t.csv", "--gain", "0:x"],
         ["compare", "--qrels", "q", "--run", "a.run"],
         ["compare", "--qrels", "q", "--run", "a.run", "--run", "b.run", "--baseline", "c"],
-        ["compare", "--qrels", "q", "--run", "a", "--run", "b", "--correction", "bonferroni"],
+        ["compare", "--qrels", "q", "--run", "a", "--run", "b", "--correction", "sidak"],
         ["demo", "--n-queries", "0"],
         ["demo", "--n-queries", huge],
         ["demo", "--random-state", "-1"],

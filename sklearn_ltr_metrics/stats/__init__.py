@@ -18,6 +18,7 @@ __getattr__, __dir__, __all__ = attach(
             "difficulty_correlation",
             "difficulty_ranges",
         ),
+        "._gate": ("GateResult", "regression_gate"),
         "._planning": ("detectable_difference", "paired_power", "required_queries"),
         "._effects": ("adjust_pvalues", "cohens_d", "correction_names", "effect_size_label"),
         "._stages": ("stage_table",),

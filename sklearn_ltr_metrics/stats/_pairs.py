@@ -35,11 +35,11 @@ def aligned_tables(per_query, reference, metrics, on_mismatch, what):
     return tables, metrics, common_keys(tables, reference, on_mismatch)
 
 
-def _pair_stats(x, y, test, n_resamples, rng):
+def _pair_stats(x, y, test, alternative, n_resamples, rng):
     """diff, p-value, effect size and wins/ties/losses of ``x`` against ``y`` (NaN pairs out)."""
     keep = ~(np.isnan(x) | np.isnan(y))
     d = _cohens_d(x[keep], y[keep], paired=False)
-    res = _paired(x, y, test, "two-sided", n_resamples, rng)
+    res = _paired(x, y, test, alternative, n_resamples, rng)
     nan = float("nan")
     return {
         "n": res.n,
@@ -73,6 +73,7 @@ def paired_rows(
     seeds,
     mean_interval=None,
     diff_interval=None,
+    alternative="two-sided",
 ):
     """One dict per (metric, entry): the system's own mean and, with a partner, the pair's stats.
 
@@ -88,7 +89,7 @@ def paired_rows(
         ``(system, partner)`` in output order; ``partner=None`` gives the system's own row
         (mean, count) without a comparison.
     test : str or None
-        Paired test (:func:`paired_test`), two-sided; None leaves ``pvalue`` NaN.
+        Paired test (:func:`paired_test`); None leaves ``pvalue`` NaN.
     n_resamples : int
         Sign flips of the Monte-Carlo permutation test.
     seeds : numpy.random.SeedSequence
@@ -100,6 +101,8 @@ def paired_rows(
     diff_interval : (int, float), optional
         ``(n_bootstrap, confidence_level)``: a percentile bootstrap interval of the mean
         difference over the pairs, in ``ci_low``/``ci_high`` of compared rows.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Alternative of the test: ``"less"``, the system tends to be below its partner.
 
     Returns
     -------
@@ -132,7 +135,7 @@ def paired_rows(
             if partner is not None:
                 y = values[partner]
                 rng = np.random.default_rng(test_seed)
-                row.update(_pair_stats(x, y, test, n_resamples, rng))
+                row.update(_pair_stats(x, y, test, alternative, n_resamples, rng))
                 if diff_interval is not None:
                     row["ci_low"], row["ci_high"] = _diff_interval(x, y, *diff_interval, ci_seed)
             rows.append(row)
