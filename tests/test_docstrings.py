@@ -44,6 +44,12 @@ EXCEPTIONS = {
     ("sklearn_ltr_metrics.stats.Summary", "PR01"): (
         "a result record returned by summarize; its fields are its attributes"
     ),
+    ("sklearn_ltr_metrics.stats.PairwiseComparison", "PR01"): (
+        "a result record returned by compare_all; its fields are its attributes"
+    ),
+    ("sklearn_ltr_metrics.stats.GateResult", "PR01"): (
+        "a result record returned by regression_gate; its fields are its attributes"
+    ),
     ("sklearn_ltr_metrics.model_selection.RankingGridSearchCV", "PR01"): (
         "scikit-learn's GridSearchCV parameters: the docstring links them and lists only what "
         "differs"

@@ -138,7 +138,7 @@ def regression_gate(
     n_resamples=10000,
     random_state=None,
 ):
-    """Is ``run`` significantly worse than ``baseline`` on ``metric``, overall or in a stratum?
+    """Test whether ``run`` is significantly worse than ``baseline``, overall or in a stratum.
 
     Parameters
     ----------
