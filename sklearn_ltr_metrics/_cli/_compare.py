@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["gate_spec", "print_matrix", "resolve_baseline", "run_gate"]
+__all__ = ["add_gate_option", "gate_spec", "print_matrix", "resolve_baseline", "run_gate"]
 
 
 def gate_spec(text):
@@ -42,6 +42,17 @@ def gate_spec(text):
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return metric, margin
+
+
+def add_gate_option(parser):
+    """Add ``--fail-if-worse METRIC[:MARGIN]`` to the ``compare`` parser."""
+    parser.add_argument(
+        "--fail-if-worse",
+        type=gate_spec,
+        metavar="METRIC[:MARGIN]",
+        help="regression gate: exit 1 when the run is significantly worse than --baseline on "
+        "METRIC (by more than MARGIN), overall or in a stratum of n_pos; 0 otherwise",
+    )
 
 
 def resolve_baseline(args):

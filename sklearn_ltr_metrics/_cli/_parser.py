@@ -21,7 +21,7 @@ from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_n
 from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
-from ._compare import gate_spec
+from ._compare import add_gate_option
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
 
@@ -385,21 +385,25 @@ def _add_evaluate(sub, commands):
     evaluate.set_defaults(subparser=evaluate, func=commands.get("evaluate"))
 
 
+#: What ``ltr-eval compare --help`` says first.
+COMPARE_DESCRIPTION = (
+    "Evaluate several runs on the same qrels and test each against the baseline,\n"
+    "query by query: mean and bootstrap interval, difference, p-value (corrected for\n"
+    "the number of comparisons), Cohen's d and queries won/tied/lost.\n"
+    "With --stages the runs are the ordered stages of one pipeline (first-stage\n"
+    "retrieval, fusion, re-rankers): the stage table compares each stage with the\n"
+    "one before it. With three or more runs the matrix of every pair follows.\n"
+    "With --fail-if-worse it is a regression gate for CI: --baseline old.run --run\n"
+    "new.run exits with 1 when new.run is significantly worse (one-sided test, over\n"
+    "all queries and per stratum of n_pos, corrected together), else 0."
+)
+
+
 def _add_compare(sub, commands):
     compare = sub.add_parser(
         "compare",
         help="compare TREC runs on the same qrels with paired significance tests",
-        description=(
-            "Evaluate several runs on the same qrels and test each against the baseline,\n"
-            "query by query: mean and bootstrap interval, difference, p-value (corrected for\n"
-            "the number of comparisons), Cohen's d and queries won/tied/lost.\n"
-            "With --stages the runs are the ordered stages of one pipeline (first-stage\n"
-            "retrieval, fusion, re-rankers): the stage table compares each stage with the\n"
-            "one before it. With three or more runs the matrix of every pair follows.\n"
-            "With --fail-if-worse it is a regression gate for CI: --baseline old.run --run\n"
-            "new.run exits with 1 when new.run is significantly worse (one-sided test, over\n"
-            "all queries and per stratum of n_pos, corrected together), else 0."
-        ),
+        description=COMPARE_DESCRIPTION,
         epilog=(
             "examples:\n"
             "  ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
@@ -428,13 +432,7 @@ def _add_compare(sub, commands):
         help="run to compare against: a --run's file stem, or a run file of its own "
         "(default: the first --run)",
     )
-    compare.add_argument(
-        "--fail-if-worse",
-        type=gate_spec,
-        metavar="METRIC[:MARGIN]",
-        help="regression gate: exit 1 when the run is significantly worse than --baseline on "
-        "METRIC (by more than MARGIN), overall or in a stratum of n_pos; 0 otherwise",
-    )
+    add_gate_option(compare)
     compare.add_argument(
         "--stages",
         action="store_true",
