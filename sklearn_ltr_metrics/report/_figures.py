@@ -36,6 +36,11 @@ CAPTIONS = {
         "Every metric of every query (rows, easiest first by n_neg / n_pos) on a 0-1 colour "
         "scale, one panel per system; grey cells are undefined values."
     ),
+    "significance_matrix": (
+        "Every pair of systems on the headline metric: the mean per-query difference row minus "
+        "column over the queries both have (red: the row system is better), * where the "
+        "corrected p-value of the paired test is below alpha."
+    ),
 }
 
 

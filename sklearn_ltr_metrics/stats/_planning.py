@@ -232,22 +232,3 @@ def detectable_difference(
         high *= 2.0
     return float(optimize.brentq(lambda d: _power(n, d, sd, alpha) - power, 0.0, high, xtol=1e-12))
 
-
-def planning_table(per_query, metrics, *, alpha=0.05, powers=(0.8, 0.9)):
-    """Per metric and power: the pilot's queries, sigma_d and the detectable difference.
-
-    A metric whose pilot cannot be planned from (fewer than 3 queries, no variance) gets NaN.
-    """
-    rows = []
-    for metric in metrics:
-        try:
-            sd, n = _pilot_sd(per_query, metric)
-        except ValueError:
-            rows += [(metric, 0, np.nan, alpha, power, np.nan) for power in powers]
-            continue
-        for power in powers:
-            delta = detectable_difference(per_query, metric, alpha=alpha, power=power)
-            rows.append((metric, n, sd, alpha, power, delta))
-    return pd.DataFrame(
-        rows, columns=["metric", "n_queries", "sd_diff", "alpha", "power", "detectable_diff"]
-    )
