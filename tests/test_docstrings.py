@@ -50,6 +50,9 @@ EXCEPTIONS = {
     ("sklearn_ltr_metrics.stats.GateResult", "PR01"): (
         "a result record returned by regression_gate; its fields are its attributes"
     ),
+    ("sklearn_ltr_metrics.report.ReportDiff", "PR01"): (
+        "a result record returned by make_report_diff; its fields are its attributes"
+    ),
     ("sklearn_ltr_metrics.model_selection.RankingGridSearchCV", "PR01"): (
         "scikit-learn's GridSearchCV parameters: the docstring links them and lists only what "
         "differs"

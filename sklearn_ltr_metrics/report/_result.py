@@ -213,6 +213,24 @@ class RankingReport:
         """
         return report_figures(self)
 
+    def diff(self, other):
+        """What changed from this report to ``other`` (:func:`make_report_diff`).
+
+        Parameters
+        ----------
+        other : RankingReport
+            The newer study, on the same queries.
+
+        Returns
+        -------
+        ReportDiff
+            Means, intervals, strata, tests against the baseline and the queries that got
+            worse, old (this report) and new (``other``).
+        """
+        from ._diff import make_report_diff
+
+        return make_report_diff(self, other)
+
     # ---------------------------------------------------------------- plots
     def _curves(self):
         if self.curves.empty:

@@ -231,4 +231,3 @@ def detectable_difference(
     while _power(n, high, sd, alpha) < power:
         high *= 2.0
     return float(optimize.brentq(lambda d: _power(n, d, sd, alpha) - power, 0.0, high, xtol=1e-12))
-
