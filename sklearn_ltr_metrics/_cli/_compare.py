@@ -118,7 +118,13 @@ def run_gate(args, per_query, baseline, names):
 
 
 def print_matrix(args, per_query, metrics):
-    """The significance matrix of every pair of runs, for the first metric."""
+    """The significance matrix of every pair of runs, for the first metric (text, Markdown).
+
+    With ``--format csv`` or ``json`` stdout keeps one document (the comparison table); the
+    matrix is in the report's ``summary.json`` (``--output``).
+    """
+    if args.format not in ("text", "markdown"):
+        return
     from ..stats import compare_all
     from ._output import emit, frame_as
 
@@ -130,9 +136,6 @@ def print_matrix(args, per_query, metrics):
         alpha=args.alpha,
         random_state=args.random_state,
     )
-    if args.format in ("csv", "json"):
-        emit(frame_as(result.table, args.format))
-        return
     diff = result.matrix(value="diff")
     marks = result.matrix(value="significant")
     shown = diff.map(lambda v: "" if v != v else f"{v:+.4f}") + marks.map(
