@@ -147,4 +147,4 @@ def print_matrix(args, per_query, metrics):
         f"{args.correction} over the pairs; * = significant at alpha {args.alpha:g})"
     )
     body = frame_as(shown, args.format)
-    emit(f"## {title}\n\n{body}" if args.format == "markdown" else f"{title}\n\n{body}")
+    emit(f"\n## {title}\n\n{body}" if args.format == "markdown" else f"\n{title}\n\n{body}")

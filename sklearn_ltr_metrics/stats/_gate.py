@@ -99,9 +99,14 @@ class GateResult:
                 f"{margin}, overall or in any stratum (alpha {self.alpha:g}, corrected)."
             ]
         return [
-            f"FAIL: {self.metric} is worse{margin} in {r.scope} (n_pos {r.n_pos}, "
-            f"{r.n_queries} queries): {r.run_mean:.4f} vs {r.baseline_mean:.4f}, "
-            f"diff {r.diff:+.4f}, corrected p={r.pvalue_corrected:.3g}"
+            f"FAIL: {self.metric} is worse{margin} "
+            + (
+                f"over all {r.n_queries} queries"
+                if r.scope == OVERALL
+                else f"in {r.scope} (n_pos {r.n_pos}, {r.n_queries} queries)"
+            )
+            + f": {r.run_mean:.4f} vs {r.baseline_mean:.4f}, diff {r.diff:+.4f}, "
+            f"corrected p={r.pvalue_corrected:.3g}"
             for r in worse.itertuples(index=False)
         ]
 
