@@ -78,7 +78,16 @@ def plot_significance_matrix(table, *, metric=None, ax=None, title=None):
         for j in range(len(systems)):
             if i != j and np.isfinite(diff[i, j]):
                 label = f"{diff[i, j]:+.3f}" + ("*" if marks[i, j] else "")
-                cell = one.text(j, i, label, ha="center", va="center", fontsize="small")
+                dark = abs(diff[i, j]) > 0.6 * bound  # white text on the deep colours
+                cell = one.text(
+                    j,
+                    i,
+                    label,
+                    ha="center",
+                    va="center",
+                    fontsize="small",
+                    color="white" if dark else "black",
+                )
                 plain_text(cell)
     labels = [str(s) for s in systems]
     one.set_xticks(range(len(systems)), labels, rotation=45, ha="right", parse_math=False)

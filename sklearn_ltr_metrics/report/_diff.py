@@ -245,11 +245,8 @@ def _comparison_display(c):
         return [f"{shown(a)} -> {shown(b)}" for a, b in zip(old, new, strict=True)]
 
     def wtl(suffix):
-        return [
-            f"{w}/{t}/{lo}"
-            for w, t, lo in zip(c[f"wins{suffix}"], c[f"ties{suffix}"], c[f"losses{suffix}"],
-                                strict=True)
-        ]  # fmt: skip
+        counts = (c[f"{kind}{suffix}"] for kind in ("wins", "ties", "losses"))
+        return ["/".join(map(str, row)) for row in zip(*counts, strict=True)]
 
     return pd.DataFrame(
         {
