@@ -21,7 +21,7 @@ from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_n
 from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
-from ._compare import add_gate_option
+from ._gate import add_gate_option
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
 
