@@ -138,3 +138,9 @@ def test_diff_refuses_unrelated_reports(three):
         make_report_diff(old, other)
     with pytest.raises(TypeError, match="RankingReport"):
         make_report_diff(old, {"overall": 1})
+
+
+def test_min_diff_is_checked():
+    tables = _tables()
+    with pytest.raises(ValueError, match="min_diff"):
+        make_report(tables, n_resamples=20, min_diff=-0.1)

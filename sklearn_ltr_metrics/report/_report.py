@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -390,6 +391,10 @@ def _matrix(tables, systems, metrics, tests, seeds):
 
 def _planning(tables, systems, metrics, alpha, min_diff):
     """Per metric and power: the queries of the study and the smallest detectable difference."""
+    if min_diff is not None and (
+        isinstance(min_diff, bool) or not isinstance(min_diff, numbers.Real) or not min_diff > 0
+    ):
+        raise ValueError(f"min_diff must be None or a number above 0, got {min_diff!r}.")
     pilot = {name: tables[name] for name in systems}
     rows = []
     for metric, power in itertools.product(metrics, PLANNING_POWERS):

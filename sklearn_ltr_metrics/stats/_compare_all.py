@@ -272,7 +272,7 @@ def compare_all(
     _check_options(test, correction, n_resamples, n_bootstrap, confidence_level, alpha)
     seeds = check_seed_sequence(random_state)
     systems = list(per_query)
-    tables, metrics, _ = aligned_tables(per_query, systems[0], metrics, "intersect", "per_query")
+    tables, metrics, _ = aligned_tables(per_query, systems[0], metrics, None, "per_query")
     keys = _union_keys(tables)
     pairs = list(itertools.combinations(systems, 2))
     if test == "tukey":

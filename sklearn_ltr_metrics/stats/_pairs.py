@@ -25,13 +25,16 @@ def aligned_tables(per_query, reference, metrics, on_mismatch, what):
     """(keyed tables, metric columns, shared query keys) of a mapping name -> per-query table.
 
     ``reference`` names the table whose metric columns are the default and whose key order is
-    kept; every table must have the metrics; ``on_mismatch`` is :func:`common_keys`'s.
+    kept; every table must have the metrics; ``on_mismatch`` is :func:`common_keys`'s, or
+    None for no shared keys (each pair finds its own: the keys are None).
     """
     tables = {name: keyed_table(table, f"{what}[{name!r}]") for name, table in per_query.items()}
     metrics = metric_columns(tables[reference], metrics, f"{what}[{reference!r}]")
     for name, table in tables.items():
         if name != reference:
             metric_columns(table, metrics, f"{what}[{name!r}]")
+    if on_mismatch is None:
+        return tables, metrics, None
     return tables, metrics, common_keys(tables, reference, on_mismatch)
 
 
