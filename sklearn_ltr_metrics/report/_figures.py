@@ -50,9 +50,11 @@ def report_figures(report):
         from matplotlib.figure import Figure  # noqa: F401 (only: is matplotlib there?)
     except ImportError as exc:
         raise ImportError(f"Plotting needs matplotlib; {PLOT_EXTRA_HINT}") from exc
-    draw = {name: getattr(report, f"plot_{name}") for name in PLOT_NAMES}
+    # The matrix exists with three or more systems only; below that it is no omission.
+    names = [n for n in PLOT_NAMES if n != "significance_matrix" or report.matrix is not None]
+    draw = {name: getattr(report, f"plot_{name}") for name in names}
     out = {}
-    for name in PLOT_NAMES:
+    for name in names:
         try:
             out[name] = draw[name]()
         except ValueError as exc:

@@ -117,9 +117,9 @@ def paired_rows(
     """
     split = mean_interval is not None or diff_interval is not None
     children = iter(seeds.spawn(len(metrics) * len(entries)))
+    names = dict.fromkeys(name for entry in entries for name in entry if name is not None)
     rows = []
     for metric in metrics:
-        names = dict.fromkeys(name for entry in entries for name in entry if name is not None)
         values = {name: metric_values(tables[name].reindex(keys), metric) for name in names}
         for system, partner in entries:
             child = next(children)
