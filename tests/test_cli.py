@@ -120,7 +120,7 @@ def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
         "summary.json",
         "summary.md",
     ]
-    assert len(list((report / "plots").glob("*.png"))) == 5
+    assert len(list((report / "plots").glob("*.png"))) == 6  # with the significance matrix
     summary = json.loads((report / "summary.json").read_text())
     assert summary["metrics"][0] == "capped_recall@adaptive"  # the headline
     macro = {(r["system"], r["metric"]): r["macro"] for r in summary["overall"]}
@@ -144,7 +144,7 @@ def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
     )
     assert f"{macro['LambdaMART', 'capped_recall@adaptive']:.4f}" in line
     page = (report / "report.html").read_text()
-    assert page.count("data:image/png;base64,") == 5 and "<script" not in page
+    assert page.count("data:image/png;base64,") == 6 and "<script" not in page
     per_cutoff = pd.read_csv(report / "per_cutoff.csv")
     assert {"capped_recall@1,2,5,10,20,50,100,200", "ndcg@10"} <= set(per_cutoff["metric"])
     curve = per_cutoff[
@@ -503,7 +503,7 @@ def test_missing_file_and_usage_errors(tmp_path):
         ["evaluate", "--table", "t.csv", "--gain", "0:x"],
         ["compare", "--qrels", "q", "--run", "a.run"],
         ["compare", "--qrels", "q", "--run", "a.run", "--run", "b.run", "--baseline", "c"],
-        ["compare", "--qrels", "q", "--run", "a", "--run", "b", "--correction", "bonferroni"],
+        ["compare", "--qrels", "q", "--run", "a", "--run", "b", "--correction", "sidak"],
         ["demo", "--n-queries", "0"],
         ["demo", "--n-queries", huge],
         ["demo", "--random-state", "-1"],

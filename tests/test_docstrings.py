@@ -47,6 +47,15 @@ EXCEPTIONS = {
     ("sklearn_ltr_metrics.metrics.Reconciliation", "PR01"): (
         "a result record returned by reconcile; its fields are its attributes"
     ),
+    ("sklearn_ltr_metrics.stats.PairwiseComparison", "PR01"): (
+        "a result record returned by compare_all; its fields are its attributes"
+    ),
+    ("sklearn_ltr_metrics.stats.GateResult", "PR01"): (
+        "a result record returned by regression_gate; its fields are its attributes"
+    ),
+    ("sklearn_ltr_metrics.report.ReportDiff", "PR01"): (
+        "a result record returned by make_report_diff; its fields are its attributes"
+    ),
     ("sklearn_ltr_metrics.model_selection.RankingGridSearchCV", "PR01"): (
         "scikit-learn's GridSearchCV parameters: the docstring links them and lists only what "
         "differs"

@@ -407,8 +407,8 @@ def test_adjust_pvalues_nan_none_and_errors():
     p = np.array([0.3, 0.1])
     np.testing.assert_array_equal(adjust_pvalues(p, method="none"), p)
     assert adjust_pvalues([]).shape == (0,)
-    with pytest.raises(ValueError, match="bonferroni"):
-        adjust_pvalues([0.1], method="bonferroni")
+    with pytest.raises(ValueError, match="sidak"):
+        adjust_pvalues([0.1], method="sidak")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         adjust_pvalues([0.1, 1.5])
 
@@ -589,7 +589,7 @@ def test_compare_systems_bad_input():
     with pytest.raises(ValueError, match="on_mismatch"):
         compare_systems(tables, baseline="Random", on_mismatch="union")
     with pytest.raises(ValueError, match="correction"):
-        compare_systems(tables, baseline="Random", correction="bonferroni")
+        compare_systems(tables, baseline="Random", correction="sidak")
     with pytest.raises(ValueError, match="n_bootstrap"):
         compare_systems(tables, baseline="Random", n_bootstrap=0)
     with pytest.raises(TypeError, match="DataFrame"):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..report._render import markdown_table, text_table
+from ._compare import print_matrix, resolve_baseline, run_gate
 from ._demo import CURVE_CUTOFFS, CURVE_METRICS, run_demo
 from ._inputs import (
     check_output,
@@ -140,10 +141,11 @@ def cmd_compare(args):
     from ..report import make_report
 
     force = check_output(args)
+    given = resolve_baseline(args)
+    names = _run_names(args.run)
+    baseline = given if given is not None else names[0]
     if len(args.run) < 2:
         raise UsageError("compare needs at least two --run files (one is the baseline).")
-    names = _run_names(args.run)
-    baseline = args.baseline if args.baseline is not None else names[0]
     if baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not one of the runs {names}.")
     if args.stages and args.baseline is not None:
@@ -151,7 +153,11 @@ def cmd_compare(args):
     if args.stages and args.metrics is None:
         args.metrics = "ndcg@10,mrr@10,recall@100"
     metrics = metric_specs(args)
+    if args.fail_if_worse and args.fail_if_worse[0] not in metrics:
+        metrics.append(args.fail_if_worse[0])
     per_query, per_cutoff = _evaluate_runs(args, names, metrics, curves=bool(args.output))
+    if args.fail_if_worse:
+        return run_gate(args, per_query, baseline, names)
     if args.stages:
         _print_stage_table(args, names, per_query, metrics)
         if not args.output:
@@ -178,6 +184,8 @@ def cmd_compare(args):
             emit(f"## {title}\n\n{markdown_table(table)}")
     else:
         emit(report_as(report, args.format, "comparison"))
+    if len(names) >= 3 and not args.stages:
+        print_matrix(args, per_query, metrics)
     write_report(report, args, force)
     return 0
 

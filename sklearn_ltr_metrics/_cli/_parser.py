@@ -21,6 +21,7 @@ from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_n
 from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
+from ._gate import add_gate_option
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
 
@@ -395,24 +396,36 @@ def _add_evaluate(sub, commands):
     evaluate.set_defaults(subparser=evaluate, func=commands.get("evaluate"))
 
 
+#: What ``ltr-eval compare --help`` says first.
+COMPARE_DESCRIPTION = (
+    "Evaluate several runs on the same qrels and test each against the baseline,\n"
+    "query by query: mean and bootstrap interval, difference, p-value (corrected for\n"
+    "the number of comparisons), Cohen's d and queries won/tied/lost.\n"
+    "With --stages the runs are the ordered stages of one pipeline (first-stage\n"
+    "retrieval, fusion, re-rankers): the stage table compares each stage with the\n"
+    "one before it. With three or more runs the matrix of every pair follows.\n"
+    "With --fail-if-worse it is a regression gate for CI: --baseline old.run --run\n"
+    "new.run exits with 1 when new.run is significantly worse (one-sided test, over\n"
+    "all queries and per stratum of n_pos, corrected together), else 0."
+)
+
+
 def _add_compare(sub, commands):
     compare = sub.add_parser(
         "compare",
         help="compare TREC runs on the same qrels with paired significance tests",
-        description=(
-            "Evaluate several runs on the same qrels and test each against the baseline,\n"
-            "query by query: mean and bootstrap interval, difference, p-value (corrected for\n"
-            "the number of comparisons), Cohen's d and queries won/tied/lost.\n"
-            "With --stages the runs are the ordered stages of one pipeline (first-stage\n"
-            "retrieval, fusion, re-rankers): the stage table compares each stage with the\n"
-            "one before it."
-        ),
+        description=COMPARE_DESCRIPTION,
         epilog=(
             "examples:\n"
             "  ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
             "      --metrics ndcg@10,map --baseline bm25\n"
             "  ltr-eval compare --stages --qrels qrels.txt --run bm25.run --run fused.run \\\n"
-            "      --run reranked.run\n\n" + _metric_help() + "\n" + EXIT_CODES
+            "      --run reranked.run\n"
+            "  ltr-eval compare --qrels qrels.txt --baseline old.run --run new.run \\\n"
+            "      --fail-if-worse ndcg@10:0.01   # exit 1 if new.run is worse\n\n"
+            + _metric_help()
+            + "\n"
+            + EXIT_CODES
         ),
         formatter_class=_formatter,
     )
@@ -427,8 +440,10 @@ def _add_compare(sub, commands):
     compare.add_argument(
         "--baseline",
         metavar="NAME",
-        help="run to compare against, by file stem (default: the first)",
+        help="run to compare against: a --run's file stem, or a run file of its own "
+        "(default: the first --run)",
     )
+    add_gate_option(compare)
     compare.add_argument(
         "--stages",
         action="store_true",
@@ -439,7 +454,7 @@ def _add_compare(sub, commands):
         type=_probability,
         default=0.05,
         metavar="A",
-        help="significance level of the stage table's tests (default: 0.05)",
+        help="significance level of the stage table, the matrix and the gate (default: 0.05)",
     )
     compare.add_argument(
         "--test",

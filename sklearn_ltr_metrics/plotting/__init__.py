@@ -20,6 +20,7 @@ __getattr__, __dir__, __all__ = attach(
             "plot_precision_recall",
             "plot_recall_at_k",
         ),
+        "._matrix": ("plot_significance_matrix",),
         "._queries": ("plot_difficulty", "plot_heatmap"),
     },
 )

@@ -6,6 +6,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._diff": ("ReportDiff", "make_report_diff"),
         "._report": ("make_report",),
         "._result": ("RankingReport",),
     },

@@ -36,6 +36,11 @@ CAPTIONS = {
         "Every metric of every query (rows, easiest first by n_neg / n_pos) on a 0-1 colour "
         "scale, one panel per system; grey cells are undefined values."
     ),
+    "significance_matrix": (
+        "Every pair of systems on the headline metric: the mean per-query difference row minus "
+        "column over the queries both have (red: the row system is better), * where the "
+        "corrected p-value of the paired test is below alpha."
+    ),
 }
 
 
@@ -45,9 +50,11 @@ def report_figures(report):
         from matplotlib.figure import Figure  # noqa: F401 (only: is matplotlib there?)
     except ImportError as exc:
         raise ImportError(f"Plotting needs matplotlib; {PLOT_EXTRA_HINT}") from exc
-    draw = {name: getattr(report, f"plot_{name}") for name in PLOT_NAMES}
+    # The matrix exists with three or more systems only; below that it is no omission.
+    names = [n for n in PLOT_NAMES if n != "significance_matrix" or report.matrix is not None]
+    draw = {name: getattr(report, f"plot_{name}") for name in names}
     out = {}
-    for name in PLOT_NAMES:
+    for name in names:
         try:
             out[name] = draw[name]()
         except ValueError as exc:

@@ -22,6 +22,8 @@ JSON_TABLES = (
     "curves",
     "precision_recall",
     "worst_queries",
+    "matrix",
+    "planning",
 )
 
 

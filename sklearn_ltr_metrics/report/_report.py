@@ -5,15 +5,20 @@
 into a :class:`RankingReport`: the data characteristics, each system's summary
 (:func:`summarize`: means, bootstrap intervals, strata, difficulty correlations, warning signs),
 the metric by difficulty range, the comparison with a baseline (:func:`compare_systems`, reusing
-the summary's intervals: one bootstrap per system, metric and stratum), the metric@K curves and
-the lowest-scoring queries. Rendering (``_render*.py``) and writing (``_write.py``) are apart.
+the summary's intervals: one bootstrap per system, metric and stratum), with three or more
+systems the matrix of every pair (:func:`compare_all`), the study planning (the smallest
+difference the queries detect, :func:`detectable_difference`), the metric@K curves and the
+lowest-scoring queries. Rendering (``_render*.py``) and writing (``_write.py``) are apart.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import numbers
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from .._random import spawn_generators
@@ -25,10 +30,13 @@ from .._table import (
     query_frame,
 )
 from ..stats import (
+    compare_all,
     compare_systems,
     cutoff_curves,
     data_characteristics,
+    detectable_difference,
     difficulty_ranges,
+    required_queries,
     summarize,
 )
 from ._result import RankingReport
@@ -39,6 +47,8 @@ __all__ = ["RankingReport", "make_report"]
 
 #: How many lowest-scoring queries the report lists per system.
 N_WORST = 10
+#: Powers of the study-planning table (smallest difference detectable at each).
+PLANNING_POWERS = (0.8, 0.9)
 #: The methodology's Recall@K, then the IR recall: the first found draws the Recall@K plot.
 RECALL_METRICS = ("capped_recall", "recall")
 
@@ -180,6 +190,7 @@ def make_report(
     random_state=None,
     title="Ranking evaluation report",
     notes=(),
+    min_diff=None,
 ):
     """Compute the methodology's report from per-query tables, once.
 
@@ -210,7 +221,7 @@ def make_report(
         Coverage of every bootstrap interval.
     test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
         Paired test against the baseline.
-    correction : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "fdr_bh", "none"}, default="holm"
         Correction across every (system, metric) comparison.
     alpha : float, default=0.05
         Significance level marked in the comparison table (corrected p-value < alpha).
@@ -233,6 +244,9 @@ def make_report(
         Title of every rendering.
     notes : sequence of str, default=()
         Lines shown under the title (e.g. how the data were split).
+    min_diff : float, optional
+        The smallest mean difference worth detecting: the study-planning table then also
+        gives the queries needed to detect it (:func:`required_queries`).
 
     Returns
     -------
@@ -261,89 +275,41 @@ def make_report(
     >>> print(report.to_markdown().splitlines()[0])
     # Ranking evaluation report
     """
-    raw, cutoffs, given = _split_inputs(per_query)
-    names = list(raw)
-    if baseline is None:
-        baseline = names[0]
-    elif baseline not in raw:
-        raise ValueError(f"baseline={baseline!r} is not one of the systems {names!r}.")
-    systems = [baseline] + [n for n in names if n != baseline]
-    if per_cutoff is not None:
-        cutoffs = dict.fromkeys(systems) | _given_cutoffs(per_cutoff, systems)
-    raw, cutoffs = _restrict(raw, cutoffs, baseline, on_mismatch)
-    tables = {n: query_frame(raw[n], f"per_query[{n!r}]", counts=True) for n in systems}
+    systems, baseline, tables, cutoffs, given = _prepared(
+        per_query, per_cutoff, baseline, on_mismatch
+    )
     metrics = metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
     for name in systems[1:]:
         metric_columns(tables[name], metrics, f"per_query[{name!r}]")
     headline = next((m for m in metrics if m.partition("@")[0] == "capped_recall"), metrics[0])
     bounds = _upper_bounds(upper_bounds, systems)
-    seeds = spawn_generators(random_state, len(systems) + 1)
+    # One stream per system, then the comparison's, then the matrix's (spawned by index).
+    seeds = spawn_generators(random_state, len(systems) + 2)
+    options = {"strata": strata, "n_resamples": n_resamples, "confidence_level": confidence_level}
     summaries = {
         name: summarize(
-            tables[name],
-            metrics=metrics,
-            strata=strata,
-            n_resamples=n_resamples,
-            confidence_level=confidence_level,
-            random_state=seed,
-            upper_bound=name in bounds,
+            tables[name], metrics=metrics, random_state=seed, upper_bound=name in bounds, **options
         )
         for name, seed in zip(systems, seeds, strict=False)
     }
     overall = _stack({s: summaries[s].overall for s in systems})
-    comparison = None
-    if len(systems) > 1:
-        comparison = compare_systems(
-            {name: tables[name] for name in systems},
-            baseline=baseline,
-            metrics=metrics,
-            test=test,
-            correction=correction,
-            n_resamples=n_permutations,
-            n_bootstrap=n_resamples,
-            confidence_level=confidence_level,
-            on_mismatch=on_mismatch,
-            random_state=seeds[-1],
-            alpha=alpha,
-            intervals=overall,
-        )
-    bins = summaries[baseline].strata_bins
-    sizes = [
-        (s, label, lo, hi, int(((tables[s]["n_pos"] >= lo) & (tables[s]["n_pos"] <= hi)).sum()))
-        for s in systems
-        for label, (lo, hi) in bins.items()
-    ]
-    cutoffs = {n: c for n, c in cutoffs.items() if c is not None}
-    curves = cutoff_curves(cutoffs, {n: tables[n] for n in cutoffs}, strata=strata)
-    found = set(curves["metric"])
-    recall_metric = next((m for m in RECALL_METRICS if m in found), None)
-    if precision_recall is not None:
-        precision_recall = (
-            precision_recall
-            if isinstance(precision_recall, pd.DataFrame) and "system" in precision_recall
-            else _stack(named_systems(precision_recall, "precision_recall"))
-        )
-    n_queries = {s: len(tables[s]) for s in systems}
-    settings = {
-        "title": str(title),
-        "n_queries": n_queries[baseline] if len(set(n_queries.values())) == 1 else n_queries,
-        "n_resamples": summaries[baseline].n_resamples,
-        "confidence_level": summaries[baseline].confidence_level,
+    tests = {
         "test": test,
         "correction": correction,
         "alpha": alpha,
-        "n_permutations": n_permutations,
-        "strata": {k: [lo, None if math.isinf(hi) else hi] for k, (lo, hi) in bins.items()},
-        "random_state": random_state if isinstance(random_state, (int, type(None))) else "custom",
-        "headline": headline,
-        "recall_metric": recall_metric,
-        "upper_bounds": bounds,
-        "n_worst": N_WORST,
-        "conventions": {
-            n: dict(getattr(given.get(n), "conventions", {}) or {}) or None for n in systems
-        },
-        "notes": [str(n) for n in notes],
+        "n_resamples": n_permutations,
+        "n_bootstrap": n_resamples,
+        "confidence_level": confidence_level,
     }
+    comparison = _comparison(tables, systems, baseline, metrics, tests, overall, seeds, on_mismatch)
+    cutoffs = {n: c for n, c in cutoffs.items() if c is not None}
+    curves = cutoff_curves(cutoffs, {n: tables[n] for n in cutoffs}, strata=strata)
+    recall_metric = next((m for m in RECALL_METRICS if m in set(curves["metric"])), None)
+    precision_recall = _precision_recall(precision_recall)
+    bins = summaries[baseline].strata_bins
+    settings = _settings(
+        title, notes, tables, systems, baseline, summaries, tests, bins, random_state, given
+    ) | {"headline": headline, "recall_metric": recall_metric, "upper_bounds": bounds}
     return RankingReport(
         systems=tuple(systems),
         baseline=baseline if len(systems) > 1 else None,
@@ -353,9 +319,7 @@ def make_report(
         overall=overall,
         characteristics=_stack({s: data_characteristics(tables[s]) for s in systems}),
         strata=_stack({s: summaries[s].strata for s in systems}),
-        stratum_sizes=pd.DataFrame(
-            sizes, columns=["system", "stratum", "low", "high", "n_queries"]
-        ),
+        stratum_sizes=_stratum_sizes(tables, systems, bins),
         difficulty=_stack({s: summaries[s].difficulty for s in systems}),
         difficulty_ranges=_stack(
             {s: difficulty_ranges(tables[s], metrics=metrics) for s in systems}
@@ -367,4 +331,114 @@ def make_report(
         worst_queries=_worst(tables, systems, headline),
         omissions=tuple(_omissions(cutoffs, curves, precision_recall, recall_metric)),
         settings=settings,
+        matrix=_matrix(tables, systems, metrics, tests, seeds),
+        planning=_planning(tables, systems, metrics, alpha, min_diff),
     )
+
+
+def _precision_recall(precision_recall):
+    """The precision-recall curves as one table with a ``system`` column (or None)."""
+    if precision_recall is None or (
+        isinstance(precision_recall, pd.DataFrame) and "system" in precision_recall
+    ):
+        return precision_recall
+    return _stack(named_systems(precision_recall, "precision_recall"))
+
+
+def _prepared(per_query, per_cutoff, baseline, on_mismatch):
+    """(systems, the baseline first; baseline; system -> per-query frame; cut-off tables; given)."""
+    raw, cutoffs, given = _split_inputs(per_query)
+    names = list(raw)
+    if baseline is None:
+        baseline = names[0]
+    elif baseline not in raw:
+        raise ValueError(f"baseline={baseline!r} is not one of the systems {names!r}.")
+    systems = [baseline] + [n for n in names if n != baseline]
+    if per_cutoff is not None:
+        cutoffs = dict.fromkeys(systems) | _given_cutoffs(per_cutoff, systems)
+    raw, cutoffs = _restrict(raw, cutoffs, baseline, on_mismatch)
+    tables = {n: query_frame(raw[n], f"per_query[{n!r}]", counts=True) for n in systems}
+    return systems, baseline, tables, cutoffs, given
+
+
+def _comparison(tables, systems, baseline, metrics, tests, overall, seeds, on_mismatch):
+    """compare_systems against the baseline, reusing the summary's intervals; None for one."""
+    if len(systems) < 2:
+        return None
+    return compare_systems(
+        {name: tables[name] for name in systems},
+        baseline=baseline,
+        metrics=metrics,
+        on_mismatch=on_mismatch,
+        random_state=seeds[len(systems)],
+        intervals=overall,
+        **tests,
+    )
+
+
+def _matrix(tables, systems, metrics, tests, seeds):
+    """compare_all's table of every pair, with three or more systems (else None)."""
+    if len(systems) < 3:
+        return None
+    result = compare_all(
+        {name: tables[name] for name in systems},
+        metrics,
+        random_state=seeds[len(systems) + 1],
+        **tests,
+    )
+    return result.table
+
+
+def _planning(tables, systems, metrics, alpha, min_diff):
+    """Per metric and power: the queries of the study and the smallest detectable difference."""
+    if min_diff is not None and (
+        isinstance(min_diff, bool) or not isinstance(min_diff, numbers.Real) or not min_diff > 0
+    ):
+        raise ValueError(f"min_diff must be None or a number above 0, got {min_diff!r}.")
+    pilot = {name: tables[name] for name in systems}
+    rows = []
+    for metric, power in itertools.product(metrics, PLANNING_POWERS):
+        n = int(pd.concat([tables[s][metric] for s in systems], axis=1).dropna().shape[0])
+        try:
+            delta = detectable_difference(pilot, metric, alpha=alpha, power=power)
+            needed = (
+                np.nan
+                if min_diff is None
+                else required_queries(pilot, metric, min_diff=min_diff, alpha=alpha, power=power)
+            )
+        except ValueError:  # fewer than 3 queries, or no variance: nothing to plan from
+            delta, needed = np.nan, np.nan
+        rows.append((metric, n, alpha, power, delta, min_diff, needed))
+    columns = ["metric", "n_queries", "alpha", "power", "detectable_diff", "min_diff"]
+    return pd.DataFrame(rows, columns=[*columns, "required_queries"])
+
+
+def _stratum_sizes(tables, systems, bins):
+    sizes = [
+        (s, label, lo, hi, int(((tables[s]["n_pos"] >= lo) & (tables[s]["n_pos"] <= hi)).sum()))
+        for s in systems
+        for label, (lo, hi) in bins.items()
+    ]
+    return pd.DataFrame(sizes, columns=["system", "stratum", "low", "high", "n_queries"])
+
+
+def _settings(title, notes, tables, systems, baseline, summaries, tests, bins, seed, given):
+    """How the numbers were computed, as ``RankingReport.settings`` holds it."""
+    n_queries = {s: len(tables[s]) for s in systems}
+    return {
+        "title": str(title),
+        "n_queries": n_queries[baseline] if len(set(n_queries.values())) == 1 else n_queries,
+        "n_resamples": summaries[baseline].n_resamples,
+        "confidence_level": summaries[baseline].confidence_level,
+        "test": tests["test"],
+        "correction": tests["correction"],
+        "alpha": tests["alpha"],
+        "n_permutations": tests["n_resamples"],
+        "strata": {k: [lo, None if math.isinf(hi) else hi] for k, (lo, hi) in bins.items()},
+        "random_state": seed if isinstance(seed, (int, type(None))) else "custom",
+        "n_worst": N_WORST,
+        "conventions": {
+            n: dict(getattr(given.get(n), "conventions", {}) or {}) or None for n in systems
+        },
+        "notes": [str(n) for n in notes],
+    }

@@ -66,6 +66,15 @@ class RankingReport:
         What the report leaves out for lack of data, and how to get it.
     settings : dict
         How the numbers were computed (resamples, confidence level, test, alpha, strata...).
+    matrix : DataFrame or None
+        With three or more systems, :func:`compare_all`'s table of every pair of systems
+        (``metric, system_a, system_b, diff, ci_low, ci_high, pvalue, pvalue_corrected,
+        significant, ...``); None otherwise.
+    planning : DataFrame or None
+        Study planning per metric and power (0.8, 0.9): ``metric, n_queries, alpha, power,
+        detectable_diff`` (the smallest mean difference the paired t-test detects with that
+        power on these queries, :func:`detectable_difference`), ``min_diff`` and
+        ``required_queries`` (when ``make_report(min_diff=...)`` was given).
 
     Examples
     --------
@@ -105,6 +114,8 @@ class RankingReport:
     worst_queries: pd.DataFrame
     omissions: tuple = ()
     settings: dict = field(default_factory=dict)
+    matrix: pd.DataFrame | None = None
+    planning: pd.DataFrame | None = None
 
     def __repr__(self):
         return (
@@ -120,8 +131,9 @@ class RankingReport:
         -------
         list of (str, str, DataFrame)
             ``(key, title, table of strings)``; keys are ``characteristics``, ``overall``,
-            ``strata``, ``comparison`` (several systems), ``difficulty``,
-            ``difficulty_ranges``, ``warnings``, ``worst_queries``.
+            ``strata``, ``comparison`` (several systems), ``matrix`` (three or more),
+            ``difficulty``, ``difficulty_ranges``, ``warnings``, ``worst_queries``,
+            ``planning``.
         """
         return display_tables(self)
 
@@ -200,6 +212,24 @@ class RankingReport:
             Without matplotlib (install the ``plot`` extra).
         """
         return report_figures(self)
+
+    def diff(self, other):
+        """What changed from this report to ``other`` (:func:`make_report_diff`).
+
+        Parameters
+        ----------
+        other : RankingReport
+            The newer study, on the same queries.
+
+        Returns
+        -------
+        ReportDiff
+            Means, intervals, strata, tests against the baseline and the queries that got
+            worse, old (this report) and new (``other``).
+        """
+        from ._diff import make_report_diff
+
+        return make_report_diff(self, other)
 
     # ---------------------------------------------------------------- plots
     def _curves(self):
@@ -325,6 +355,31 @@ class RankingReport:
         from ..plotting import plot_heatmap
 
         return plot_heatmap(self.per_query, metrics=list(self.metrics), ax=ax)
+
+    def plot_significance_matrix(self, metric=None, *, ax=None):
+        """Every pair of systems: mean difference and significance (three or more systems).
+
+        Parameters
+        ----------
+        metric : str, optional
+            Metric column; default the report's headline metric.
+        ax : matplotlib.axes.Axes, optional
+            Draw into this Axes; default a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure drawn (:func:`plot_significance_matrix`).
+        """
+        from ..plotting import plot_significance_matrix
+
+        if self.matrix is None:
+            raise ValueError(
+                "This report has no significance matrix: it compares fewer than 3 systems "
+                "(the comparison table holds the one pair)."
+            )
+        metric = metric or self.settings["headline"]
+        return plot_significance_matrix(self.matrix, metric=metric, ax=ax)
 
     # ---------------------------------------------------------------- files
     def write(self, directory, *, force=False):

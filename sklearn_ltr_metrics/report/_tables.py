@@ -116,6 +116,58 @@ def _comparison(report, level):
     return ("comparison", title, pd.DataFrame(rows))
 
 
+def _matrix(report):
+    """Every pair, one block of rows per metric: the difference row - column, * if significant."""
+    rows = []
+    for metric in report.metrics:
+        pairs = report.matrix[report.matrix["metric"] == metric]
+        cells = {}
+        for r in pairs.itertuples(index=False):
+            mark = " *" if r.significant else ""
+            cells[(r.system_a, r.system_b)] = f"{r.diff:+.4f}{mark}"
+            cells[(r.system_b, r.system_a)] = f"{-r.diff:+.4f}{mark}"
+        for a in report.systems:
+            row = {"metric": metric, "row - column": a}
+            row |= {b: "" if a == b else cells.get((a, b), "n/a") for b in report.systems}
+            rows.append(row)
+    s = report.settings
+    title = (
+        f"Every pair of systems: mean difference row - column over the queries both have "
+        f"({s['test']} test, {s['correction']} correction over the pairs; * = significant at "
+        f"alpha={s['alpha']:g})"
+    )
+    return ("matrix", title, pd.DataFrame(rows))
+
+
+def _planning(report):
+    """The methodology's study planning, one sentence per metric and power."""
+    rows = []
+    for r in report.planning.itertuples(index=False):
+        if math.isnan(r.detectable_diff):
+            reading = "not enough queries or no variance to plan from"
+        else:
+            reading = (
+                f"with {r.n_queries} queries, differences below {r.detectable_diff:.3g} "
+                f"{r.metric} are not detectable at power {r.power:g}"
+            )
+        row = {
+            "metric": r.metric,
+            "queries": str(r.n_queries),
+            "power": f"{r.power:g}",
+            "detectable diff": format_number(r.detectable_diff),
+        }
+        if not math.isnan(r.required_queries):
+            row[f"queries for {r.min_diff:g}"] = str(int(r.required_queries))
+        rows.append(row | {"reading": reading})
+    alpha = report.planning["alpha"].iloc[0] if len(report.planning) else float("nan")
+    title = (
+        "Methodology: study planning (two-sided paired t-test at alpha="
+        f"{alpha:g}; sigma of the per-query differences from these systems; Sakai's topic set "
+        "size design)"
+    )
+    return ("planning", title, pd.DataFrame(rows))
+
+
 def _difficulty(report):
     rows = [
         _system(report, r.system)
@@ -185,10 +237,14 @@ def display_tables(report):
         out.append(_strata(report))
     if report.comparison is not None:
         out.append(_comparison(report, level))
+    if report.matrix is not None:
+        out.append(_matrix(report))
     out.append(_difficulty(report))
     if not report.difficulty_ranges.empty:
         out.append(_ranges(report))
     out.append(_warnings(report))
     if not report.worst_queries.empty:
         out.append(_worst(report))
+    if report.planning is not None and not report.planning.empty:
+        out.append(_planning(report))
     return out

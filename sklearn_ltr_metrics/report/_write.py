@@ -55,7 +55,14 @@ REPORT_FILES = {
     "plots": "plots",
 }
 #: Plots of a report, by file stem.
-PLOT_NAMES = ("recall_at_k", "precision_at_k", "precision_recall", "difficulty", "heatmap")
+PLOT_NAMES = (
+    "recall_at_k",
+    "precision_at_k",
+    "precision_recall",
+    "difficulty",
+    "heatmap",
+    "significance_matrix",
+)
 #: Marker in summary.json that lets ``write(force=True)`` recognise a report it may replace.
 GENERATOR = "sklearn_ltr_metrics"
 

@@ -10,6 +10,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._compare": ("compare_systems",),
+        "._compare_all": ("PairwiseComparison", "compare_all", "pairwise_test_names"),
         "._curves": ("cutoff_curves",),
         "._difficulty": (
             "DifficultyCorrelation",
@@ -17,6 +18,8 @@ __getattr__, __dir__, __all__ = attach(
             "difficulty_correlation",
             "difficulty_ranges",
         ),
+        "._gate": ("GateResult", "regression_gate"),
+        "._planning": ("detectable_difference", "paired_power", "required_queries"),
         "._effects": ("adjust_pvalues", "cohens_d", "correction_names", "effect_size_label"),
         "._stages": ("stage_table",),
         "._stats": ("PairedTestResult", "bootstrap_ci", "paired_test", "paired_test_names"),

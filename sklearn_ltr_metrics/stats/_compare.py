@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 
 from .._random import check_seed_sequence
-from .._table import common_keys, keyed_table, metric_columns, metric_values
 from .._validation import (
     check_choice,
     check_columns,
@@ -21,8 +20,9 @@ from .._validation import (
     check_probability,
     unknown_name_error,
 )
-from ._effects import _CORRECTIONS, _cohens_d, adjust_pvalues, effect_size_label
-from ._stats import _check_test, _ci, _paired, _warn
+from ._effects import _CORRECTIONS
+from ._pairs import aligned_tables, correct, paired_rows
+from ._stats import _check_test, _ci, _warn
 
 __all__ = ["COMPARISON_COLUMNS", "compare_systems"]
 
@@ -79,7 +79,7 @@ def compare_systems(
         ``n_docs``, ``n_pos``, ``n_neg``, ``fold``, ``qid``; every system must have them.
     test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
         Paired test of each system against the baseline (see :func:`paired_test`), two-sided.
-    correction : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+    correction : {"holm", "bonferroni", "bh", "fdr_bh", "none"}, default="holm"
         Multiple-comparison correction, applied across all (system, metric) comparisons
         together (see :func:`adjust_pvalues`).
     n_resamples : int, default=10000
@@ -164,66 +164,42 @@ def compare_systems(
     alpha = check_probability(alpha, "alpha")
     seeds = check_seed_sequence(random_state)
 
-    tables = {s: keyed_table(df, f"per_query[{s!r}]") for s, df in per_query.items()}
-    metrics = metric_columns(tables[baseline], metrics, f"per_query[{baseline!r}]")
-    for system, df in tables.items():
-        metric_columns(df, metrics, f"per_query[{system!r}]")
-    common = common_keys(tables, baseline, on_mismatch)
+    tables, metrics, common = aligned_tables(per_query, baseline, metrics, on_mismatch, "per_query")
     systems = [baseline] + [s for s in tables if s != baseline]
     given = _given_intervals(intervals, systems, metrics)
 
-    rows, too_few = [], []
-    children = iter(seeds.spawn(len(metrics) * len(systems)))
-    for metric in metrics:
-        values = {s: metric_values(tables[s].reindex(common), metric) for s in systems}
-        base = values[baseline]
-        for system in systems:
-            ci_seed, test_seed = next(children).spawn(2)
-            x = values[system]
-            defined = x[~np.isnan(x)]
-            mean = float(defined.mean()) if defined.size else float("nan")
-            if given is None:
-                rng = np.random.default_rng(ci_seed)
-                low, high = _ci(defined, None, n_bootstrap, confidence_level, "percentile", rng)
-            else:
-                low, high = given[(system, metric)]
-            row = {"metric": metric, "system": system, "mean": mean, "ci_low": low, "ci_high": high}
-            if system == baseline:
-                if defined.size < 2:
-                    too_few.append((metric, system))
-                rows.append({**row, "diff": 0.0, "magnitude": "", "ties": int(defined.size)})
-                continue
-            res = _paired(x, base, test, "two-sided", n_resamples, np.random.default_rng(test_seed))
-            keep = ~(np.isnan(x) | np.isnan(base))
-            d = _cohens_d(x[keep], base[keep], paired=False)
-            if res.n < 2:
-                too_few.append((metric, system))
-            rows.append(
-                {
-                    **row,
-                    "diff": res.mean_difference,
-                    "pvalue": res.pvalue,
-                    "effect_size": d,
-                    "magnitude": effect_size_label(d),
-                    "wins": res.wins,
-                    "ties": res.ties,
-                    "losses": res.losses,
-                }
-            )
+    def mean_interval(system, metric, defined, seed):
+        if given is not None:
+            return given[(system, metric)]
+        rng = np.random.default_rng(seed)
+        return _ci(defined, None, n_bootstrap, confidence_level, "percentile", rng)
+
+    entries = [(s, None if s == baseline else baseline) for s in systems]
+    rows = paired_rows(
+        tables,
+        common,
+        metrics,
+        entries,
+        test=test,
+        n_resamples=n_resamples,
+        seeds=seeds,
+        mean_interval=mean_interval,
+    )
+    too_few = [(r["metric"], r["system"]) for r in rows if r.get("n", r["n_queries"]) < 2]
     if too_few:
         listed = ", ".join(f"({m!r}, {s!r})" for m, s in too_few)
         _warn(
             f"Fewer than 2 usable queries for {listed}: their interval, p-value and effect size "
             "are NaN."
         )
-    table = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    table = pd.DataFrame(rows).reindex(columns=[*COMPARISON_COLUMNS, "n_queries"])
+    base = (table["system"] == baseline).to_numpy()
     # The baseline's rows: no test, no effect; it ties with itself on its defined queries.
+    table["diff"] = table["diff"].mask(base, 0.0)
+    table["magnitude"] = table["magnitude"].mask(base, "").astype(str)
+    table["ties"] = table["ties"].mask(base, table["n_queries"])
     table = table.fillna({"wins": 0, "losses": 0})
-    compared = (table["system"] != baseline).to_numpy()
-    table.loc[compared, "pvalue_corrected"] = adjust_pvalues(
-        table.loc[compared, "pvalue"].to_numpy(), method=correction
-    )
-    table["significant"] = (table["pvalue_corrected"] < alpha).to_numpy()
+    table = correct(table, ~base, correction, alpha)[list(COMPARISON_COLUMNS)]
     return table.astype({"wins": np.int64, "ties": np.int64, "losses": np.int64})
 
 

@@ -142,7 +142,17 @@ def _bh(p):
     return out
 
 
-_CORRECTIONS = {"holm": _holm, "bh": _bh, "fdr_bh": _bh, "none": np.copy}
+def _bonferroni(p):
+    return np.minimum(p * p.size, 1.0)
+
+
+_CORRECTIONS = {
+    "holm": _holm,
+    "bonferroni": _bonferroni,
+    "bh": _bh,
+    "fdr_bh": _bh,
+    "none": np.copy,
+}
 
 
 def correction_names():
@@ -157,7 +167,7 @@ def correction_names():
     --------
     >>> from sklearn_ltr_metrics.stats import correction_names
     >>> correction_names()
-    ['bh', 'fdr_bh', 'holm', 'none']
+    ['bh', 'bonferroni', 'fdr_bh', 'holm', 'none']
     """
     return sorted(_CORRECTIONS)
 
@@ -170,9 +180,10 @@ def adjust_pvalues(pvalues, *, method="holm"):
     pvalues : array-like of shape (m,)
         Raw p-values in [0, 1]. NaN entries (comparisons that could not be made) stay NaN and
         do not count in ``m``.
-    method : {"holm", "bh", "fdr_bh", "none"}, default="holm"
+    method : {"holm", "bonferroni", "bh", "fdr_bh", "none"}, default="holm"
         ``"holm"``: Holm's step-down family-wise correction,
-        ``p_(i) -> max_{j <= i} min(1, (m - j + 1) p_(j))``.
+        ``p_(i) -> max_{j <= i} min(1, (m - j + 1) p_(j))``. ``"bonferroni"``: the
+        single-step family-wise correction ``p -> min(1, m p)``.
         ``"bh"`` (alias ``"fdr_bh"``): Benjamini-Hochberg false discovery rate,
         ``p_(i) -> min_{j >= i} min(1, m p_(j) / j)``. ``"none"``: unchanged.
 

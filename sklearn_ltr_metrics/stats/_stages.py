@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from .._random import check_seed_sequence
-from .._table import common_keys, keyed_table, metric_columns, metric_values
 from .._validation import check_probability
-from ._effects import _cohens_d, effect_size_label
-from ._stats import _check_test, _paired
+from ._pairs import aligned_tables, paired_rows
+from ._stats import _check_test
 
 __all__ = ["STAGE_COLUMNS", "stage_table"]
 
@@ -112,52 +112,17 @@ def stage_table(
     test = _check_test(test)
     alpha = check_probability(alpha, "alpha")
     seeds = check_seed_sequence(random_state)
-    tables = {
-        name: keyed_table(table, f"per_query_by_stage[{name!r}]")
-        for name, table in zip(names, per_query_by_stage.values(), strict=True)
-    }
-    metrics = metric_columns(tables[names[0]], metrics, f"per_query_by_stage[{names[0]!r}]")
-    for name in names[1:]:
-        metric_columns(tables[name], metrics, f"per_query_by_stage[{name!r}]")
-    keys = common_keys(tables, names[0], "error")
-
-    rows = []
-    streams = iter(seeds.spawn(len(metrics) * len(names)))
-    for metric in metrics:
-        values = [metric_values(tables[name].reindex(keys), metric) for name in names]
-        for i, (name, x) in enumerate(zip(names, values, strict=True)):
-            rng = np.random.default_rng(next(streams))
-            defined = x[~np.isnan(x)]
-            row = {
-                "metric": metric,
-                "stage": name,
-                "n_queries": int(defined.size),
-                "mean": float(defined.mean()) if defined.size else float("nan"),
-            }
-            if i == 0:
-                rows.append({**row, "previous": "", "significant": False, "magnitude": ""})
-                continue
-            before = values[i - 1]
-            res = _paired(x, before, test, "two-sided", STAGE_PERMUTATIONS, rng)
-            keep = ~(np.isnan(x) | np.isnan(before))
-            d = _cohens_d(x[keep], before[keep], paired=False)
-            rows.append(
-                {
-                    **row,
-                    "previous": names[i - 1],
-                    "diff": res.mean_difference,
-                    "pvalue": res.pvalue,
-                    "significant": bool(res.pvalue < alpha),
-                    "effect_size": d,
-                    "magnitude": effect_size_label(d),
-                    "wins": res.wins,
-                    "ties": res.ties,
-                    "losses": res.losses,
-                }
-            )
-    table = pd.DataFrame(rows, columns=list(STAGE_COLUMNS))
-    table = table.fillna({"wins": 0, "ties": 0, "losses": 0})
-    return table.astype(
+    tables = dict(zip(names, per_query_by_stage.values(), strict=True))
+    tables, metrics, keys = aligned_tables(tables, names[0], metrics, "error", "per_query_by_stage")
+    entries = [(names[0], None)] + [(b, a) for a, b in itertools.pairwise(names)]
+    rows = paired_rows(
+        tables, keys, metrics, entries, test=test, n_resamples=STAGE_PERMUTATIONS, seeds=seeds
+    )
+    table = pd.DataFrame(rows).rename(columns={"system": "stage", "partner": "previous"})
+    first = table["previous"].isna().to_numpy()
+    table.loc[first, ["previous", "magnitude", "wins", "ties", "losses"]] = ["", "", 0, 0, 0]
+    table["significant"] = (table["pvalue"] < alpha).to_numpy()
+    return table[list(STAGE_COLUMNS)].astype(
         {
             "diff": np.float64,
             "pvalue": np.float64,

@@ -3,8 +3,9 @@
 Every function here works on *per-query* values (one number per query, as in the per-query
 table of :func:`evaluate` or of :func:`cross_validate_ranking`), so resampling and pairing are
 always over queries, never over rows. The summary of one system (means, strata, difficulty) lives
-in ``_summary.py``, effect sizes and corrections in ``_effects.py`` and the comparison of
-several systems' tables in ``_compare.py``; they build on the kernels of this module.
+in ``_summary.py``, effect sizes and corrections in ``_effects.py``, and the comparison of
+several systems' tables in ``_pairs.py`` (the one paired-comparison core) with its faces
+``_compare.py`` and ``_stages.py``; they build on the kernels of this module.
 
 Conventions shared by every function:
 
@@ -386,7 +387,10 @@ def _check_test(test):
 
 
 def _paired(a, b, test, alternative, n_resamples, rng):
-    """Run one test on aligned float arrays (NaN pairs still present); never warns."""
+    """Run one test on aligned float arrays (NaN pairs still present); never warns.
+
+    ``test=None`` counts the pairs, wins, ties and losses only (NaN statistic and p-value).
+    """
     keep = ~(np.isnan(a) | np.isnan(b))
     a, b = a[keep], b[keep]
     d = a - b
@@ -397,7 +401,7 @@ def _paired(a, b, test, alternative, n_resamples, rng):
     n = int(d.shape[0])
     wins, ties, losses = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
     mean_diff = float(d.mean()) if n else float("nan")
-    if n < 2:
+    if n < 2 or test is None:  # None: the counts alone (a face brings its own p-value)
         statistic, pvalue = float("nan"), float("nan")
     elif ties == n:
         # Identical values on every query: no evidence of a difference.

@@ -268,66 +268,16 @@ def summarize(
         x_all = metric_values(df, metric)
         defined = ~np.isnan(x_all)
         x, w = x_all[defined], n_pos[defined]
-        n = int(x.shape[0])
-        if n < 2:
+        if x.shape[0] < 2:
             too_few.append(metric)
-        macro = float(x.mean()) if n else float("nan")
-        weighted = float(np.dot(w, x) / w.sum()) if w.sum() > 0 else float("nan")
-        geometric = float(np.exp(np.log(np.maximum(x, GEOMETRIC_FLOOR)).mean())) if n else np.nan
-        std = float(x.std(ddof=1)) if n >= 2 else float("nan")
-        cv = _cv(x)
-        ci = _ci(x, None, n_resamples, confidence_level, "percentile", rngs[0])
-        wci = _ci(x, w, n_resamples, confidence_level, "percentile", rngs[1])
-        overall.append(
-            (metric, n, int((~defined).sum()), macro, weighted, geometric, *ci, *wci, std, cv)
-        )
-
-        means = {}
-        for (label, (lo, hi)), rng in zip(bins.items(), rngs[2:], strict=True):
-            xs = x[(w >= lo) & (w <= hi)]
-            mean = float(xs.mean()) if xs.size else float("nan")
-            low, high = _ci(xs, None, n_resamples, confidence_level, "percentile", rng)
-            strata_rows.append((metric, label, int(xs.size), mean, low, high))
-            if xs.size >= MIN_STRATUM_QUERIES:
-                means[label] = mean
-
+        skipped = int((~defined).sum())
+        row = _overall_row(metric, x, w, skipped, rngs[:2], n_resamples, confidence_level)
+        overall.append(row)
+        rows, means = _strata_rows(metric, x, w, bins, rngs[2:], n_resamples, confidence_level)
+        strata_rows += rows
         rho, pvalue, n_diff, _ = _difficulty(x_all, n_pos, n_neg)
         difficulty.append((metric, rho, pvalue, n_diff))
-
-        if cv > CV_THRESHOLD:
-            signs.append(
-                (
-                    metric,
-                    "high_cv",
-                    f"{metric}: coefficient of variation {cv:.2f} > {CV_THRESHOLD}; the mean "
-                    "hides very different per-query behaviour.",
-                    cv,
-                )
-            )
-        if rho < 0 and pvalue < DIFFICULTY_ALPHA and not upper_bound:
-            signs.append(
-                (
-                    metric,
-                    "difficulty_bias",
-                    f"{metric}: Spearman rho {rho:.2f} with difficulty n_neg/n_pos "
-                    f"(p={pvalue:.3g}); the metric drops on hard queries.",
-                    rho,
-                )
-            )
-        if len(means) >= 2:
-            hi_label, lo_label = max(means, key=means.get), min(means, key=means.get)
-            gap = means[hi_label] - means[lo_label]
-            if gap > STRATUM_GAP_THRESHOLD:
-                signs.append(
-                    (
-                        metric,
-                        "stratum_gap",
-                        f"{metric}: stratum {hi_label!r} mean {means[hi_label]:.2f} vs "
-                        f"{lo_label!r} {means[lo_label]:.2f} (gap {gap:.2f} > "
-                        f"{STRATUM_GAP_THRESHOLD}).",
-                        gap,
-                    )
-                )
+        signs += _warning_signs(metric, row[-1], rho, pvalue, means, upper_bound)
     if too_few:
         _warn(
             f"Fewer than 2 defined queries for {', '.join(map(repr, too_few))}: intervals, std "
@@ -342,3 +292,68 @@ def summarize(
         confidence_level=confidence_level,
         n_resamples=n_resamples,
     )
+
+
+def _overall_row(metric, x, w, n_skipped, rngs, n_resamples, confidence_level):
+    """One metric's row of ``Summary.overall`` from its defined values and their n_pos."""
+    n = int(x.shape[0])
+    macro = float(x.mean()) if n else float("nan")
+    weighted = float(np.dot(w, x) / w.sum()) if w.sum() > 0 else float("nan")
+    geometric = float(np.exp(np.log(np.maximum(x, GEOMETRIC_FLOOR)).mean())) if n else np.nan
+    std = float(x.std(ddof=1)) if n >= 2 else float("nan")
+    ci = _ci(x, None, n_resamples, confidence_level, "percentile", rngs[0])
+    wci = _ci(x, w, n_resamples, confidence_level, "percentile", rngs[1])
+    return (metric, n, n_skipped, macro, weighted, geometric, *ci, *wci, std, _cv(x))
+
+
+def _strata_rows(metric, x, w, bins, rngs, n_resamples, confidence_level):
+    """(rows of ``Summary.strata``, stratum -> mean of the strata large enough for a gap)."""
+    rows, means = [], {}
+    for (label, (lo, hi)), rng in zip(bins.items(), rngs, strict=True):
+        xs = x[(w >= lo) & (w <= hi)]
+        mean = float(xs.mean()) if xs.size else float("nan")
+        low, high = _ci(xs, None, n_resamples, confidence_level, "percentile", rng)
+        rows.append((metric, label, int(xs.size), mean, low, high))
+        if xs.size >= MIN_STRATUM_QUERIES:
+            means[label] = mean
+    return rows, means
+
+
+def _warning_signs(metric, cv, rho, pvalue, means, upper_bound):
+    """The methodology's warning signs of one metric, as ``(metric, kind, message, value)``."""
+    signs = []
+    if cv > CV_THRESHOLD:
+        signs.append(
+            (
+                metric,
+                "high_cv",
+                f"{metric}: coefficient of variation {cv:.2f} > {CV_THRESHOLD}; the mean "
+                "hides very different per-query behaviour.",
+                cv,
+            )
+        )
+    if rho < 0 and pvalue < DIFFICULTY_ALPHA and not upper_bound:
+        signs.append(
+            (
+                metric,
+                "difficulty_bias",
+                f"{metric}: Spearman rho {rho:.2f} with difficulty n_neg/n_pos "
+                f"(p={pvalue:.3g}); the metric drops on hard queries.",
+                rho,
+            )
+        )
+    if len(means) >= 2:
+        hi_label, lo_label = max(means, key=means.get), min(means, key=means.get)
+        gap = means[hi_label] - means[lo_label]
+        if gap > STRATUM_GAP_THRESHOLD:
+            signs.append(
+                (
+                    metric,
+                    "stratum_gap",
+                    f"{metric}: stratum {hi_label!r} mean {means[hi_label]:.2f} vs "
+                    f"{lo_label!r} {means[lo_label]:.2f} (gap {gap:.2f} > "
+                    f"{STRATUM_GAP_THRESHOLD}).",
+                    gap,
+                )
+            )
+    return signs
