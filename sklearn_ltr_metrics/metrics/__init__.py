@@ -17,6 +17,6 @@ __getattr__, __dir__, __all__ = attach(
         "._options": ("CONVENTIONS", "convention_options"),
         "._pr_curves": ("precision_recall_curves",),
         "._registry": ("describe_metric", "metric_names"),
-        "._scorer": ("RankingScorer", "make_ranking_scorer"),
+        "._scorer": ("MissingQueryIdsError", "RankingScorer", "make_ranking_scorer"),
     },
 )
