@@ -176,11 +176,13 @@ class _RankerMixin:
         float
             (Weighted) mean of NDCG@10 over the queries that have a relevant row.
         """
-        X, qid = self._query_ids(X, qid, "score")
+        features, qid = self._query_ids(X, qid, "score", required=False)
         if getattr(self, "_ltr_needs_labels", False):
-            y_score = self.predict(X, y=y)
+            y_score = self.predict(features, y=y)
         else:
-            y_score = self.predict(X)
+            y_score = self.predict(features)
+        if qid is None:
+            self._query_ids(X, qid, "score")  # raises MissingQueryIdsError, naming the ways
         from ..metrics import evaluate
 
         values = evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).per_query["ndcg@10"]

@@ -318,11 +318,13 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         X_val = X_val.iloc[order] if _is_dataframe(X_val) else _for_lightgbm(X_val[order])
         return X_val, y_val[order], codes[order], np.bincount(codes)
 
-    def _training_rows(self, X, y, qid, sample_weight):
+    def _training_rows(self, X, y, qid, sample_weight, given_X):
         """Checked training data in the canonical row order: ``(X, y, codes, w, sizes)``.
 
         Rows are sorted by query, then by a hash of the features (ties: label, weight, input
-        position), so LightGBM's data is the same whatever the caller's row order.
+        position), so LightGBM's data is the same whatever the caller's row order. Without
+        ``qid`` (checked after ``X`` and ``y``), :class:`MissingQueryIdsError` about
+        ``given_X``, the ``X`` given to ``fit``.
         """
         X, X_hash = self._check_X(X, reset=True)
         self.categorical_features_ = _categorical_columns(X)
@@ -335,6 +337,8 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             )
         y = check_labels(column_or_1d(y, warn=True), "y")
         check_consistent_length(X=np.empty(n_rows), y=y)
+        if qid is None:
+            self._query_ids(given_X, qid, "fit")  # raises MissingQueryIdsError
         codes, uniques = _factorize_qid(qid, n_rows, owner=f"{type(self).__name__}.fit")
         w = None if sample_weight is None else _check_sample_weight(sample_weight, n_rows)
         sizes = np.bincount(codes)
@@ -452,8 +456,8 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         """
         import lightgbm as lgb
 
-        X, qid = self._query_ids(X, qid, "fit")
-        train = self._training_rows(X, y, qid, sample_weight)
+        features, qid = self._query_ids(X, qid, "fit", required=False)
+        train = self._training_rows(features, y, qid, sample_weight, X)
         kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, _check_integer_labels(train[1])))
         _check_eval_at(self.eval_at)
         rounds = (

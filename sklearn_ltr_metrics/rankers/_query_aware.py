@@ -173,13 +173,16 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
                 f"estimator must be a ranker with fit and predict, got {_short(self.estimator)}."
             )
         param = self._query_param()
-        X, qid = self._query_ids(X, qid, "fit")
-        X = self._check_X(X, reset=True)
-        n_rows = X.shape[0]
+        features, qid = self._query_ids(X, qid, "fit", required=False)
+        features = self._check_X(features, reset=True)
+        n_rows = features.shape[0]
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
+        if qid is None:
+            self._query_ids(X, qid, "fit")  # raises MissingQueryIdsError, naming the ways
+        X = features
         y = check_labels(column_or_1d(y, warn=True), "y")
         qid = check_1d(qid, "qid")
         check_consistent_length(X=np.empty(n_rows), y=y, qid=qid)
