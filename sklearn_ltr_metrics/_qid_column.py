@@ -142,10 +142,12 @@ def _where_x_stands(X, qid_column):
     columns = frame_columns(X)
     if columns is None:
         return (
-            f"X is a {type(X).__name__}, which has no named columns (in a Pipeline, an "
-            "earlier step may have turned the DataFrame into an array and dropped the "
+            f"X is a {type(X).__name__}, which has no named columns. In a Pipeline, an "
+            f"earlier step may have turned the DataFrame into an array without the "
             f"{qid_column!r} column: wrap that step in QueryColumn(...), or use "
-            "ColumnTransformer(..., remainder='passthrough').set_output(transform='pandas'))."
+            "ColumnTransformer(..., remainder='passthrough').set_output(transform='pandas'). "
+            "RFECV and SequentialFeatureSelector turn X into an array: run them with "
+            "metadata routing on and fit(X, y, qid=qid)."
         )
     shown = ", ".join(map(repr, columns[:8])) + (" ..." if len(columns) > 8 else "")
     return f"X has no column {qid_column!r} (its columns: {shown})."

@@ -136,8 +136,8 @@ class RankingScorer:
 
     The constructor arguments are kept as public attributes, so a scorer can be rebuilt or
     inspected without private state: ``RankingScorer(s.metric, k=s.k,
-    greater_is_better=s.greater_is_better, response_method=s.response_method, **s.options)``
-    is an equal scorer.
+    greater_is_better=s.greater_is_better, response_method=s.response_method,
+    qid_column=s.qid_column, **s.options)`` is an equal scorer.
 
     Parameters
     ----------
@@ -426,11 +426,13 @@ def make_ranking_scorer(
     The scorer is called as ``scorer(estimator, X, y, qid=qid)``: it predicts once, evaluates
     the scores per query with :func:`evaluate` and returns the macro mean over queries with a
     defined value, i.e. exactly ``evaluate(y, estimator.predict(X), qid=qid,
-    metrics=[...]).mean(spec)``. It requests ``qid`` through metadata routing, so with
+    metrics=[...]).mean(spec)``. Called without ``qid``, it reads the query ids from the
+    ``qid`` column of a DataFrame ``X`` (the recommended form: nothing to route). It also
+    requests ``qid`` through metadata routing, so with
     ``sklearn.set_config(enable_metadata_routing=True)`` and ``params={"qid": qid}`` (or
     ``fit(X, y, qid=qid)`` for a search) scikit-learn hands each fold's query ids to it.
-    Without ``qid`` it raises a ``TypeError`` saying how to pass them; it never treats a fold
-    as one query.
+    Without either it raises :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`
+    saying how to pass them; it never treats a fold as one query.
 
     Parameters
     ----------
@@ -453,6 +455,11 @@ def make_ranking_scorer(
         probability for two classes and the expected grade ``sum_c p_c * c`` for graded
         (multi-class) labels; by default a multi-class ``decision_function`` (one column per
         class) is skipped for ``predict_proba``. Rankers and regressors only have ``predict``.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids, read when the scorer is called
+        without ``qid`` (XGBoost's convention; pandas, pyarrow and polars tables). ``None``:
+        never read ``X``. ``X`` reaches the estimator with the column; the package's rankers
+        drop it.
     **conventions
         Options of :func:`evaluate`: ``conventions``, ``ties``, ``gain``, ``min_relevance``,
         ``empty_query``, ``ap_denominator``, ``beta``, ``err_max_grade``. They and the metric
@@ -471,14 +478,14 @@ def make_ranking_scorer(
       default); if every query of a fold is, the value is NaN with a ``RuntimeWarning``.
     - An estimator whose final step sets ``_ltr_needs_labels = True`` (``OracleRanker``) is
       called as ``predict(X, y=y)`` with the fold's labels.
-    - Without routing, ``cross_validate`` and the searches call the scorer without ``qid``
-      and it raises, saying so. With their default ``error_score=np.nan`` scikit-learn turns
-      the error into a warning ("Scoring failed") and NaN scores; use
-      ``error_score="raise"``, or :func:`cross_validate_ranking` and the package's searches,
-      which raise by default.
-    - For plain ``cross_validate``/``GridSearchCV`` keep queries whole with
-      ``cv=QueryKFold(5)`` (``sklearn_ltr_metrics.model_selection``), which reads the same
-      ``qid`` under routing.
+    - With routing off, the recommended form is a DataFrame ``X`` with a ``qid`` column
+      (``qid_column``): the scorer reads it from each fold's rows of ``X``, as
+      ``cv=QueryKFold(5)`` and the package's rankers do, so plain ``cross_validate`` and
+      ``GridSearchCV`` need nothing routed.
+    - Without ``qid`` and without the column it raises
+      :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`, a ``BaseException``, so
+      that scikit-learn's default ``error_score=np.nan`` cannot turn it into a warning and
+      NaN scores among which a search would pick a best candidate.
 
     Examples
     --------
@@ -496,6 +503,13 @@ def make_ranking_scorer(
     >>> both = make_ranking_scorer(["precision@1", "mrr"])
     >>> both(ranker, X, y, qid=qid)
     {'precision@1': 1.0, 'mrr': 1.0}
+
+    The query ids as a column of ``X`` (the ranker drops it; the scorer reads it):
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"f0": X[:, 0], "qid": qid})
+    >>> scorer(FeatureRanker("f0").fit(frame), frame, y)
+    1.0
 
     In model selection (metadata routing on, one ``qid`` array for splitter, ranker and
     scorer):

@@ -73,6 +73,7 @@ def _copy(scorer, metric=None):
         k=scorer.k,
         greater_is_better=scorer.greater_is_better,
         response_method=scorer.response_method,
+        qid_column=scorer.qid_column,
         **scorer.options,
     )
 

@@ -180,10 +180,10 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
+        y = check_labels(column_or_1d(y, warn=True), "y")
         if qid is None:
             self._query_ids(X, qid, "fit")  # raises MissingQueryIdsError, naming the ways
         X = features
-        y = check_labels(column_or_1d(y, warn=True), "y")
         qid = check_1d(qid, "qid")
         check_consistent_length(X=np.empty(n_rows), y=y, qid=qid)
         codes, _ = factorize_qid(qid, "qid")
