@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_QID_COLUMN",
     "MissingQueryIdsError",
     "check_qid_column",
+    "column_qid",
     "frame_columns",
     "missing_qid_message",
     "resolve_qid",
@@ -80,6 +81,25 @@ def frame_columns(X):
     return list(X.column_names if kind == "pyarrow" else X.columns)
 
 
+def column_qid(X, qid_column=DEFAULT_QID_COLUMN):
+    """The values of ``X``'s query-id column (no copy of ``X``), or ``None`` without one.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> column_qid(pd.DataFrame({"bm25": [3.0, 1.0], "qid": ["a", "b"]})).tolist()
+    ['a', 'b']
+    """
+    kind = _frame_kind(X)
+    if qid_column is None or kind is None or qid_column not in frame_columns(X):
+        return None
+    if kind == "pandas":
+        return X[qid_column].to_numpy()
+    if kind == "polars":
+        return X.get_column(qid_column).to_numpy()
+    return X.column(qid_column).to_numpy()
+
+
 def split_qid_column(X, qid_column=DEFAULT_QID_COLUMN):
     """``(features, qid)``: ``X`` without its query-id column, and that column's values.
 
@@ -96,14 +116,15 @@ def split_qid_column(X, qid_column=DEFAULT_QID_COLUMN):
     >>> split_qid_column(X.to_numpy())[1] is None
     True
     """
-    kind = _frame_kind(X)
-    if qid_column is None or kind is None or qid_column not in frame_columns(X):
+    qid = column_qid(X, qid_column)
+    if qid is None:
         return X, None
+    kind = _frame_kind(X)
     if kind == "pandas":
-        return X.drop(columns=[qid_column]), X[qid_column].to_numpy()
+        return X.drop(columns=[qid_column]), qid
     if kind == "polars":
-        return X.drop(qid_column), X.get_column(qid_column).to_numpy()
-    return X.drop_columns([qid_column]), X.column(qid_column).to_numpy()
+        return X.drop(qid_column), qid
+    return X.drop_columns([qid_column]), qid
 
 
 def _same_ids(a, b):

@@ -201,6 +201,12 @@ def test_no_query_ids_is_one_error_never_nan(data, routing):
                 FeatureRanker(0), {"feature": [0, 1]}, cv=GroupKFold(3), scoring=scorer
             ).fit(X, y, groups=qid)
         )
+        if routing:  # the same through joblib's worker processes
+            _missing(
+                lambda: GridSearchCV(
+                    FeatureRanker(0), {"feature": [0, 1]}, cv=3, scoring=scorer, n_jobs=2
+                ).fit(X, y)
+            )
         if not routing:
             _missing(
                 lambda: cross_validate(Ridge(), X, y, cv=GroupKFold(3), scoring=scorer, groups=qid)
@@ -256,3 +262,35 @@ def test_pyarrow_tables(data):
     assert make_ranking_scorer("map")(model, table, y) == make_ranking_scorer("map")(
         model, frame, y
     )
+
+
+def test_bad_qid_column_is_refused(data):
+    frame, _, y, _ = data
+    with pytest.raises(TypeError, match=r"qid_column must be a column name \(str\) or None"):
+        make_ranking_scorer("map", qid_column=1)
+    with pytest.raises(TypeError, match="qid_column must be a column name"):
+        next(QueryKFold(3, qid_column=["qid"]).split(frame))
+    with pytest.raises(TypeError, match="qid_column must be a column name"):
+        ranker().set_params(qid_column=0).fit(frame, y)
+    with pytest.raises(TypeError, match="qid_column must be a column name"):
+        cross_validate_ranking(ranker(), frame, y, qid_column=b"qid")
+
+
+def test_searches_and_learning_curve_take_another_column_name(data):
+    from sklearn_ltr_metrics.model_selection import learning_curve_ranking
+
+    frame, X, y, qid = data
+    renamed = frame.rename(columns={"qid": "q"})
+    model = ranker().set_params(qid_column="q")
+    search = RankingGridSearchCV(model, {"num_leaves": [31]}, cv=3, scoring="map")
+    search.fit(renamed, y, qid_column="q")
+    expected = cross_validate_ranking(ranker(), X, y, qid=qid, cv=3, scoring="map")
+    np.testing.assert_array_equal(
+        [search.cv_results_[f"split{i}_test_score"][0] for i in range(3)], expected["test_score"]
+    )
+    by_array = search.score(renamed[FEATURES], y, qid=qid)
+    assert search.score(renamed, y, qid_column="q") == by_array
+    _, _, test = learning_curve_ranking(
+        model, renamed, y, train_sizes=[1.0], cv=3, scoring="map", qid_column="q"
+    )
+    np.testing.assert_array_equal(test[0], expected["test_score"])

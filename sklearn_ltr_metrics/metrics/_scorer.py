@@ -21,8 +21,8 @@ from .._qid_column import (
     DEFAULT_QID_COLUMN,
     MissingQueryIdsError,
     check_qid_column,
+    column_qid,
     missing_qid_message,
-    split_qid_column,
 )
 from .._table import COUNT_COLUMNS
 from .._validation import _short
@@ -326,7 +326,7 @@ class RankingScorer:
             scorer's value is ``.mean(metric)`` (not negated).
         """
         if qid is None:
-            qid = split_qid_column(X, self.qid_column)[1]
+            qid = column_qid(X, self.qid_column)
         if qid is None:
             raise MissingQueryIdsError(missing_qid_message(repr(self), X, self.qid_column))
         if y_true is None:

@@ -28,8 +28,8 @@ from .._qid_column import (
     DEFAULT_QID_COLUMN,
     MissingQueryIdsError,
     check_qid_column,
+    column_qid,
     missing_qid_message,
-    split_qid_column,
 )
 from .._validation import _short, check_1d, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
@@ -52,7 +52,7 @@ def check_qid(qid, X, qid_column=DEFAULT_QID_COLUMN, *, owner="cross_validate_ra
     the column; other estimators see it).
     """
     if qid is None:
-        qid = split_qid_column(X, check_qid_column(qid_column))[1]
+        qid = column_qid(X, check_qid_column(qid_column))
     if qid is None:
         raise MissingQueryIdsError(missing_qid_message(owner, X, qid_column))
     qid_arr = check_1d(qid, "qid")

@@ -18,8 +18,9 @@ from .._factorize import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     MissingQueryIdsError,
+    check_qid_column,
+    column_qid,
     missing_qid_message,
-    split_qid_column,
 )
 from .._random import check_random_state
 from .._validation import _short, check_1d, check_consistent_length, check_positive_int
@@ -89,7 +90,7 @@ class _QuerySplitter(BaseCrossValidator):
             )
         ids = qid if qid is not None else groups
         if ids is None:
-            ids = split_qid_column(X, self.qid_column)[1]
+            ids = column_qid(X, check_qid_column(self.qid_column))
         if ids is None:
             owner = f"{type(self).__name__}.split"
             raise MissingQueryIdsError(missing_qid_message(owner, X, self.qid_column))
