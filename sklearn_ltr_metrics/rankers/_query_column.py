@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._qid_column import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
 from .._validation import _short
@@ -54,6 +54,10 @@ class QueryColumn(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         The fitted clone of ``transformer``.
     has_qid_column_ : bool
         Whether ``X`` had the query-id column at ``fit``.
+    n_features_in_ : int
+        Number of columns seen in ``fit``, the query-id column included.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Column names, when ``X`` was a DataFrame with string column names (``qid`` included).
 
     See Also
     --------
@@ -99,6 +103,7 @@ class QueryColumn(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
                 f"transformer must have fit and transform, got {_short(self.transformer)}."
             )
         column = check_qid_column(self.qid_column)
+        validate_data(self, X, skip_check_array=True, reset=True)
         features, qid = split_qid_column(X, column)
         self.transformer_ = clone(self.transformer).fit(features, y, **fit_params)
         self.has_qid_column_ = qid is not None
@@ -120,6 +125,7 @@ class QueryColumn(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
             the transformer's output as it is.
         """
         check_is_fitted(self)
+        validate_data(self, X, skip_check_array=True, reset=False)
         features, qid = split_qid_column(X, self.qid_column)
         out = self.transformer_.transform(features)
         if qid is None:
