@@ -51,6 +51,10 @@ class MissingQueryIdsError(BaseException):
     """
 
 
+# Shown (and pickled, e.g. by joblib's workers) under its public home.
+MissingQueryIdsError.__module__ = "sklearn_ltr_metrics.metrics"
+
+
 def check_qid_column(qid_column, name="qid_column"):
     """``qid_column`` checked: a column name (str) or ``None`` (the convention switched off)."""
     if qid_column is None or isinstance(qid_column, str):

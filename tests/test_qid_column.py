@@ -294,3 +294,16 @@ def test_searches_and_learning_curve_take_another_column_name(data):
         model, renamed, y, train_sizes=[1.0], cv=3, scoring="map", qid_column="q"
     )
     np.testing.assert_array_equal(test[0], expected["test_score"])
+
+
+def test_lambdamart_eval_set_reads_the_column(data):
+    frame, X, y, qid = data
+    val = np.isin(qid, np.unique(qid)[:3])
+    params = {"early_stopping_rounds": 2, "n_estimators": 30, "eval_metric": "map"}
+    from_column = ranker().set_params(**params)
+    from_column.fit(frame[~val], y[~val], eval_set=(frame[val], y[val], None))
+    by_arrays = ranker().set_params(**params)
+    by_arrays.fit(X[~val], y[~val], qid=qid[~val], eval_set=(X[val], y[val], qid[val]))
+    assert from_column.best_iteration_ == by_arrays.best_iteration_
+    assert from_column.evals_result_ == by_arrays.evals_result_
+    np.testing.assert_array_equal(from_column.predict(frame), by_arrays.predict(X))
