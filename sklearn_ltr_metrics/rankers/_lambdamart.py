@@ -172,6 +172,14 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     >>> scores = model.predict(X)
     >>> bool(scores[2] > scores[0] and scores[5] > scores[3])
     True
+
+    The query ids as a ``qid`` column of a DataFrame (read, then dropped: never a feature):
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"x": X[:, 0], "qid": qid})
+    >>> model = LambdaMARTRanker(n_estimators=5, min_child_samples=1).fit(frame, y)
+    >>> list(model.feature_names_in_), bool((model.predict(frame) == scores).all())
+    (['x'], True)
     """
 
     _predict_dtype = (np.float64, np.float32)  # LightGBM takes float32 as it is
