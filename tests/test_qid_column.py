@@ -24,6 +24,7 @@ from sklearn_ltr_metrics.metrics import make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import (
     QueryKFold,
     RankingGridSearchCV,
+    RankingHalvingGridSearchCV,
     StratifiedQueryKFold,
     cross_validate_ranking,
 )
@@ -173,6 +174,18 @@ def test_helpers_read_the_column(data):
     np.testing.assert_array_equal(c["test_score"], b["test_score"])
     search = RankingGridSearchCV(ranker(), {"num_leaves": [31]}, cv=3, scoring="map").fit(frame, y)
     assert search.cv_results_["split0_test_score"][0] == b["test_score"][0]
+    halving = [
+        RankingHalvingGridSearchCV(
+            ranker(), {"num_leaves": [3, 7]}, cv=3, scoring="map", min_resources=4, random_state=0
+        )
+        for _ in range(2)
+    ]
+    halving[0].fit(frame, y)
+    halving[1].fit(X, y, qid=qid)
+    np.testing.assert_array_equal(
+        halving[0].cv_results_["mean_test_score"], halving[1].cv_results_["mean_test_score"]
+    )
+    assert np.isfinite(halving[0].cv_results_["mean_test_score"]).all()
 
 
 def _missing(call):
