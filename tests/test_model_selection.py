@@ -21,7 +21,7 @@ from sklearn.model_selection import (
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_ltr_metrics import FeatureRanker, OracleRanker, evaluate
+from sklearn_ltr_metrics import FeatureRanker, MissingQueryIdsError, OracleRanker, evaluate
 from sklearn_ltr_metrics.metrics._scorer import make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import (
     RankingGridSearchCV,
@@ -268,9 +268,9 @@ def test_wrong_qid_length(data):
 
 def test_missing_qid(data):
     X, y, _ = data
-    with pytest.raises(TypeError, match="qid is required"):
+    with pytest.raises(MissingQueryIdsError, match="cross_validate_ranking needs the query id"):
         cross_validate_ranking(FeatureRanker(0), X, y, qid=None)
-    with pytest.raises(TypeError, match="qid"):
+    with pytest.raises(MissingQueryIdsError, match="X is a ndarray"):
         cross_validate_ranking(FeatureRanker(0), X, y)
 
 
@@ -358,7 +358,7 @@ def test_grid_search_rejects_leaks_and_restores_cv(data):
     assert isinstance(search.cv, KFold)
     with pytest.raises(ValueError, match="qid has 10 entries"):
         search.fit(X, y, qid=qid[:10])
-    with pytest.raises(TypeError, match="qid is required"):
+    with pytest.raises(MissingQueryIdsError, match=r"RankingGridSearchCV\.fit needs the query"):
         search.fit(X, y)
 
 

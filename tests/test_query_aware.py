@@ -11,7 +11,7 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics import MissingQueryIdsError, evaluate
 from sklearn_ltr_metrics.metrics import make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import (
     QueryKFold,
@@ -90,7 +90,7 @@ def test_matches_lightgbm_with_group_sizes_by_hand():
 
 def test_errors():
     X, y, qid = make_data(n_queries=5, n_docs=4)
-    with pytest.raises(ValueError, match=r"QueryAwareRanker\.fit needs qid"):
+    with pytest.raises(MissingQueryIdsError, match=r"QueryAwareRanker\.fit needs the query id"):
         QueryAwareRanker(lgbm()).fit(X, y)
     with pytest.raises(TypeError, match=r"Ridge\.fit takes none of"):
         from sklearn.linear_model import Ridge

@@ -10,7 +10,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.inspection import permutation_importance
 
-from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics import MissingQueryIdsError, evaluate
 from sklearn_ltr_metrics.metrics import make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import (
     QueryKFold,
@@ -165,5 +165,5 @@ def test_permutation_importance_recipe(data):
     # importance = score with qid bound - score with the column permuted: exactly 0 here
     np.testing.assert_array_equal(result.importances[5], 0.0)
     # the same scorer without qid refuses to treat the data as one query
-    with pytest.raises(TypeError, match="needs qid"):
+    with pytest.raises(MissingQueryIdsError, match="needs the query id"):
         permutation_importance(model, X, y, scoring=scorer, n_repeats=1, random_state=0)

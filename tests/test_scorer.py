@@ -25,7 +25,7 @@ from sklearn.model_selection import (
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_ltr_metrics import FeatureRanker, OracleRanker, evaluate
+from sklearn_ltr_metrics import FeatureRanker, MissingQueryIdsError, OracleRanker, evaluate
 from sklearn_ltr_metrics.metrics._scorer import make_ranking_scorer
 
 from ._data import METRICS, make_data, ranker
@@ -217,10 +217,11 @@ def test_string_qids_pandas_and_row_order(data):
 def test_missing_qid_says_how_to_pass_it(data):
     X, y, _ = data
     model = FeatureRanker(0).fit(X)
-    with pytest.raises(TypeError) as info:
+    with pytest.raises(MissingQueryIdsError) as info:
         make_ranking_scorer("ndcg@10")(model, X, y)
     text = str(info.value)
-    assert "needs qid" in text
+    assert "needs the query id of every row" in text
+    assert "a DataFrame with a column 'qid'" in text
     assert "sklearn.set_config(enable_metadata_routing=True)" in text
     assert "params={'qid': qid}" in text
     assert "cross_validate_ranking" in text
@@ -229,15 +230,14 @@ def test_missing_qid_says_how_to_pass_it(data):
 def test_missing_qid_without_routing_in_cross_validate(data):
     X, y, qid = data
     scorer = make_ranking_scorer("ndcg@10")
-    with pytest.raises(TypeError, match="enable_metadata_routing=True"):
+    with pytest.raises(MissingQueryIdsError, match="enable_metadata_routing=True"):
         cross_validate(
             Ridge(), X, y, groups=qid, cv=GroupKFold(3), scoring=scorer, error_score="raise"
         )
-    # With scikit-learn's default error_score=nan the error is a warning and NaN, never a
-    # number computed as if the fold were one query.
-    with pytest.warns(UserWarning, match="needs qid"):
-        res = cross_validate(Ridge(), X, y, groups=qid, cv=GroupKFold(3), scoring=scorer)
-    assert np.isnan(res["test_score"]).all()
+    # Even with scikit-learn's default error_score=nan the error stops the call: never a
+    # warning and NaN scores, never a number computed as if the fold were one query.
+    with pytest.raises(MissingQueryIdsError, match="groups=qid"):
+        cross_validate(Ridge(), X, y, groups=qid, cv=GroupKFold(3), scoring=scorer)
 
 
 def test_metric_typo_fails_at_construction():
@@ -458,7 +458,7 @@ def test_cross_val_predict(data, routing):
 
 def test_routing_without_qid_raises(data, routing):
     X, y, _ = data
-    with pytest.raises(TypeError, match="needs qid"):
+    with pytest.raises(MissingQueryIdsError, match="needs the query id"):
         cross_validate(Ridge(), X, y, cv=3, scoring=make_ranking_scorer("map"), error_score="raise")
 
 
@@ -567,8 +567,7 @@ def test_missing_qid_message_names_the_routing_state(data, routing):
     X, y, _ = data
     with (
         sklearn.config_context(enable_metadata_routing=routing),
-        pytest.raises(TypeError, match="needs qid") as info,
+        pytest.raises(MissingQueryIdsError, match="needs the query id") as info,
     ):
         make_ranking_scorer("map")(FeatureRanker(0).fit(X), X, y)
-    state = "on, but no qid reached it" if routing else "off (scikit-learn's default)"
-    assert f"Metadata routing is {state}" in str(info.value)
+    assert f"Metadata routing is {'on' if routing else 'off'} now" in str(info.value)

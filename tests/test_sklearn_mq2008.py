@@ -16,7 +16,7 @@ from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics import MissingQueryIdsError, evaluate
 from sklearn_ltr_metrics.metrics import make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import (
     QueryKFold,
@@ -76,8 +76,8 @@ def test_plain_cross_validate_and_grid_search_equal_the_helper(mq2008):
 def test_routing_off_is_an_error_that_says_what_to_do(mq2008):
     X, y, qid = mq2008
     assert not sklearn.get_config()["enable_metadata_routing"]
-    expected = r"QueryKFold.split needs the query id.*Metadata routing is off"
-    with pytest.raises(ValueError, match=expected):
+    expected = r"QueryKFold\.split needs the query id.*Metadata routing is off"
+    with pytest.raises(MissingQueryIdsError, match=expected):
         cross_validate(
             small_lambdamart(),
             X,
@@ -86,7 +86,7 @@ def test_routing_off_is_an_error_that_says_what_to_do(mq2008):
             scoring=make_ranking_scorer("ndcg@10"),
             params={"qid": qid},
         )
-    with pytest.raises(ValueError, match=expected):
+    with pytest.raises(MissingQueryIdsError, match=expected):
         GridSearchCV(small_lambdamart(), {"num_leaves": [3, 7]}, cv=QueryKFold(5)).fit(
             X, y, qid=qid
         )

@@ -14,7 +14,7 @@ from sklearn.model_selection import (
     cross_validate,
 )
 
-from sklearn_ltr_metrics import FeatureRanker, evaluate
+from sklearn_ltr_metrics import FeatureRanker, MissingQueryIdsError, evaluate
 from sklearn_ltr_metrics.metrics import make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import (
     QueryKFold,
@@ -159,15 +159,14 @@ def test_missing_qid_explains_routing(data, routing):
     X, y, _ = data
     with (
         sklearn.config_context(enable_metadata_routing=routing),
-        pytest.raises(ValueError, match=r"QueryKFold\.split needs the query id") as info,
+        pytest.raises(MissingQueryIdsError, match=r"QueryKFold\.split needs the query id") as info,
     ):
         cross_validate(Ridge(), X, y, cv=QueryKFold(3), scoring=make_ranking_scorer("map"))
     text = str(info.value)
-    if routing:
-        assert "Metadata routing is on" in text and "params={'qid': qid}" in text
-    else:
-        assert "Metadata routing is off" in text
-        assert "sklearn.set_config(enable_metadata_routing=True)" in text
+    assert f"Metadata routing is {'on' if routing else 'off'} now" in text
+    assert "params={'qid': qid}" in text
+    assert "sklearn.set_config(enable_metadata_routing=True)" in text
+    assert "a DataFrame with a column 'qid'" in text
     assert "cross_validate_ranking" in text
 
 

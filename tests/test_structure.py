@@ -21,6 +21,7 @@ PACKAGE = "sklearn_ltr_metrics"
 #: Modules shared by every family (no family of their own).
 LEAVES = {
     "_validation",
+    "_qid_column",
     "_table",
     "_factorize",
     "_grouping",

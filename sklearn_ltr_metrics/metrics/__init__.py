@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = attach(
         "._pr_curves": ("precision_recall_curves",),
         "._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
         "._registry": ("describe_metric", "metric_names"),
-        "._scorer": ("RankingScorer", "make_ranking_scorer"),
+        "._scorer": ("MissingQueryIdsError", "RankingScorer", "make_ranking_scorer"),
         "._which": ("which_convention",),
     },
 )

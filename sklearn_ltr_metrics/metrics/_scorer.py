@@ -1,11 +1,13 @@
-"""``make_ranking_scorer``: query-aware scikit-learn scorers that request ``qid``.
+"""``make_ranking_scorer``: query-aware scikit-learn scorers.
 
 A ranking scorer predicts once on a test fold, evaluates the scores per query with
 :func:`evaluate` and returns the macro mean over queries (or a dict of means for several
-metrics). It asks for ``qid`` through scikit-learn's public metadata-routing protocol (a
-``get_metadata_routing`` method returning a ``MetadataRequest``), so with
-``sklearn.set_config(enable_metadata_routing=True)`` a ``params={"qid": qid}`` given to
-``cross_validate``, ``GridSearchCV.fit`` and friends reaches it, sliced to the fold's rows.
+metrics). It finds the query ids in one of two places: a ``qid`` column of a DataFrame ``X``
+(the name is ``qid_column``), which travels with ``X`` through every fold with routing off;
+or a ``qid`` passed to it, which it requests through scikit-learn's public metadata-routing
+protocol (``get_metadata_routing``), so with ``sklearn.set_config(enable_metadata_routing=True)``
+a ``params={"qid": qid}`` given to ``cross_validate``, ``GridSearchCV.fit`` and friends reaches
+it, sliced to the fold's rows.
 """
 
 from __future__ import annotations
@@ -13,15 +15,23 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
+from .._qid_column import (
+    DEFAULT_QID_COLUMN,
+    MissingQueryIdsError,
+    check_qid_column,
+    column_qid,
+    missing_qid_message,
+)
+from .._table import COUNT_COLUMNS
 from .._validation import _short
 from ._evaluate import evaluate
+from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_options
 from ._registry import parse_metrics
 
-__all__ = ["RankingScorer", "make_ranking_scorer"]
+__all__ = ["MissingQueryIdsError", "RankingScorer", "make_ranking_scorer"]
 
 #: evaluate() options a scorer accepts (per-row inputs such as doc_id cannot be fixed at
 #: construction, and query_stats belongs to one data set, not to a scorer).
@@ -31,31 +41,6 @@ _CONVENTION_OPTIONS = ("conventions", *(key for key in OPTION_KEYS if key != "de
 #: ``make_scorer(response_method=...)``, with ``decision_function`` first).
 DEFAULT_RESPONSE_METHOD = ("decision_function", "predict_proba", "predict")
 _RESPONSE_METHODS = frozenset(DEFAULT_RESPONSE_METHOD)
-
-MISSING_QID_HINT = (
-    "Ranking metrics are computed per query, and a fold is never treated as one query. "
-    "Either turn on metadata routing, sklearn.set_config(enable_metadata_routing=True), and "
-    "pass the query ids to the model-selection call, e.g. cross_validate(..., "
-    "params={'qid': qid}) or GridSearchCV(...).fit(X, y, qid=qid); or use "
-    "cross_validate_ranking(estimator, X, y, qid=qid, scoring=...) (or RankingGridSearchCV), "
-    "which do this for you."
-)
-
-
-def missing_qid_message(owner):
-    """Why ``owner`` got no ``qid`` and how to pass it, for the current routing setting."""
-    if get_config()["enable_metadata_routing"]:
-        state = (
-            "Metadata routing is on, but no qid reached it: pass the query ids with the call "
-            "(cross_validate(..., params={'qid': qid}), GridSearchCV(...).fit(X, y, qid=qid)) "
-            "and keep its request (set_score_request(qid=True), the default)."
-        )
-    else:
-        state = (
-            "Metadata routing is off (scikit-learn's default), so cross_validate and the "
-            "searches never pass qid to a scorer (groups=qid reaches only the splitter)."
-        )
-    return f"{owner} needs qid, the query id of every row. {state} {MISSING_QID_HINT}"
 
 
 def _final_step(estimator):
@@ -151,8 +136,8 @@ class RankingScorer:
 
     The constructor arguments are kept as public attributes, so a scorer can be rebuilt or
     inspected without private state: ``RankingScorer(s.metric, k=s.k,
-    greater_is_better=s.greater_is_better, response_method=s.response_method, **s.options)``
-    is an equal scorer.
+    greater_is_better=s.greater_is_better, response_method=s.response_method,
+    qid_column=s.qid_column, **s.options)`` is an equal scorer.
 
     Parameters
     ----------
@@ -164,6 +149,8 @@ class RankingScorer:
         ``False`` negates the values.
     response_method : str, tuple of str or None, default=None
         The estimator's method giving the scores, as :func:`make_ranking_scorer` takes it.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids, read when no ``qid`` is passed.
     **options
         Options of :func:`evaluate` (``conventions``, ``ties``, ``gain``...).
 
@@ -174,14 +161,18 @@ class RankingScorer:
     k : int, str, list, callable or None
         The cut-off given for specs without ``@k``.
     metrics : tuple of str
-        The normalised metric specs (the keys of the dict a multi-metric scorer returns and the
-        columns of its per-query table).
+        The keys of the dict a multi-metric scorer returns and the metric columns of its
+        per-query table: each spec as asked, lower case, with ``k`` applied to a spec given
+        without ``@`` (``["fbeta@10", "f1@10"]`` keeps both keys, although they are one
+        metric; a spec repeated is kept once).
     multimetric : bool
         Whether ``__call__`` returns a dict ``{spec: value}`` rather than a float.
     greater_is_better : bool
         ``False`` negates the values returned by ``__call__`` (scikit-learn's convention).
     response_method : str, tuple of str or None
         As given; ``None`` tries ``decision_function``, ``predict_proba``, then ``predict``.
+    qid_column : str or None
+        The query-id column read from a DataFrame ``X`` when no ``qid`` is passed.
     options : dict
         The :func:`evaluate` options given at construction (``conventions``, ``ties``...).
 
@@ -193,7 +184,16 @@ class RankingScorer:
     (True, ('ndcg@10', 'capped_recall@adaptive'), True)
     """
 
-    def __init__(self, metric, *, k=None, greater_is_better=True, response_method=None, **options):
+    def __init__(
+        self,
+        metric,
+        *,
+        k=None,
+        greater_is_better=True,
+        response_method=None,
+        qid_column=DEFAULT_QID_COLUMN,
+        **options,
+    ):
         unknown = sorted(set(options) - set(_CONVENTION_OPTIONS))
         if unknown:
             raise TypeError(
@@ -216,7 +216,9 @@ class RankingScorer:
             options.get("conventions"),
             **{key: options[key] for key in OPTION_KEYS if key in options},
         )
-        specs = parse_metrics(list(metric) if self.multimetric else metric, k, options=resolved)
+        entries = list(metric) if self.multimetric else [metric]
+        parse_metrics(entries, k, options=resolved)  # every entry checked, errors as evaluate's
+        self._columns = _keyed_columns(entries, k, resolved)
         if resolved["ties"] in ("trec_eval", "doc_id"):
             raise ValueError(
                 f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
@@ -225,13 +227,14 @@ class RankingScorer:
             )
         self.metric = tuple(metric) if self.multimetric else metric
         self.k = k
-        self.metrics = tuple(spec.column for spec in specs)
+        self.metrics = tuple(self._columns)
         self.greater_is_better = bool(greater_is_better)
         self.response_method = (
             response_method
             if response_method is None or isinstance(response_method, str)
             else tuple(response_method)
         )
+        self.qid_column = check_qid_column(qid_column)
         self.options = dict(options)
         self._qid_request = True
 
@@ -300,19 +303,21 @@ class RankingScorer:
             (not negated).
         """
         metric = list(self.metric) if self.multimetric else self.metric
-        return evaluate(y_true, y_score, qid=qid, metrics=metric, k=self.k, **self.options)
+        evaluation = evaluate(y_true, y_score, qid=qid, metrics=metric, k=self.k, **self.options)
+        return _rekey(evaluation, self._columns)
 
-    def evaluate(self, estimator, X, y_true, *, qid):
+    def evaluate(self, estimator, X, y_true, *, qid=None):
         """Predict on ``X`` once and evaluate every metric of this scorer per query.
 
         Parameters
         ----------
         estimator : fitted estimator with ``predict``
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Given to the estimator as it is (a package ranker drops the query-id column).
         y_true : array-like of shape (n_samples,)
             Relevance labels.
-        qid : array-like of shape (n_samples,)
-            Query id of every row.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
 
         Returns
         -------
@@ -321,7 +326,9 @@ class RankingScorer:
             scorer's value is ``.mean(metric)`` (not negated).
         """
         if qid is None:
-            raise TypeError(missing_qid_message(repr(self)))
+            qid = column_qid(X, self.qid_column)
+        if qid is None:
+            raise MissingQueryIdsError(missing_qid_message(repr(self), X, self.qid_column))
         if y_true is None:
             raise TypeError(f"{self!r} needs y, the relevance labels of the rows.")
         return self.evaluate_scores(y_true, self.predict_scores(estimator, X, y_true), qid=qid)
@@ -332,11 +339,12 @@ class RankingScorer:
         Parameters
         ----------
         estimator : fitted estimator
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
         y_true : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,)
-            Query id of every row; required (routed by scikit-learn when metadata routing is
-            on).
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row (routed by scikit-learn when metadata routing is on);
+            ``None`` reads the column ``qid_column`` of a DataFrame ``X``. Without either,
+            :class:`MissingQueryIdsError` (never a NaN score).
 
         Returns
         -------
@@ -347,7 +355,7 @@ class RankingScorer:
         """
         evaluation = self.evaluate(estimator, X, y_true, qid=qid)
         sign = 1.0 if self.greater_is_better else -1.0
-        values = {m: sign * evaluation.mean(m) for m in self.metrics}
+        values = {key: sign * evaluation.mean(key) for key in self.metrics}
         return values if self.multimetric else values[self.metrics[0]]
 
     # -- display and pickling -----------------------------------------------------------
@@ -367,6 +375,8 @@ class RankingScorer:
             args.append(
                 f"response_method={list(method) if isinstance(method, tuple) else method!r}"
             )
+        if self.qid_column != DEFAULT_QID_COLUMN:
+            args.append(f"qid_column={self.qid_column!r}")
         args += [f"{key}={value!r}" for key, value in self.options.items()]
         text = f"make_ranking_scorer({', '.join(args)})"
         if self._qid_request is not True:
@@ -374,19 +384,55 @@ class RankingScorer:
         return text
 
 
+def _keyed_columns(entries, k, options):
+    """``{key: metric column}``: each spec as asked (lower case, ``k`` applied) -> its column.
+
+    Two keys may share a column (``"fbeta@10"`` and ``"f1@10"`` are one metric with
+    ``beta=1``); the user gets both keys, computed once.
+    """
+    columns = {}
+    for entry in entries:
+        (spec,) = parse_metrics(entry, k, options=options)
+        key = entry.strip().lower()
+        label = spec.column.partition("@")[2]
+        if "@" not in key and label:
+            key = f"{key}@{label}"
+        columns.setdefault(key, spec.column)
+    return columns
+
+
+def _rekey(evaluation, columns):
+    """``evaluation`` with its metric columns named by the scorer's keys (a copy if renamed)."""
+    if all(key == column for key, column in columns.items()):
+        return evaluation
+    table = evaluation.per_query
+    counts = table[[c for c in table.columns if c in COUNT_COLUMNS]]
+    per_query = counts.assign(**{key: table[column] for key, column in columns.items()})
+    parts = {key: evaluation._cutoff_parts[column] for key, column in columns.items()}
+    return RankingEvaluation(per_query, parts, evaluation.conventions)
+
+
 def make_ranking_scorer(
-    metric, *, k=None, greater_is_better=True, response_method=None, **conventions
+    metric,
+    *,
+    k=None,
+    greater_is_better=True,
+    response_method=None,
+    qid_column=DEFAULT_QID_COLUMN,
+    **conventions,
 ):
     """Make a query-aware scorer for scikit-learn model selection.
 
     The scorer is called as ``scorer(estimator, X, y, qid=qid)``: it predicts once, evaluates
     the scores per query with :func:`evaluate` and returns the macro mean over queries with a
     defined value, i.e. exactly ``evaluate(y, estimator.predict(X), qid=qid,
-    metrics=[...]).mean(spec)``. It requests ``qid`` through metadata routing, so with
+    metrics=[...]).mean(spec)``. Called without ``qid``, it reads the query ids from the
+    ``qid`` column of a DataFrame ``X`` (the recommended form: nothing to route). It also
+    requests ``qid`` through metadata routing, so with
     ``sklearn.set_config(enable_metadata_routing=True)`` and ``params={"qid": qid}`` (or
     ``fit(X, y, qid=qid)`` for a search) scikit-learn hands each fold's query ids to it.
-    Without ``qid`` it raises a ``TypeError`` saying how to pass them; it never treats a fold
-    as one query.
+    Without either it raises :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`
+    saying how to pass them; it never treats a fold as one query.
 
     Parameters
     ----------
@@ -409,6 +455,11 @@ def make_ranking_scorer(
         probability for two classes and the expected grade ``sum_c p_c * c`` for graded
         (multi-class) labels; by default a multi-class ``decision_function`` (one column per
         class) is skipped for ``predict_proba``. Rankers and regressors only have ``predict``.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids, read when the scorer is called
+        without ``qid`` (XGBoost's convention; pandas, pyarrow and polars tables). ``None``:
+        never read ``X``. ``X`` reaches the estimator with the column; the package's rankers
+        drop it.
     **conventions
         Options of :func:`evaluate`: ``conventions``, ``ties``, ``gain``, ``min_relevance``,
         ``empty_query``, ``ap_denominator``, ``beta``, ``err_max_grade``. They and the metric
@@ -427,14 +478,14 @@ def make_ranking_scorer(
       default); if every query of a fold is, the value is NaN with a ``RuntimeWarning``.
     - An estimator whose final step sets ``_ltr_needs_labels = True`` (``OracleRanker``) is
       called as ``predict(X, y=y)`` with the fold's labels.
-    - Without routing, ``cross_validate`` and the searches call the scorer without ``qid``
-      and it raises, saying so. With their default ``error_score=np.nan`` scikit-learn turns
-      the error into a warning ("Scoring failed") and NaN scores; use
-      ``error_score="raise"``, or :func:`cross_validate_ranking` and the package's searches,
-      which raise by default.
-    - For plain ``cross_validate``/``GridSearchCV`` keep queries whole with
-      ``cv=QueryKFold(5)`` (``sklearn_ltr_metrics.model_selection``), which reads the same
-      ``qid`` under routing.
+    - With routing off, the recommended form is a DataFrame ``X`` with a ``qid`` column
+      (``qid_column``): the scorer reads it from each fold's rows of ``X``, as
+      ``cv=QueryKFold(5)`` and the package's rankers do, so plain ``cross_validate`` and
+      ``GridSearchCV`` need nothing routed.
+    - Without ``qid`` and without the column it raises
+      :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`, a ``BaseException``, so
+      that scikit-learn's default ``error_score=np.nan`` cannot turn it into a warning and
+      NaN scores among which a search would pick a best candidate.
 
     Examples
     --------
@@ -453,6 +504,13 @@ def make_ranking_scorer(
     >>> both(ranker, X, y, qid=qid)
     {'precision@1': 1.0, 'mrr': 1.0}
 
+    The query ids as a column of ``X`` (the ranker drops it; the scorer reads it):
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"f0": X[:, 0], "qid": qid})
+    >>> scorer(FeatureRanker("f0").fit(frame), frame, y)
+    1.0
+
     In model selection (metadata routing on, one ``qid`` array for splitter, ranker and
     scorer):
 
@@ -469,5 +527,6 @@ def make_ranking_scorer(
         k=k,
         greater_is_better=greater_is_better,
         response_method=response_method,
+        qid_column=qid_column,
         **conventions,
     )

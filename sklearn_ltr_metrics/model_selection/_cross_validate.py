@@ -24,6 +24,13 @@ from sklearn.model_selection import cross_validate
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._factorize import factorize_qid
+from .._qid_column import (
+    DEFAULT_QID_COLUMN,
+    MissingQueryIdsError,
+    check_qid_column,
+    column_qid,
+    missing_qid_message,
+)
 from .._validation import _short, check_1d, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
 from ._split import query_splits
@@ -37,13 +44,17 @@ def _n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
-def check_qid(qid, X):
-    """``qid`` as a 1-D array with one entry per row of ``X`` (plus its codes and uniques)."""
+def check_qid(qid, X, qid_column=DEFAULT_QID_COLUMN, *, owner="cross_validate_ranking"):
+    """``qid`` as a 1-D array with one entry per row of ``X`` (plus its codes and uniques).
+
+    ``qid=None`` reads the column ``qid_column`` of a DataFrame ``X``; with neither,
+    :class:`MissingQueryIdsError`. ``X`` itself is left as it is (the package's rankers drop
+    the column; other estimators see it).
+    """
     if qid is None:
-        raise TypeError(
-            "qid is required: pass qid=..., the query id of every row of X (ranking metrics "
-            "and query-safe folds are computed per query)."
-        )
+        qid = column_qid(X, check_qid_column(qid_column))
+    if qid is None:
+        raise MissingQueryIdsError(missing_qid_message(owner, X, qid_column))
     qid_arr = check_1d(qid, "qid")
     n_rows = _n_rows(X)
     if qid_arr.shape[0] != n_rows:
@@ -62,6 +73,7 @@ def _copy(scorer, metric=None):
         k=scorer.k,
         greater_is_better=scorer.greater_is_better,
         response_method=scorer.response_method,
+        qid_column=scorer.qid_column,
         **scorer.options,
     )
 
@@ -169,7 +181,7 @@ def cross_validate_ranking(
     X,
     y,
     *,
-    qid,
+    qid=None,
     scoring="ndcg@10",
     cv=5,
     n_jobs=None,
@@ -181,6 +193,7 @@ def cross_validate_ranking(
     return_indices=False,
     return_per_query=True,
     error_score="raise",
+    qid_column=DEFAULT_QID_COLUMN,
 ):
     """Cross-validate a ranker with folds that keep queries whole and query-aware scores.
 
@@ -199,8 +212,10 @@ def cross_validate_ranking(
     X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
         Relevance labels.
-    qid : array-like of shape (n_samples,)
-        Query id of every row (int, str...). Rows need not be sorted or grouped.
+    qid : array-like of shape (n_samples,), default=None
+        Query id of every row (int, str...). Rows need not be sorted or grouped. ``None``
+        reads the column ``qid_column`` of a DataFrame ``X`` (which stays in ``X``: the
+        package's rankers drop it before fitting, other estimators see it as a feature).
     scoring : str, list of str, RankingScorer or dict, default="ndcg@10"
         A metric spec, a list of specs (one multi-metric scorer), a scorer from
         :func:`make_ranking_scorer`, or a dict ``name -> make_ranking_scorer(spec)``. One
@@ -236,6 +251,8 @@ def cross_validate_ranking(
         Raise on a failing fit or score (scikit-learn's default would turn errors into NaN).
         With a number, a failing fold gets that score (with a warning) and no rows in the
         tables.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
 
     Returns
     -------
@@ -269,21 +286,7 @@ def cross_validate_ranking(
     0     0   c  ndcg@5  5    1.0
     1     0   f  ndcg@5  5    1.0
     """
-    if not hasattr(estimator, "fit") or not any(
-        hasattr(estimator, m) for m in ("predict", "decision_function", "predict_proba")
-    ):
-        raise TypeError(
-            f"estimator {type(estimator).__name__} needs fit and predict methods; a ranker's "
-            "predict(X) returns one score per row."
-        )
-    qid_arr, codes, uniques = check_qid(qid, X)
-    params = {} if params is None else dict(params)
-    clash = sorted({"qid", "groups"} & set(params))
-    if clash:
-        raise ValueError(
-            f"params may not contain {clash}: cross_validate_ranking passes qid itself (and "
-            "uses it as the splitter's groups)."
-        )
+    qid_arr, codes, uniques, params = _check_inputs(estimator, X, qid, qid_column, params)
     parts, single = check_scoring(scoring)
     folds = query_splits(cv, X, y, qid_arr, codes, uniques)
     with config_context(enable_metadata_routing=True):
@@ -301,58 +304,96 @@ def cross_validate_ranking(
             return_indices=return_indices,
             error_score="raise" if isinstance(error_score, str) else np.nan,
         )
+    scored = _score_folds(
+        fitted, folds, (X, y, qid_arr), parts, error_score, return_per_query, return_train_score
+    )
+    result = {"fit_time": fitted["fit_time"], "score_time": scored["score_time"]}
+    if return_estimator:
+        result["estimator"] = fitted["estimator"]
+    if return_indices:
+        result["indices"] = fitted["indices"]
+    names = [name for _, mapping in parts for name in mapping.values()]
+    prefixes = ("test", "train") if return_train_score else ("test",)
+    for prefix in prefixes:
+        if single:
+            result[f"{prefix}_score"] = scored[prefix][names[0]]
+        for name in names:
+            result[f"{prefix}_{name}"] = scored[prefix][name]
+    if return_per_query:
+        result["per_query"] = _concat(scored["per_query"], ["fold", "qid", *_COUNTS, *names])
+        result["per_cutoff"] = _concat(
+            scored["per_cutoff"], ["fold", "qid", "metric", "k", "value"]
+        )
+    return result
+
+
+def _check_inputs(estimator, X, qid, qid_column, params):
+    """The estimator checked, the query ids (argument or column) and the fit params."""
+    if not hasattr(estimator, "fit") or not any(
+        hasattr(estimator, m) for m in ("predict", "decision_function", "predict_proba")
+    ):
+        raise TypeError(
+            f"estimator {type(estimator).__name__} needs fit and predict methods; a ranker's "
+            "predict(X) returns one score per row."
+        )
+    qid_arr, codes, uniques = check_qid(qid, X, qid_column)
+    params = {} if params is None else dict(params)
+    clash = sorted({"qid", "groups"} & set(params))
+    if clash:
+        raise ValueError(
+            f"params may not contain {clash}: cross_validate_ranking passes qid itself (and "
+            "uses it as the splitter's groups)."
+        )
+    return qid_arr, codes, uniques, params
+
+
+def _score_folds(fitted, folds, data, parts, error_score, return_per_query, return_train_score):
+    """Every fitted fold predicts its test rows once; scores and tables from per-query tables.
+
+    ``data`` is ``(X, y, qid)``. Returns ``{"test": {name: values}, "train": ...,
+    "score_time": ..., "per_query": [tables], "per_cutoff": [tables]}``; a fold whose fit or
+    scoring failed gets ``error_score`` (scoring failures raise when it is ``"raise"``).
+    """
     names = [name for _, mapping in parts for name in mapping.values()]
     n_folds = len(folds)
-    test = {name: np.full(n_folds, np.nan) for name in names}
-    train = {name: np.full(n_folds, np.nan) for name in names}
-    score_time = np.zeros(n_folds)
-    per_query, per_cutoff = [], []
+    out = {
+        "test": {name: np.full(n_folds, np.nan) for name in names},
+        "train": {name: np.full(n_folds, np.nan) for name in names},
+        "score_time": np.zeros(n_folds),
+        "per_query": [],
+        "per_cutoff": [],
+    }
     for fold, ((train_rows, test_rows), model) in enumerate(
         zip(folds, fitted["estimator"], strict=True)
     ):
         if np.isnan(fitted["test_score"][fold]):  # the fit failed; scikit-learn warned
-            for values in (test, train):
+            for values in (out["test"], out["train"]):
                 for name in names:
                     values[name][fold] = error_score
             continue
         start = time.perf_counter()
         try:
-            evaluations = _evaluate_rows(model, X, y, qid_arr, test_rows, parts)
+            evaluations = _evaluate_rows(model, *data, test_rows, parts)
             fold_values = _values(evaluations, parts)
         except Exception:
             if error_score == "raise":
                 raise
             _score_failed(error_score)
             for name in names:
-                test[name][fold] = error_score
+                out["test"][name][fold] = error_score
             continue
-        score_time[fold] = time.perf_counter() - start
+        out["score_time"][fold] = time.perf_counter() - start
         for name, value in fold_values.items():
-            test[name][fold] = value
+            out["test"][name][fold] = value
         if return_per_query:
             table, cut = _tables(fold, evaluations, parts)
-            per_query.append(table)
-            per_cutoff.append(cut)
+            out["per_query"].append(table)
+            out["per_cutoff"].append(cut)
         if return_train_score:
-            train_values = _values(_evaluate_rows(model, X, y, qid_arr, train_rows, parts), parts)
+            train_values = _values(_evaluate_rows(model, *data, train_rows, parts), parts)
             for name, value in train_values.items():
-                train[name][fold] = value
-    result = {"fit_time": fitted["fit_time"], "score_time": score_time}
-    if return_estimator:
-        result["estimator"] = fitted["estimator"]
-    if return_indices:
-        result["indices"] = fitted["indices"]
-    for prefix, values in (("test", test), ("train", train)):
-        if prefix == "train" and not return_train_score:
-            continue
-        if single:
-            result[f"{prefix}_score"] = values[names[0]]
-        for name in names:
-            result[f"{prefix}_{name}"] = values[name]
-    if return_per_query:
-        result["per_query"] = _concat(per_query, ["fold", "qid", *_COUNTS, *names])
-        result["per_cutoff"] = _concat(per_cutoff, ["fold", "qid", "metric", "k", "value"])
-    return result
+                out["train"][name][fold] = value
+    return out
 
 
 def _concat(tables, columns):

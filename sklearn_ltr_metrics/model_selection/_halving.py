@@ -21,6 +21,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._factorize import factorize_qid
+from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import _short, check_1d, take_rows
 from ._cross_validate import check_qid
@@ -212,15 +213,17 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
         params.pop("resource", None)
         return params
 
-    def fit(self, X, y, *, qid=None, **params):
+    def fit(self, X, y, *, qid=None, qid_column=DEFAULT_QID_COLUMN, **params):
         """Run successive halving over whole queries, then refit the best on every row.
 
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,)
-            Query id of every row.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
+        qid_column : str or None, default="qid"
+            The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict
             Not supported beyond ``qid`` (the wrapper fits the estimator on a subset of rows).
 
@@ -233,7 +236,7 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
                 f"RankingHalvingGridSearchCV.fit takes no fit parameters besides qid, got "
                 f"{sorted(params)}."
             )
-        qid_arr, codes, uniques = check_qid(qid, X)
+        qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner=f"{type(self).__name__}.fit")
         folds = query_splits(self.cv, X, y, qid_arr, codes, uniques)
         n_max = min(np.unique(codes[train]).shape[0] for train, _ in folds)
         worker = self._worker()

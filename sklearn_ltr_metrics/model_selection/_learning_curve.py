@@ -13,6 +13,7 @@ import numbers
 
 import numpy as np
 
+from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import check_random_state
 from .._validation import _short
 from ._cross_validate import check_qid, check_scoring, cross_validate_ranking
@@ -52,7 +53,7 @@ def learning_curve_ranking(
     X,
     y,
     *,
-    qid,
+    qid=None,
     train_sizes=(0.1, 0.325, 0.55, 0.775, 1.0),
     scoring="ndcg@10",
     cv=5,
@@ -61,6 +62,7 @@ def learning_curve_ranking(
     n_jobs=None,
     params=None,
     return_per_query=False,
+    qid_column=DEFAULT_QID_COLUMN,
 ):
     """Learning curve over training queries: scores against the number of whole queries.
 
@@ -75,8 +77,8 @@ def learning_curve_ranking(
         A ranker (or Pipeline, or any estimator :func:`cross_validate_ranking` takes).
     X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    qid : array-like of shape (n_samples,)
-        Query id of every row.
+    qid : array-like of shape (n_samples,), default=None
+        Query id of every row; ``None`` reads the column ``qid_column`` of a DataFrame ``X``.
     train_sizes : array-like of float or int, default=(0.1, 0.325, 0.55, 0.775, 1.0)
         Fractions (floats in (0, 1]) of the fewest training queries of any fold, or numbers of
         queries (ints). Duplicates after rounding are dropped.
@@ -96,6 +98,8 @@ def learning_curve_ranking(
         Further fit parameters, as in :func:`cross_validate_ranking`.
     return_per_query : bool, default=False
         Also return the per-query test table, with a column ``n_train_queries``.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
 
     Returns
     -------
@@ -124,7 +128,7 @@ def learning_curve_ranking(
         raise TypeError(
             f"scoring must be one metric (a spec or a single-metric scorer), got {_short(scoring)}."
         )
-    qid_arr, codes, uniques = check_qid(qid, X)
+    qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner="learning_curve_ranking")
     folds = query_splits(cv, X, y, qid_arr, codes, uniques)
     if not isinstance(shuffle, (bool, np.bool_)):
         raise TypeError(f"shuffle must be True or False, got {_short(shuffle)}.")

@@ -18,6 +18,7 @@ from sklearn import config_context
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 
+from .._qid_column import DEFAULT_QID_COLUMN
 from ..metrics import make_ranking_scorer
 from ._cross_validate import check_qid
 from ._split import query_splits
@@ -73,7 +74,7 @@ class _QuerySearchMixin:
                 setattr(self, name, value)
         return self
 
-    def fit(self, X, y, *, qid=None, **params):
+    def fit(self, X, y, *, qid=None, qid_column=DEFAULT_QID_COLUMN, **params):
         """Run the search with folds that keep queries whole, routing ``qid`` everywhere.
 
         Parameters
@@ -81,9 +82,12 @@ class _QuerySearchMixin:
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Relevance labels.
-        qid : array-like of shape (n_samples,)
+        qid : array-like of shape (n_samples,), default=None
             Query id of every row; the groups of the folds, and routed to the estimator's
-            ``fit`` and to the scorers.
+            ``fit`` and to the scorers. ``None`` reads the column ``qid_column`` of a
+            DataFrame ``X``.
+        qid_column : str or None, default="qid"
+            The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict
             Further fit parameters, routed as scikit-learn does.
 
@@ -92,7 +96,7 @@ class _QuerySearchMixin:
         self : object
             The fitted search.
         """
-        qid_arr, codes, uniques = check_qid(qid, X)
+        qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner=f"{type(self).__name__}.fit")
         if "groups" in params:
             raise ValueError(f"{type(self).__name__}.fit uses qid as the groups; drop groups=.")
         worker = self._worker()
@@ -111,15 +115,17 @@ class _QuerySearchMixin:
         """
         return super(_QuerySearchMixin, self._worker()).get_metadata_routing()
 
-    def score(self, X, y, *, qid=None, **params):
+    def score(self, X, y, *, qid=None, qid_column=DEFAULT_QID_COLUMN, **params):
         """Score the refitted best estimator on ``X`` with the search's scoring.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,)
-            Query id of every row.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
+        qid_column : str or None, default="qid"
+            The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict
             Further metadata for the scorer.
 
@@ -128,7 +134,7 @@ class _QuerySearchMixin:
         float
             The refit metric's mean over queries.
         """
-        qid_arr, _, _ = check_qid(qid, X)
+        qid_arr, _, _ = check_qid(qid, X, qid_column, owner=f"{type(self).__name__}.score")
         with config_context(enable_metadata_routing=True):
             return super(_QuerySearchMixin, self._worker()).score(X, y, qid=qid_arr, **params)
 

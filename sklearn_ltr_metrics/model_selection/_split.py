@@ -1,9 +1,10 @@
 """Query-safe splitters: ``QueryKFold`` and ``StratifiedQueryKFold``.
 
 Both are scikit-learn cross-validators that read per-row query ids and keep every query
-whole. They request ``qid`` through metadata routing (so ``cross_validate(..., cv=QueryKFold(5),
-params={"qid": qid})`` and ``GridSearchCV(..., cv=QueryKFold(5)).fit(X, y, qid=qid)`` need no
-``groups``), and take ``groups=qid`` as scikit-learn passes it with routing off.
+whole. They find them, in this order, as ``qid`` (requested through metadata routing, so
+``cross_validate(..., cv=QueryKFold(5), params={"qid": qid})`` needs no ``groups``), as
+``groups`` (what scikit-learn passes with routing off), or in the ``qid`` column of a DataFrame
+``X`` (name: ``qid_column``), which needs neither.
 """
 
 from __future__ import annotations
@@ -11,10 +12,16 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn import get_config
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
 from .._factorize import factorize_qid
+from .._qid_column import (
+    DEFAULT_QID_COLUMN,
+    MissingQueryIdsError,
+    check_qid_column,
+    column_qid,
+    missing_qid_message,
+)
 from .._random import check_random_state
 from .._validation import _short, check_1d, check_consistent_length, check_positive_int
 
@@ -25,37 +32,19 @@ def _n_rows(X):
     return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
-def _missing_qid(owner):
-    """The error a splitter raises when no query ids reached it, for the routing setting."""
-    if get_config()["enable_metadata_routing"]:
-        how = (
-            "Metadata routing is on: pass the query ids with the call, cross_validate(..., "
-            "params={'qid': qid}) or SearchCV(...).fit(X, y, qid=qid)."
-        )
-    else:
-        how = (
-            "Metadata routing is off (scikit-learn's default), so params={'qid': qid} and "
-            "fit(X, y, qid=qid) do not reach the splitter. Turn it on, "
-            "sklearn.set_config(enable_metadata_routing=True), so that one qid reaches the "
-            "splitter, the ranker and the ranking scorers; with routing off, groups=qid "
-            "reaches the splitter only, and a ranking scorer then gets no qid."
-        )
-    return ValueError(
-        f"{owner}.split needs the query id of every row (qid) and got none. {how} "
-        "cross_validate_ranking and RankingGridSearchCV pass qid for you, with routing on or off."
-    )
-
-
 class _QuerySplitter(BaseCrossValidator):
     """Shared ``split``: resolve ``qid`` (or ``groups``), assign whole queries to folds."""
 
     # Metadata routing: request qid (and groups, its routing-off name) for split.
     __metadata_request__split = {"qid": True, "groups": True}  # noqa: RUF012
 
-    def __init__(self, n_splits=5, *, shuffle=False, random_state=None):
+    def __init__(
+        self, n_splits=5, *, shuffle=False, random_state=None, qid_column=DEFAULT_QID_COLUMN
+    ):
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
+        self.qid_column = qid_column
 
     def get_n_splits(self, X=None, y=None, groups=None, qid=None):
         """Return the number of folds, ``n_splits``.
@@ -76,14 +65,16 @@ class _QuerySplitter(BaseCrossValidator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows; a DataFrame's column ``qid_column`` gives the query ids when neither ``qid``
+            nor ``groups`` is passed.
         y : array-like of shape (n_samples,), default=None
             Relevance labels (required by :class:`StratifiedQueryKFold`).
         groups : array-like of shape (n_samples,), default=None
             Query ids, as scikit-learn passes them with metadata routing off (``groups=qid``).
         qid : array-like of shape (n_samples,), default=None
             Query id of every row (routed as ``qid`` when metadata routing is on). Takes
-            precedence over ``groups``.
+            precedence over ``groups``, which takes precedence over the column.
 
         Yields
         ------
@@ -99,7 +90,10 @@ class _QuerySplitter(BaseCrossValidator):
             )
         ids = qid if qid is not None else groups
         if ids is None:
-            raise _missing_qid(type(self).__name__)
+            ids = column_qid(X, check_qid_column(self.qid_column))
+        if ids is None:
+            owner = f"{type(self).__name__}.split"
+            raise MissingQueryIdsError(missing_qid_message(owner, X, self.qid_column))
         ids = check_1d(ids, "qid")
         check_consistent_length(X=np.empty(_n_rows(X)), qid=ids)
         codes, uniques = factorize_qid(ids, "qid")
@@ -127,9 +121,9 @@ class QueryKFold(_QuerySplitter):
     hold about the same number of rows); with ``shuffle=True`` the queries are permuted
     (``random_state``) and dealt into folds of nearly equal query counts.
 
-    The splitter requests ``qid`` through metadata routing, so ``cross_validate(...,
-    cv=QueryKFold(5), params={"qid": qid})`` and ``GridSearchCV(..., cv=QueryKFold(5))
-    .fit(X, y, qid=qid)`` need no ``groups``; with routing off it takes ``groups=qid``.
+    The query ids come from a ``qid`` column of a DataFrame ``X`` (routing off or on, nothing
+    to pass), or as ``qid`` under metadata routing (``cross_validate(..., cv=QueryKFold(5),
+    params={"qid": qid})``), or as ``groups=qid`` with routing off.
 
     Parameters
     ----------
@@ -140,6 +134,9 @@ class QueryKFold(_QuerySplitter):
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         Seed of the permutation when ``shuffle=True``, the package's random-state policy
         (``None``: fresh entropy, a new permutation per ``split``).
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` read for the query ids when neither ``qid`` nor
+        ``groups`` is passed; ``None``: never read ``X``.
 
     See Also
     --------
@@ -202,6 +199,9 @@ class StratifiedQueryKFold(_QuerySplitter):
         Break ties between queries of equal ``n_pos`` at random instead of by query id.
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         Seed of the tie-breaking permutation when ``shuffle=True`` (the package's policy).
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` read for the query ids when neither ``qid`` nor
+        ``groups`` is passed; ``None``: never read ``X``.
 
     Examples
     --------

@@ -9,5 +9,6 @@ __getattr__, __dir__, __all__ = attach(
         "._base": ("FeatureRanker", "OracleRanker", "RandomRanker"),
         "._lambdamart": ("LambdaMARTRanker",),
         "._query_aware": ("QueryAwareRanker",),
+        "._query_column": ("QueryColumn",),
     },
 )

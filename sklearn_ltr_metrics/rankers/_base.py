@@ -2,9 +2,12 @@
 
 All four are scikit-learn estimators that take per-row query ids ``qid`` in ``fit`` and
 ``score``, and whose ``predict(X)`` returns one score per row in the caller's row order
-(higher ranks first). ``fit`` and ``score`` request ``qid`` through metadata routing by
-default, so ``cross_validate(..., params={"qid": qid})`` works without ``set_fit_request``
-once ``sklearn.set_config(enable_metadata_routing=True)`` is on.
+(higher ranks first). The query ids come either from a column of a DataFrame ``X`` (``qid``,
+or the name given as ``qid_column``; the column is dropped before the model sees ``X``, so it
+is never a feature and ``feature_names_in_`` leaves it out) or as ``qid=``, which ``fit`` and
+``score`` request through metadata routing by default, so ``cross_validate(...,
+params={"qid": qid})`` works without ``set_fit_request`` once
+``sklearn.set_config(enable_metadata_routing=True)`` is on.
 
 - :class:`LambdaMARTRanker` (in ``_lambdamart.py``) wraps :class:`lightgbm.LGBMRanker`.
 - :class:`RandomRanker` gives each row a uniform pseudo-random score that depends only on the
@@ -24,6 +27,13 @@ from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._factorize import factorize_qid
+from .._qid_column import (
+    DEFAULT_QID_COLUMN,
+    MissingQueryIdsError,
+    missing_qid_message,
+    resolve_qid,
+    split_qid_column,
+)
 from .._random import random_seed
 from .._validation import (
     _short,
@@ -36,9 +46,10 @@ __all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
 
 _SPARSE_FORMATS = ("csr", "csc")
 _ROUTING_HINT = (
-    "Inside cross_validate/GridSearchCV, turn on metadata routing "
+    "Give X a 'qid' column (a DataFrame; the rankers drop it before fitting), or inside "
+    "cross_validate/GridSearchCV turn on metadata routing "
     "(sklearn.set_config(enable_metadata_routing=True)) and pass params={'qid': qid}, or use "
-    "make_ranking_scorer / cross_validate_ranking, which pass it for you."
+    "cross_validate_ranking, which passes it for you."
 )
 
 # --------------------------------------------------------------------------------------------
@@ -112,9 +123,27 @@ class _RankerMixin:
         tags.target_tags.positive_only = True  # relevance grades are >= 0
         return tags
 
+    def _features(self, X):
+        """``X`` without its query-id column (``qid_column``), if it has one."""
+        return split_qid_column(X, getattr(self, "qid_column", DEFAULT_QID_COLUMN))[0]
+
+    def _query_ids(self, X, qid, method, *, required=True):
+        """``(features, qid)``: ``X`` without its query-id column, and the query ids to use.
+
+        A ``qid`` passed wins over the column (both must agree). With ``required`` and no query
+        ids from either, raise :class:`MissingQueryIdsError` naming the three ways.
+        """
+        owner = f"{type(self).__name__}.{method}"
+        column = getattr(self, "qid_column", DEFAULT_QID_COLUMN)
+        features, qid = resolve_qid(X, qid, column, owner=owner)
+        if qid is None and required:
+            raise MissingQueryIdsError(missing_qid_message(owner, X, column))
+        return features, qid
+
     def _validate_predict(self, X):
         """Check that the ranker is fitted and ``X`` matches the features seen in ``fit``."""
         check_is_fitted(self)
+        X = self._features(X)
         return validate_data(
             self, X, accept_sparse=_SPARSE_FORMATS, dtype=self._predict_dtype, reset=False
         )
@@ -130,12 +159,14 @@ class _RankerMixin:
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features; a DataFrame may hold the query ids in its column ``qid_column``.
         y : array-like of shape (n_samples,)
             True relevance grades (>= 0).
-        qid : array-like of shape (n_samples,)
-            Query id of each row. Requested through metadata routing by default.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of each row (requested through metadata routing by default); ``None``
+            reads the column ``qid_column`` of ``X``. Without either,
+            :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`.
         sample_weight : array-like of shape (n_samples,), default=None
             Query weights given per row: every row of a query must carry its query's weight.
             The result is then the weighted mean of NDCG@10 over queries.
@@ -145,15 +176,13 @@ class _RankerMixin:
         float
             (Weighted) mean of NDCG@10 over the queries that have a relevant row.
         """
+        features, qid = self._query_ids(X, qid, "score", required=False)
         if getattr(self, "_ltr_needs_labels", False):
-            y_score = self.predict(X, y=y)
+            y_score = self.predict(features, y=y)
         else:
-            y_score = self.predict(X)
+            y_score = self.predict(features)
         if qid is None:
-            raise ValueError(
-                f"{type(self).__name__}.score needs qid, one query id per row, because NDCG@10 "
-                f"is computed per query. Call score(X, y, qid=qid). {_ROUTING_HINT}"
-            )
+            self._query_ids(X, qid, "score")  # raises MissingQueryIdsError, naming the ways
         from ..metrics import evaluate
 
         values = evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).per_query["ndcg@10"]
@@ -204,8 +233,8 @@ class _BaselineRanker(_RankerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features; a DataFrame's column ``qid_column`` is dropped (never a feature).
         y, qid : array-like of shape (n_samples,), default=None
             Ignored; accepted (and length-checked) for a uniform ranker interface.
 
@@ -213,6 +242,7 @@ class _BaselineRanker(_RankerMixin, BaseEstimator):
         -------
         self : ranker
         """
+        X, qid = self._query_ids(X, qid, "fit", required=False)
         X = validate_data(self, X, accept_sparse=_SPARSE_FORMATS, dtype=np.float64, reset=True)
         if y is not None:
             y = check_labels(column_or_1d(y, warn=True), "y", allow_negative=True)
@@ -239,6 +269,10 @@ class RandomRanker(_BaselineRanker):
         The package's random-state policy: an int is used as the seed directly, so results
         are reproducible; ``None`` (fresh entropy), a Generator or a RandomState draws a seed
         at ``fit`` (a seeded Generator or RandomState reproducibly).
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
+        when no ``qid`` is passed, and every method drops it before the model sees ``X``
+        (never a feature). ``None``: no column is special.
 
     Attributes
     ----------
@@ -262,8 +296,9 @@ class RandomRanker(_BaselineRanker):
     True
     """
 
-    def __init__(self, random_state=None):
+    def __init__(self, random_state=None, *, qid_column=DEFAULT_QID_COLUMN):
         self.random_state = random_state
+        self.qid_column = qid_column
 
     def _fit_baseline(self):
         # Fix the seed: the given int, or one drawn now (the package's random-state policy).
@@ -294,6 +329,13 @@ class OracleRanker(_BaselineRanker):
     ``cross_validate_ranking`` and ``evaluate`` paths recognise the oracle (class attribute
     ``_ltr_needs_labels = True``) and pass the labels themselves, as does ``score``.
 
+    Parameters
+    ----------
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
+        when no ``qid`` is passed, and every method drops it before the model sees ``X``
+        (never a feature). ``None``: no column is special.
+
     Attributes
     ----------
     n_features_in_ : int
@@ -312,8 +354,8 @@ class OracleRanker(_BaselineRanker):
 
     _ltr_needs_labels = True
 
-    def __init__(self):
-        pass
+    def __init__(self, *, qid_column=DEFAULT_QID_COLUMN):
+        self.qid_column = qid_column
 
     def predict(self, X, y=None):
         """Return the true labels ``y`` as scores, in the rows' order.
@@ -355,6 +397,10 @@ class FeatureRanker(_BaselineRanker):
     ascending : bool, default=False
         ``False``: larger values rank first. ``True``: smaller values rank first (the
         scores are the negated column), e.g. for a distance.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
+        when no ``qid`` is passed, and every method drops it before the model sees ``X``
+        (never a feature). ``None``: no column is special.
 
     Attributes
     ----------
@@ -376,9 +422,10 @@ class FeatureRanker(_BaselineRanker):
     array([-0.1, -0.9, -0.5])
     """
 
-    def __init__(self, feature, ascending=False):
+    def __init__(self, feature, ascending=False, *, qid_column=DEFAULT_QID_COLUMN):
         self.feature = feature
         self.ascending = ascending
+        self.qid_column = qid_column
 
     def _fit_baseline(self):
         # Find the column to rank by.

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import (
     _short,
@@ -113,6 +114,11 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     lgbm_params : dict, default=None
         Further keyword arguments for :class:`lightgbm.LGBMRanker` (e.g. ``{"sigmoid": 2.0}``).
         They may not repeat a parameter listed above.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids (XGBoost's convention): ``fit``
+        and ``score`` read it when no ``qid`` is passed, and every method drops it before
+        LightGBM sees ``X`` (never a feature; ``feature_names_in_`` leaves it out). ``None``:
+        no column is special.
 
     Attributes
     ----------
@@ -166,6 +172,14 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     >>> scores = model.predict(X)
     >>> bool(scores[2] > scores[0] and scores[5] > scores[3])
     True
+
+    The query ids as a ``qid`` column of a DataFrame (read, then dropped: never a feature):
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"x": X[:, 0], "qid": qid})
+    >>> model = LambdaMARTRanker(n_estimators=5, min_child_samples=1).fit(frame, y)
+    >>> list(model.feature_names_in_), bool((model.predict(frame) == scores).all())
+    (['x'], True)
     """
 
     _predict_dtype = (np.float64, np.float32)  # LightGBM takes float32 as it is
@@ -195,6 +209,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         random_state=None,
         verbose=-1,
         lgbm_params=None,
+        qid_column=DEFAULT_QID_COLUMN,
     ):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -218,6 +233,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.lgbm_params = lgbm_params
+        self.qid_column = qid_column
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -301,6 +317,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     def _validation_set(self, eval_set):
         """Rows of the user's validation set, sorted by query: (X, y, codes, sizes)."""
         X_val, y_val, qid_val = _check_eval_set(eval_set)
+        X_val, qid_val = self._query_ids(X_val, qid_val, "fit eval_set", required=False)
         X_val, hash_val = self._check_X(X_val, reset=False)
         y_val = check_labels(column_or_1d(y_val), "eval_set y")
         check_consistent_length(X_val=hash_val, y_val=y_val)
@@ -309,31 +326,14 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         X_val = X_val.iloc[order] if _is_dataframe(X_val) else _for_lightgbm(X_val[order])
         return X_val, y_val[order], codes[order], np.bincount(codes)
 
-    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None):
-        """Fit the model on rows ``X`` with relevance ``y`` grouped by ``qid``.
+    def _training_rows(self, X, y, qid, sample_weight, given_X):
+        """Checked training data in the canonical row order: ``(X, y, codes, w, sizes)``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
-            Features (NaN allowed; pandas categorical columns are split as categories).
-        y : array-like of shape (n_samples,)
-            Relevance grades, non-negative integers.
-        qid : array-like of shape (n_samples,)
-            Query id of each row (required; any hashable ids, rows in any order).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Per-row weights (see Notes of the class).
-        eval_set : tuple (X_val, y_val, qid_val) or list of one such tuple, default=None
-            A validation set of whole queries (rows in any order). With
-            ``early_stopping_rounds``, training stops when ``eval_metric`` on it stops
-            improving; without, its values are recorded in ``evals_result_``. Under metadata
-            routing request it with ``set_fit_request(eval_set=True)``.
-
-        Returns
-        -------
-        self : LambdaMARTRanker
+        Rows are sorted by query, then by a hash of the features (ties: label, weight, input
+        position), so LightGBM's data is the same whatever the caller's row order. Without
+        ``qid`` (checked after ``X`` and ``y``), :class:`MissingQueryIdsError` about
+        ``given_X``, the ``X`` given to ``fit``.
         """
-        import lightgbm as lgb
-
         X, X_hash = self._check_X(X, reset=True)
         self.categorical_features_ = _categorical_columns(X)
         self.categorical_ = bool(self.categorical_features_)
@@ -345,17 +345,10 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             )
         y = check_labels(column_or_1d(y, warn=True), "y")
         check_consistent_length(X=np.empty(n_rows), y=y)
+        if qid is None:
+            self._query_ids(given_X, qid, "fit")  # raises MissingQueryIdsError
         codes, uniques = _factorize_qid(qid, n_rows, owner=f"{type(self).__name__}.fit")
         w = None if sample_weight is None else _check_sample_weight(sample_weight, n_rows)
-        max_label = _check_integer_labels(y)
-        kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, max_label))
-        eval_at = _check_eval_at(self.eval_at)
-        rounds = (
-            None
-            if self.early_stopping_rounds is None
-            else check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
-        )
-
         sizes = np.bincount(codes)
         if sizes.max() > LIGHTGBM_MAX_QUERY_SIZE:
             big = int(np.argmax(sizes))
@@ -366,59 +359,70 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
                 f"({int((sizes > LIGHTGBM_MAX_QUERY_SIZE).sum())} queries are larger). Keep "
                 "the top candidates of each query (e.g. by a first-stage score) or split them."
             )
-
-        # Canonical row order: by query, then by a hash of the features (ties: label, weight,
-        # input position), so LightGBM's data is the same whatever the caller's row order.
         keys = [np.arange(n_rows), y, _row_hashes(X_hash, 0), codes]
         if w is not None:
             keys.insert(1, w)
         order = np.lexsort(keys)
         X = X.iloc[order] if _is_dataframe(X) else _for_lightgbm(X[order])
-        y, codes = y[order], codes[order]
-        w = None if w is None else w[order]
+        return X, y[order], codes[order], None if w is None else w[order], sizes
 
-        validation = None
-        if eval_set is not None:
-            X_val, y_val, val_codes, val_sizes = self._validation_set(eval_set)
-            validation = (X_val, y_val, val_codes, val_sizes, None)
-        elif rounds is not None:
-            n_queries = sizes.shape[0]
-            val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
-            is_val = val_queries[codes]
-            keep = ~is_val
-            take = X.iloc if _is_dataframe(X) else X
-            validation = (
-                take[np.flatnonzero(is_val)],
-                y[is_val],
-                codes[is_val],
-                np.bincount(codes[is_val], minlength=n_queries)[val_queries],
-                None if w is None else w[is_val],
-            )
-            X = take[np.flatnonzero(keep)]
-            y, codes = y[keep], codes[keep]
-            w = None if w is None else w[keep]
-            sizes = np.bincount(codes, minlength=n_queries)[~val_queries]
+    def _hold_out(self, train):
+        """Split ``validation_fraction`` of the training queries off for early stopping.
 
+        Returns the kept training rows ``(X, y, codes, w, sizes)`` and the validation rows
+        ``(X, y, codes, sizes, w)``.
+        """
+        X, y, codes, w, sizes = train
+        n_queries = sizes.shape[0]
+        val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
+        is_val = val_queries[codes]
+        keep = ~is_val
+        take = X.iloc if _is_dataframe(X) else X
+        validation = (
+            take[np.flatnonzero(is_val)],
+            y[is_val],
+            codes[is_val],
+            np.bincount(codes[is_val], minlength=n_queries)[val_queries],
+            None if w is None else w[is_val],
+        )
+        kept = (
+            take[np.flatnonzero(keep)],
+            y[keep],
+            codes[keep],
+            None if w is None else w[keep],
+            np.bincount(codes[keep], minlength=n_queries)[~val_queries],
+        )
+        return kept, validation
+
+    def _fit_options(self, lgb, kwargs, train, validation, rounds):
+        """LightGBM's ``fit`` keyword arguments and callbacks for the validation set, if any.
+
+        Sets the model's ``metric`` in ``kwargs``: LightGBM's NDCG at ``eval_at[0]``, or none
+        when the package's ``eval_metric`` is monitored.
+        """
+        X, codes = train[0], train[2]
         fit_kwargs = {"feature_name": self._feature_name()} if not _is_dataframe(X) else {}
         callbacks = []
-        if validation is not None:
-            X_val, y_val, val_codes, val_sizes, val_w = validation
-            fit_kwargs.update(_eval_data_kwargs(lgb, X_val, y_val))
-            fit_kwargs["eval_group"] = [val_sizes]
-            fit_kwargs["eval_sample_weight"] = None if val_w is None else [val_w]
-            if self.eval_metric is None:
-                kwargs["metric"] = "ndcg"
-                fit_kwargs["eval_at"] = eval_at
-            else:
-                kwargs["metric"] = "None"  # only the package's metric
-                fit_kwargs["eval_metric"] = _package_eval_metric(self.eval_metric, val_codes)
-            if rounds is not None:
-                callbacks.append(lgb.early_stopping(rounds, first_metric_only=True, verbose=False))
-        elif self.eval_metric is not None:
-            _package_eval_metric(self.eval_metric, codes)  # check it even when unused
+        if validation is None:
+            if self.eval_metric is not None:
+                _package_eval_metric(self.eval_metric, codes)  # check it even when unused
+            return fit_kwargs, callbacks
+        X_val, y_val, val_codes, val_sizes, val_w = validation
+        fit_kwargs.update(_eval_data_kwargs(lgb, X_val, y_val))
+        fit_kwargs["eval_group"] = [val_sizes]
+        fit_kwargs["eval_sample_weight"] = None if val_w is None else [val_w]
+        if self.eval_metric is None:
+            kwargs["metric"] = "ndcg"
+            fit_kwargs["eval_at"] = _check_eval_at(self.eval_at)
+        else:
+            kwargs["metric"] = "None"  # only the package's metric
+            fit_kwargs["eval_metric"] = _package_eval_metric(self.eval_metric, val_codes)
+        if rounds is not None:
+            callbacks.append(lgb.early_stopping(rounds, first_metric_only=True, verbose=False))
+        return fit_kwargs, callbacks
 
-        model = lgb.LGBMRanker(**kwargs)
-        model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
+    def _set_fitted(self, model, rounds):
+        """The fitted attributes, read from the fitted LightGBM model."""
         self.model_ = model
         self.booster_ = model.booster_
         best = int(model.booster_.best_iteration)
@@ -430,6 +434,55 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             (values,) = self.evals_result_.values()
             self.best_score_ = float(next(iter(values.values()))[self.best_iteration_ - 1])
         self.feature_importances_ = np.asarray(model.feature_importances_)
+
+    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None):
+        """Fit the model on rows ``X`` with relevance ``y`` grouped by ``qid``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features (NaN allowed; pandas categorical columns are split as categories). A
+            DataFrame's column ``qid_column`` is dropped (never a feature).
+        y : array-like of shape (n_samples,)
+            Relevance grades, non-negative integers.
+        qid : array-like of shape (n_samples,), default=None
+            Query id of each row (any hashable ids, rows in any order); ``None`` reads the
+            column ``qid_column`` of ``X``. Without either,
+            :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-row weights (see Notes of the class).
+        eval_set : tuple (X_val, y_val, qid_val) or list of one such tuple, default=None
+            A validation set of whole queries (rows in any order; ``qid_val=None`` reads the
+            column ``qid_column`` of ``X_val``). With ``early_stopping_rounds``, training stops
+            when ``eval_metric`` on it stops improving; without, its values are recorded in
+            ``evals_result_``. Under metadata routing request it with
+            ``set_fit_request(eval_set=True)``.
+
+        Returns
+        -------
+        self : LambdaMARTRanker
+        """
+        import lightgbm as lgb
+
+        features, qid = self._query_ids(X, qid, "fit", required=False)
+        train = self._training_rows(features, y, qid, sample_weight, X)
+        kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, _check_integer_labels(train[1])))
+        _check_eval_at(self.eval_at)
+        rounds = (
+            None
+            if self.early_stopping_rounds is None
+            else check_positive_int(self.early_stopping_rounds, "early_stopping_rounds")
+        )
+        validation = None
+        if eval_set is not None:
+            validation = (*self._validation_set(eval_set), None)
+        elif rounds is not None:
+            train, validation = self._hold_out(train)
+        fit_kwargs, callbacks = self._fit_options(lgb, kwargs, train, validation, rounds)
+        X, y, _, w, sizes = train
+        model = lgb.LGBMRanker(**kwargs)
+        model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
+        self._set_fitted(model, rounds)
         return self
 
     def predict(self, X):
@@ -446,7 +499,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             Scores.
         """
         check_is_fitted(self)
-        X, _ = self._check_X(X, reset=False)
+        X, _ = self._check_X(self._features(X), reset=False)
         if not _is_dataframe(X):
             X = _for_lightgbm(X)
         scores = self.booster_.predict(X, num_iteration=self.n_iter_)

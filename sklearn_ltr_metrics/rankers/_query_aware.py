@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._factorize import factorize_qid
+from .._qid_column import DEFAULT_QID_COLUMN
 from .._validation import (
     _short,
     check_1d,
@@ -26,7 +27,7 @@ from .._validation import (
     check_labels,
     take_rows,
 )
-from ._base import _ROUTING_HINT, _RankerMixin
+from ._base import _RankerMixin
 from ._lightgbm_data import _check_sample_weight
 
 __all__ = ["QueryAwareRanker"]
@@ -60,6 +61,11 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         XGBoost), ``"group_id"`` (the same, CatBoost), ``"group"`` (the sizes of the
         consecutive queries, LightGBM). ``"auto"`` takes the first of these that the wrapped
         ``fit`` has as a parameter.
+    qid_column : str or None, default="qid"
+        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
+        when no ``qid`` is passed, and every method drops it before the wrapped ranker sees
+        ``X`` (so XGBoost never reads it itself and no model uses it as a feature). ``None``:
+        no column is special.
 
     Attributes
     ----------
@@ -103,9 +109,10 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
     1.0
     """
 
-    def __init__(self, estimator, *, query_param="auto"):
+    def __init__(self, estimator, *, query_param="auto", qid_column=DEFAULT_QID_COLUMN):
         self.estimator = estimator
         self.query_param = query_param
+        self.qid_column = qid_column
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -145,10 +152,13 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features; a DataFrame's column ``qid_column`` is dropped (never a feature).
         y : array-like of shape (n_samples,)
             Relevance grades.
-        qid : array-like of shape (n_samples,)
-            Query id of every row (required; any hashable ids, rows in any order).
+        qid : array-like of shape (n_samples,), default=None
+            Query id of every row (any hashable ids, rows in any order); ``None`` reads the
+            column ``qid_column`` of ``X``. Without either,
+            :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-row weights, reordered with the rows.
         **fit_params : dict
@@ -163,18 +173,17 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
                 f"estimator must be a ranker with fit and predict, got {_short(self.estimator)}."
             )
         param = self._query_param()
-        X = self._check_X(X, reset=True)
-        n_rows = X.shape[0]
+        features, qid = self._query_ids(X, qid, "fit", required=False)
+        features = self._check_X(features, reset=True)
+        n_rows = features.shape[0]
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
-        if qid is None:
-            raise ValueError(
-                f"{type(self).__name__}.fit needs qid, one query id per row ({n_rows} rows). "
-                f"{_ROUTING_HINT}"
-            )
         y = check_labels(column_or_1d(y, warn=True), "y")
+        if qid is None:
+            self._query_ids(X, qid, "fit")  # raises MissingQueryIdsError, naming the ways
+        X = features
         qid = check_1d(qid, "qid")
         check_consistent_length(X=np.empty(n_rows), y=y, qid=qid)
         codes, _ = factorize_qid(qid, "qid")
@@ -205,5 +214,5 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
             Scores (higher ranks first).
         """
         check_is_fitted(self)
-        X = self._check_X(X, reset=False)
+        X = self._check_X(self._features(X), reset=False)
         return np.asarray(self.estimator_.predict(X), dtype=np.float64).reshape(-1)
