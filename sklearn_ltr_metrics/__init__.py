@@ -20,6 +20,7 @@ the plotting code.
 
 import importlib
 
+from ._version import __version__ as __version__
 from .metrics import (  # noqa: F401 (re-exported through __all__)
     CONVENTIONS,
     RankingEvaluation,
@@ -27,8 +28,6 @@ from .metrics import (  # noqa: F401 (re-exported through __all__)
     evaluate_run,
     metric_names,
 )
-
-__version__ = "0.1.0"
 
 #: The public families, in the order the documentation lists them. Importing one costs nothing
 #: (its names load on first use); the top level re-exports each family's ``__all__``.
