@@ -8,13 +8,13 @@ Run from any folder with an interpreter that has ``build`` (the test extra): ::
 
 The contents are checked by pattern, never against a list of today's file names:
 
-- the sdist holds every tracked file of the package that a build needs (``*.py``, ``*.pyx``,
-  ``*.pxi``, ``*.pxd``, ``*.h``, ``py.typed``), the build files and the documents (setup.py,
-  pyproject.toml, MANIFEST.in, LICENSE, README.md, CHANGELOG.md), and nothing else: no tests,
-  docs, examples, generated C or built extension;
-- the wheel holds every ``*.py`` of the package, one compiled module per ``*.pyx``,
-  ``py.typed``, the license, and no source of the compiled modules (``.c``, ``.pyx``, ``.pxi``,
-  ``.pxd``, ``.h``).
+- the sdist holds every tracked file of the package that a build needs (``*.py``, ``*.pyi``,
+  ``*.pyx``, ``*.pxi``, ``*.pxd``, ``*.h``, ``py.typed``), the build files and the documents
+  (setup.py, pyproject.toml, MANIFEST.in, LICENSE, README.md, CHANGELOG.md), and nothing else:
+  no tests, docs, examples, generated C or built extension;
+- the wheel holds every ``*.py`` and ``*.pyi`` of the package, one compiled module per
+  ``*.pyx``, ``py.typed``, the license, and no source of the compiled modules (``.c``,
+  ``.pyx``, ``.pxi``, ``.pxd``, ``.h``).
 
 Each venv is made without the system's site-packages, so the wheel's declared dependencies are
 what gets the package running; pip reuses its cache. The times of each step are printed.
@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "sklearn_ltr_metrics"
 #: Suffixes of the package's files that a build needs (the sdist ships them all).
-BUILD_SUFFIXES = {".py", ".pyx", ".pxi", ".pxd", ".h", ".typed"}
+BUILD_SUFFIXES = {".py", ".pyi", ".pyx", ".pxi", ".pxd", ".h", ".typed"}
 #: Sources of the compiled modules: in the sdist, never in the wheel (nor the generated .c).
 COMPILED_SOURCES = {".c", ".pyx", ".pxi", ".pxd", ".h"}
 #: Files at the sdist's top level besides the package (PKG-INFO, setup.cfg: written by setuptools).
@@ -115,7 +115,7 @@ def check_wheel(path, version, pyx_files):
         members = {PurePosixPath(n) for n in archive.namelist() if not n.endswith("/")}
         metadata = archive.read(f"{PACKAGE}-{version}.dist-info/METADATA").decode()
         entry_points = archive.read(f"{PACKAGE}-{version}.dist-info/entry_points.txt").decode()
-    python_files = {p for p in package_files() if p.suffix == ".py"}
+    python_files = {p for p in package_files() if p.suffix in {".py", ".pyi", ".typed"}}
     problems = [f"missing {p}" for p in python_files - members]
     problems += [f"should not ship {m}" for m in members if m.suffix in COMPILED_SOURCES]
     if PurePosixPath(PACKAGE, "py.typed") not in members:
