@@ -16,6 +16,7 @@ Exit status 0 when every check passed; the first failure raises with what differ
 """
 
 import argparse
+import ast
 import importlib
 import importlib.machinery
 import io
@@ -144,16 +145,28 @@ def check_cli(expected_version, trec_dir):
     )
 
 
+def _read_version(path):
+    """``__version__`` of a ``_version.py``, read without importing it."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "__version__":
+            return node.value.value
+    raise SystemExit(f"no __version__ = ... in {path}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--version", required=True, help="the version the package must report")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--version", help="the version the package must report")
+    which.add_argument("--version-file", help="the source's _version.py that says it")
     parser.add_argument("--trec-dir", help="the trec_eval-test folder (skipped when absent)")
     parser.add_argument("--source-root", help="a source tree the package must not come from")
     args = parser.parse_args(argv)
-    package = check_import(args.version, args.source_root)
+    version = args.version or _read_version(args.version_file)
+    package = check_import(version, args.source_root)
     check_compiled_modules(package)
     check_evaluate()
-    check_cli(args.version, args.trec_dir)
+    check_cli(version, args.trec_dir)
     print("smoke checks passed")
 
 
