@@ -53,20 +53,28 @@ def expected_version():
     raise SystemExit(f"no __version__ in {PACKAGE}/_version.py")
 
 
+def _tracked():
+    """The package's files tracked by git (None outside a git checkout)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", PACKAGE], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {PurePosixPath(p) for p in listed.decode().split("\0") if p}
+
+
 def package_files():
     """The package's files a build needs, relative to the root (tracked by git when it can)."""
-    try:
-        listed = (
-            subprocess.run(
-                ["git", "ls-files", "-z", PACKAGE], cwd=ROOT, capture_output=True, check=True
-            )
-            .stdout.decode()
-            .split("\0")
-        )
-        paths = [PurePosixPath(p) for p in listed if p]
-    except (OSError, subprocess.CalledProcessError):
-        paths = [PurePosixPath(p.relative_to(ROOT).as_posix()) for p in (ROOT / PACKAGE).rglob("*")]
+    paths = _tracked()
+    if paths is None:
+        paths = {PurePosixPath(p.relative_to(ROOT).as_posix()) for p in (ROOT / PACKAGE).rglob("*")}
     return {p for p in paths if p.suffix in BUILD_SUFFIXES and "__pycache__" not in p.parts}
+
+
+def unknown_files():
+    """Tracked files of the package that no packaging rule knows (a data file would not ship)."""
+    return sorted(str(p) for p in _tracked() or () if p.suffix not in BUILD_SUFFIXES)
 
 
 @contextmanager
@@ -96,6 +104,11 @@ def check_sdist(path, version):
     members = {PurePosixPath(n).relative_to(top) for n in names}
     problems = [f"missing {name}" for name in SDIST_TOP if PurePosixPath(name) not in members]
     problems += [f"missing {p}" for p in package_files() - members]
+    problems += [
+        f"{p} is tracked but neither shipped nor excluded by a rule: add its suffix to "
+        "MANIFEST.in, package-data and BUILD_SUFFIXES here"
+        for p in unknown_files()
+    ]
     for member in members:
         allowed = (
             str(member) in SDIST_TOP | SDIST_GENERATED

@@ -4,8 +4,8 @@ The real build runs in ``.ci/run`` (minutes); here the content rules run on smal
 from this checkout's own file list, once as they should be and once with each defect.
 """
 
+import importlib.util
 import io
-import runpy
 import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -13,8 +13,10 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SMOKE = runpy.run_path(str(ROOT / ".ci" / "package_smoke.py"))
-VERSION = SMOKE["expected_version"]()
+_SPEC = importlib.util.spec_from_file_location("package_smoke", ROOT / ".ci" / "package_smoke.py")
+smoke = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(smoke)
+VERSION = smoke.expected_version()
 PACKAGE = "sklearn_ltr_metrics"
 
 
@@ -36,12 +38,12 @@ def _sdist(tmp_path, files):
 def _good_sdist_files():
     top = ["setup.py", "pyproject.toml", "MANIFEST.in", "LICENSE", "README.md", "CHANGELOG.md"]
     top += ["PKG-INFO", "setup.cfg", f"{PACKAGE}.egg-info/SOURCES.txt"]
-    return top + [str(p) for p in SMOKE["package_files"]()]
+    return top + [str(p) for p in smoke.package_files()]
 
 
 def test_sdist_rules(tmp_path):
     files = _good_sdist_files()
-    pyx = SMOKE["check_sdist"](_sdist(tmp_path, files), VERSION)
+    pyx = smoke.check_sdist(_sdist(tmp_path, files), VERSION)
     assert pyx and all(p.suffix == ".pyx" for p in pyx)
     header = next(f for f in files if f.endswith((".h", ".pxi")))
     defects = {
@@ -57,7 +59,16 @@ def test_sdist_rules(tmp_path):
     }
     for problem, content in defects.items():
         with pytest.raises(SystemExit, match=problem.replace(".", r"\.")):
-            SMOKE["check_sdist"](_sdist(tmp_path, content), VERSION)
+            smoke.check_sdist(_sdist(tmp_path, content), VERSION)
+
+
+def test_a_tracked_file_no_rule_knows_is_reported(tmp_path, monkeypatch):
+    """A new data file (say a CSS template) would ship in neither artefact: say so."""
+    tracked = smoke._tracked()
+    assert tracked is not None  # a git checkout
+    monkeypatch.setattr(smoke, "_tracked", lambda: {*tracked, PurePosixPath(PACKAGE, "a.css")})
+    with pytest.raises(SystemExit, match=r"a\.css is tracked but neither shipped"):
+        smoke.check_sdist(_sdist(tmp_path, _good_sdist_files()), VERSION)
 
 
 def _wheel(tmp_path, files):
@@ -73,12 +84,12 @@ def _wheel(tmp_path, files):
 
 
 def test_wheel_rules(tmp_path):
-    sources = SMOKE["package_files"]()
+    sources = smoke.package_files()
     pyx = {p for p in sources if p.suffix == ".pyx"}
     python = [str(p) for p in sources if p.suffix in {".py", ".pyi", ".typed"}]
     built = {p: str(p.with_suffix(".cpython-311-x86_64-linux-gnu.so")) for p in sorted(pyx)}
     compiled = list(built.values())
-    SMOKE["check_wheel"](_wheel(tmp_path, python + compiled), VERSION, pyx)
+    smoke.check_wheel(_wheel(tmp_path, python + compiled), VERSION, pyx)
     one = sorted(pyx)[0]
     defects = {
         f"no compiled module for {one}": python + [c for p, c in built.items() if p != one],
@@ -91,5 +102,5 @@ def test_wheel_rules(tmp_path):
     }
     for problem, content in defects.items():
         with pytest.raises(SystemExit, match=problem.replace(".", r"\.")):
-            SMOKE["check_wheel"](_wheel(tmp_path, content), VERSION, pyx)
+            smoke.check_wheel(_wheel(tmp_path, content), VERSION, pyx)
     assert PurePosixPath(PACKAGE, "py.typed") in sources
