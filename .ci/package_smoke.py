@@ -211,7 +211,7 @@ def build_docs(python, workdir):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dist", type=Path, help="build into this folder (default: temporary)")
+    parser.add_argument("--keep", type=Path, help="copy the sdist and the wheel into this folder")
     parser.add_argument("--no-docs", action="store_true", help="skip the docs build")
     parser.add_argument(
         "--no-sdist-install",
@@ -222,13 +222,16 @@ def main(argv=None):
     version = expected_version()
     start = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="ltr_package_smoke_")).resolve()
-    dist = (args.dist or work / "dist").resolve()
+    dist = work / "dist"
     try:
         with step("build the sdist, then the wheel from it (python -m build)"):
-            shutil.rmtree(dist, ignore_errors=True)
             run(sys.executable, "-m", "build", "--outdir", dist, ROOT)
         (sdist,) = dist.glob(f"{PACKAGE}-{version}.tar.gz")
         (wheel,) = dist.glob(f"{PACKAGE}-{version}-*.whl")
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            for artefact in (sdist, wheel):
+                shutil.copy2(artefact, args.keep)
         with step("check what the sdist and the wheel hold"):
             pyx_files = check_sdist(sdist, version)
             check_wheel(wheel, version, pyx_files)
