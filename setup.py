@@ -11,6 +11,7 @@ requirements.
 
 import os
 import shutil
+import sys
 import tempfile
 import textwrap
 
@@ -33,23 +34,38 @@ OPENMP_TEST = textwrap.dedent(
 
 
 def openmp_flags(compiler):
-    """Compile and link flags that enable OpenMP for ``compiler``, or None when it has none."""
+    """Compile and link flags that enable OpenMP for ``compiler``, or None when it has none.
+
+    On macOS, Apple clang takes OpenMP from the environment instead (as scikit-learn's wheels
+    do): ``CPPFLAGS="-Xpreprocessor -fopenmp"``, ``CFLAGS="-I<libomp>/include"`` and
+    ``LDFLAGS="-L<libomp>/lib -lomp"``; then no flag is added and the test program is linked
+    with the ``-L``/``-l``/``-Wl,-rpath`` parts of ``LDFLAGS``.
+    """
     if os.environ.get("SKLEARN_LTR_NO_OPENMP"):
         return None
-    flag = "/openmp" if compiler.compiler_type == "msvc" else "-fopenmp"
+    msvc = compiler.compiler_type == "msvc"
+    if msvc:
+        flag = ["/openmp"]
+    elif sys.platform == "darwin" and "openmp" in os.environ.get("CPPFLAGS", ""):
+        flag = []
+    else:
+        flag = ["-fopenmp"]
+    libraries = [
+        f for f in os.environ.get("LDFLAGS", "").split() if f.startswith(("-L", "-l", "-Wl,-rpath"))
+    ]
     work = tempfile.mkdtemp(prefix="ltr_openmp_")
     try:
         source = os.path.join(work, "test_openmp.c")
         with open(source, "w") as handle:
             handle.write(OPENMP_TEST)
-        objects = compiler.compile([source], output_dir=work, extra_postargs=[flag])
-        link = [] if compiler.compiler_type == "msvc" else [flag]
+        objects = compiler.compile([source], output_dir=work, extra_postargs=flag)
+        link = [] if msvc else flag + libraries
         compiler.link_executable(objects, "test_openmp", output_dir=work, extra_postargs=link)
     except Exception:  # any compile or link failure means no usable OpenMP
         return None
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return [flag], ([] if compiler.compiler_type == "msvc" else [flag])
+    return flag, ([] if msvc else flag)
 
 
 class BuildExt(build_ext):
@@ -57,6 +73,12 @@ class BuildExt(build_ext):
 
     def build_extensions(self):
         flags = openmp_flags(self.compiler)
+        if flags is None and os.environ.get("SKLEARN_LTR_REQUIRE_OPENMP"):
+            # Release wheels (cibuildwheel) set this: a serial wheel must fail, not ship.
+            raise RuntimeError(
+                "SKLEARN_LTR_REQUIRE_OPENMP is set but this compiler has no usable OpenMP; "
+                "see CONTRIBUTING.md (Releasing) for the flags each platform needs."
+            )
         if flags is None:
             print("warning: no OpenMP for this compiler; the engine is built single-threaded")
         for ext in self.extensions:

@@ -13,6 +13,7 @@ to fetch them instead.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import os
 import re
@@ -22,7 +23,12 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
-sys.path.insert(0, str(ROOT))
+# Document the package that is installed (a wheel, or the checkout itself with `pip install -e`);
+# the source tree is only a fallback at the END of sys.path, for a checkout whose engine was
+# built in place without installing. Putting it first would shadow an installed wheel with a
+# tree whose compiled engine may not be built.
+if importlib.util.find_spec("sklearn_ltr_metrics") is None:
+    sys.path.append(str(ROOT))
 sys.path.insert(0, str(DOCS / "_ext"))
 
 import matplotlib  # noqa: E402
@@ -35,6 +41,7 @@ project = "sklearn_ltr_metrics"
 author = "sklearn_ltr_metrics developers"
 copyright = "sklearn_ltr_metrics developers, BSD-3-Clause"
 release = sklearn_ltr_metrics.__version__
+print(f"documenting sklearn_ltr_metrics {release} from {Path(sklearn_ltr_metrics.__file__).parent}")
 version = ".".join(release.split(".")[:2])
 
 extensions = [

@@ -20,6 +20,7 @@ the plotting code.
 
 import importlib
 
+from ._version import __version__ as __version__
 from .metrics import (  # noqa: F401 (re-exported through __all__)
     CONVENTIONS,
     RankingEvaluation,
@@ -27,8 +28,6 @@ from .metrics import (  # noqa: F401 (re-exported through __all__)
     evaluate_run,
     metric_names,
 )
-
-__version__ = "0.1.0"
 
 #: The public families, in the order the documentation lists them. Importing one costs nothing
 #: (its names load on first use); the top level re-exports each family's ``__all__``.
@@ -51,7 +50,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     """Import the family defining public ``name`` on first access and cache the value."""
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -60,7 +59,7 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 

@@ -10,11 +10,14 @@ that needs them is used, and the top level builds its own re-exports from the fa
 
 import importlib
 import sys
+from collections.abc import Callable, Mapping, Sequence
 
 __all__ = ["attach"]
 
 
-def attach(package, modules):
+def attach(
+    package: str, modules: Mapping[str, Sequence[str]]
+) -> tuple[Callable[[str], object], Callable[[], list[str]], list[str]]:
     """Return ``__getattr__``, ``__dir__`` and ``__all__`` for ``package``.
 
     Parameters
@@ -33,14 +36,14 @@ def attach(package, modules):
     """
     module_of = {name: module for module, names in modules.items() for name in names}
 
-    def __getattr__(name):
+    def __getattr__(name: str) -> object:
         if name not in module_of:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         value = getattr(importlib.import_module(module_of[name], package), name)
         setattr(sys.modules[package], name, value)
         return value
 
-    def __dir__():
+    def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(module_of))
 
     return __getattr__, __dir__, sorted(module_of)

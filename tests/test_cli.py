@@ -101,8 +101,9 @@ DEMO_ARGS = ["demo", "--n-queries", 12, "--n-estimators", 5, "--folds", 2, "--n-
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     folder = tmp_path_factory.mktemp("demo")
-    args = [*DEMO_ARGS, "--output", folder / "report"]
-    return run_main(*args), folder / "report", args
+    target = folder / "missing" / "parents" / "report"  # the demo creates the parent folders
+    args = [*DEMO_ARGS, "--output", target]
+    return run_main(*args), target, args
 
 
 def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
@@ -177,11 +178,24 @@ def test_demo_twice_replaces_its_own_report_and_nothing_else(demo, tmp_path, mon
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep me")
-    refused = run_main(*DEMO_ARGS, "--output", foreign)
-    message = one_line_error(refused)
-    assert "already exists" in message and "--force" in message and str(foreign) in message
-    assert "cross-validating" not in refused.stderr
-    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    # --force would be refused too, so the message says why and does not suggest it.
+    for force in ([], ["--force"]):
+        refused = run_main(*DEMO_ARGS, "--output", foreign, *force)
+        message = one_line_error(refused)
+        assert "not a report" in message and "--force" not in message, message
+        assert str(foreign) in message
+        assert "generated" not in refused.stderr and "cross-validating" not in refused.stderr
+        assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    # An existing empty folder: --force would replace it, so the message suggests it.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    message = one_line_error(run_main(*DEMO_ARGS, "--output", empty))
+    assert "already exists" in message and "--force" in message
+    # A new folder under a file cannot be created: refused before any work.
+    (tmp_path / "a_file").write_text("x")
+    refused = run_main(*DEMO_ARGS, "--output", tmp_path / "a_file" / "report")
+    assert "is a file, not a folder" in one_line_error(refused)
+    assert "generated" not in refused.stderr
 
 
 # ---------------------------------------------------------------------------------------------

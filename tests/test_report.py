@@ -187,8 +187,11 @@ def test_write_refuses_to_overwrite_without_force(tmp_path, report):
     a_file.write_text("x")
     with pytest.raises(FileExistsError, match="not a report directory"):
         report.write(a_file, force=True)
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        report.write(tmp_path / "missing" / "rep")
+    # Missing parent folders are created; a parent that is a file is refused before writing.
+    nested = report.write(tmp_path / "missing" / "parents" / "rep")
+    assert (nested / "summary.md").read_text() == report.to_markdown()
+    with pytest.raises(FileExistsError, match="is a file, not a folder"):
+        report.write(a_file / "rep")
 
 
 def test_write_is_all_or_nothing(tmp_path, report, monkeypatch):
@@ -206,6 +209,9 @@ def test_write_is_all_or_nothing(tmp_path, report, monkeypatch):
     assert {p.name: p.read_bytes() for p in target.iterdir() if p.is_file()} == before
     with pytest.raises(OSError, match="disk full"):
         report.write(tmp_path / "new")
+    # The parent folders a failed write created are removed with it.
+    with pytest.raises(OSError, match="disk full"):
+        report.write(tmp_path / "made" / "for" / "it")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
 
 

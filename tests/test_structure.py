@@ -30,6 +30,7 @@ LEAVES = {
     "_random",
     "_ranking",
     "_sums",
+    "_typing",
 }
 
 #: Which families each family may import from (besides itself and the leaves).

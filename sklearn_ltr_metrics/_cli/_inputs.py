@@ -16,7 +16,7 @@ from pathlib import Path
 from ..metrics import convention_options
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
-from ..report._write import GENERATOR
+from ..report._write import GENERATOR, check_report_target
 from ._parser import (
     METRIC_PARAMETERS,
     UsageError,
@@ -241,22 +241,20 @@ def is_demo_report(path):
 
 
 def check_output(args, *, replace_demo=False):
-    """Whether to write ``--output`` with ``force``; refuses an existing one before any work.
+    """Whether to write ``--output`` with ``force``; refuses before any work what would fail.
 
-    With ``replace_demo`` an earlier demo report is replaced without ``--force``. Whatever is
-    decided here, the report's own writer still never deletes a folder holding files that no
-    report wrote.
+    A new ``--output`` may be nested in folders that do not exist yet: the writer creates them.
+    An existing one that even ``--force`` may not replace (a file, a folder holding files no
+    report wrote, a read-only report) is refused with the reason, whether or not ``--force`` was
+    given, so the message never suggests ``--force`` where it would not help. With
+    ``replace_demo`` an earlier demo report is replaced without ``--force``.
     """
     output = getattr(args, "output", None)
     if not output:
         return False
     target = Path(output)
+    check_report_target(target, force=True)  # refuses what no flag could make writable
     if not os.path.lexists(target):
-        if not target.absolute().parent.is_dir():
-            raise FileNotFoundError(
-                f"Cannot write the report to {str(target)!r}: its folder "
-                f"{str(target.absolute().parent)!r} does not exist; create it first."
-            )
         return False
     if args.force or (replace_demo and is_demo_report(target)):
         return True

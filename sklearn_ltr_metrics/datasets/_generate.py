@@ -26,10 +26,14 @@ The generative story, per query ``q`` and document ``d``:
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._validation import check_positive_int
+
+if TYPE_CHECKING:
+    from .._typing import RandomState
 
 __all__ = ["BM25_FEATURE", "make_ranking_data"]
 
@@ -100,17 +104,17 @@ def _as_generator(random_state):
 
 
 def make_ranking_data(
-    n_queries=100,
+    n_queries: int = 100,
     *,
-    n_features=10,
-    n_pos_range=(3, 120),
-    n_neg_range=(510, 4966),
-    median_pos=None,
-    median_neg=None,
-    graded=False,
-    random_state=None,
-    return_frame=False,
-):
+    n_features: int = 10,
+    n_pos_range: tuple[int, int] = (3, 120),
+    n_neg_range: tuple[int, int] = (510, 4966),
+    median_pos: float | None = None,
+    median_neg: float | None = None,
+    graded: bool = False,
+    random_state: RandomState = None,
+    return_frame: bool = False,
+) -> Any:
     """Generate a learning-to-rank data set in the methodology's shape.
 
     Each query has between 3 and 120 relevant documents (median about 28) and between 510 and

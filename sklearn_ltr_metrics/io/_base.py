@@ -31,11 +31,16 @@ import os
 import re
 import secrets
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import _short
+
+if TYPE_CHECKING:
+    from .._typing import PathOrFile, StrPath
 
 __all__ = ["DataFormatError", "atomic_write_path"]
 
@@ -78,7 +83,7 @@ class DataFormatError(ValueError):
     12
     """
 
-    def __init__(self, path, line, reason):
+    def __init__(self, path: PathOrFile, line: int | None, reason: str) -> None:
         self.path = str(path)
         self.line = None if line is None else int(line)
         self.reason = str(reason)
@@ -95,7 +100,7 @@ class DataFormatError(ValueError):
 
 
 @contextlib.contextmanager
-def atomic_write_path(path, *, overwrite=False):
+def atomic_write_path(path: StrPath, *, overwrite: bool = False) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it onto ``path`` when the block succeeds.
 
     Write the whole output to the yielded path inside the ``with`` block. On success the file is

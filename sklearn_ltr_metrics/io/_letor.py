@@ -6,6 +6,7 @@ import io
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,11 @@ from ._base import (
     _why_not_a_number,
     atomic_write_path,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from .._typing import PathOrFile
 
 _INT64_MAX = 2**63 - 1
 # An underscore outside a comment: Python's float() would read 1_000 where C readers stop.
@@ -134,7 +140,14 @@ def _read_query_sizes(source, name_data, n_rows):
     return sizes
 
 
-def read_letor(path, *, query_path=None, n_features=None, dense=True, zero_based="auto"):
+def read_letor(
+    path: PathOrFile,
+    *,
+    query_path: PathOrFile | None = None,
+    n_features: int | None = None,
+    dense: bool = True,
+    zero_based: bool | str = "auto",
+) -> tuple[Any, np.ndarray, np.ndarray | None]:
     """Read a LETOR / SVMlight ranking file into ``(X, y, qid)``.
 
     Lines read ``label qid:<int> <index>:<value> ... # comment``; zero features may be
@@ -260,7 +273,9 @@ def _data_line_numbers(data):
     ]
 
 
-def write_letor(X, y, qid, path, *, overwrite=False):
+def write_letor(
+    X: Any, y: ArrayLike, qid: ArrayLike | None, path: PathOrFile, *, overwrite: bool = False
+) -> None:
     """Write ``(X, y, qid)`` as a LETOR / SVMlight file with one-based feature indices.
 
     Rows are written in the given order (LightGBM and LETOR tools expect the rows of a query

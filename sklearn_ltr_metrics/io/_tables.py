@@ -11,6 +11,7 @@ import os
 import re
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,9 @@ from ._base import (
     _why_not_a_number,
     atomic_write_path,
 )
+
+if TYPE_CHECKING:
+    from .._typing import PathOrFile
 
 __all__ = [
     "read_query_stats",
@@ -128,7 +132,15 @@ def _numeric_column(frame, column, shown, fmt, name, *, integer=False, nonnegati
     return numbers.astype(np.int64) if integer else numbers
 
 
-def read_table(path, *, qid="qid", label="label", score="score", doc_id=None, format=None):
+def read_table(
+    path: PathOrFile,
+    *,
+    qid: str | None = "qid",
+    label: str | None = "label",
+    score: str | None = "score",
+    doc_id: str | None = None,
+    format: str | None = None,
+) -> pd.DataFrame:
     """Read a flat ranking table (one row per query-document pair) from CSV, TSV or Parquet.
 
     The named columns are checked and renamed to ``qid``, ``label``, ``score`` and ``doc_id``;
@@ -222,7 +234,9 @@ def _prepare_for_writing(frame):
     return frame if is_default else frame.reset_index()
 
 
-def write_table(df, path, *, overwrite=False, format=None):
+def write_table(
+    df: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False, format: str | None = None
+) -> None:
     """Write a DataFrame to CSV, TSV or Parquet (by extension), atomically.
 
     A non-default index (such as the ``qid`` index of a per-query table) is written as
@@ -270,7 +284,7 @@ def _write_frame(frame, target, fmt):
 # --------------------------------------------------------------------------------------------
 
 
-def read_query_stats(path, *, format=None):
+def read_query_stats(path: PathOrFile, *, format: str | None = None) -> pd.DataFrame:
     """Read the methodology's per-query evaluation table ``query_id, n_pos, n_neg``.
 
     ``n_pos`` (relevant documents of the query, including any the ranker never scored) is
@@ -339,7 +353,9 @@ def read_query_stats(path, *, format=None):
     return result
 
 
-def write_query_stats(stats, path, *, overwrite=False, format=None):
+def write_query_stats(
+    stats: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False, format: str | None = None
+) -> None:
     """Write a per-query table as ``query_id, n_pos, n_neg`` (CSV unless the extension says).
 
     Parameters
@@ -397,7 +413,7 @@ def write_query_stats(stats, path, *, overwrite=False, format=None):
 # --------------------------------------------------------------------------------------------
 
 
-def read_scores(path, *, n_rows=None):
+def read_scores(path: PathOrFile, *, n_rows: int | None = None) -> np.ndarray:
     """Read a score file: one score per line, as ``LGBMRanker.predict`` output is saved.
 
     Blank lines and lines whose first non-blank character is ``#`` are skipped; a UTF-8

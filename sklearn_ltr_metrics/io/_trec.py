@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from ._base import (
     _show,
     _why_not_a_number,
 )
+
+if TYPE_CHECKING:
+    from .._typing import PathOrFile
 
 __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_run"]
 
@@ -152,7 +156,7 @@ def _fast_trec_frame(text, value_col, n_content):
     return frame if ok else None
 
 
-def read_trec_run(path, *, duplicates="error"):
+def read_trec_run(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFrame:
     """Read a TREC run file (``qid Q0 doc_id rank score tag`` per line).
 
     Accepts what trec_eval accepts: fields separated by spaces or tabs, lines in any order,
@@ -202,7 +206,7 @@ def read_trec_run(path, *, duplicates="error"):
     return _read_trec(path, kind="run", duplicates=duplicates)
 
 
-def read_trec_qrels(path, *, duplicates="error"):
+def read_trec_qrels(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFrame:
     """Read TREC relevance judgments (``qid iter doc_id label`` per line).
 
     Exactly four whitespace-separated fields per line, as trec_eval requires (a run file given
@@ -275,7 +279,13 @@ def _sort_key(values):
     return series
 
 
-def write_trec_run(run, path, *, tag="sklearn_ltr_metrics", overwrite=False):
+def write_trec_run(
+    run: pd.DataFrame,
+    path: PathOrFile,
+    *,
+    tag: str = "sklearn_ltr_metrics",
+    overwrite: bool = False,
+) -> None:
     """Write a run as a TREC file: ``qid Q0 doc_id rank score tag`` per line.
 
     Queries come in sorted order; within a query, ranks 1, 2, ... follow descending score with
@@ -332,7 +342,7 @@ def write_trec_run(run, path, *, tag="sklearn_ltr_metrics", overwrite=False):
         handle.write("".join(lines.tolist()))
 
 
-def write_trec_qrels(qrels, path, *, overwrite=False):
+def write_trec_qrels(qrels: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False) -> None:
     """Write judgments as a TREC qrels file: ``qid 0 doc_id label`` per line, in input order.
 
     Integral labels are written as integers (trec_eval reads labels as integers); other labels

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .._factorize import coded_qid
 from .._validation import (
     _check_qid_runs,
@@ -16,31 +18,37 @@ from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
 from ._truncate import evaluate_first_rows
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+    from .._typing import Cutoff, Gain, MetricSpecs
+
 __all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]
 
 
 def evaluate(
-    y_true,
-    y_score,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
-    qid,
-    metrics=None,
-    k=None,
-    conventions=None,
-    ties=None,
-    gain=None,
-    min_relevance=None,
-    empty_query=None,
-    ap_denominator=None,
-    precision_denominator=None,
-    log_base=None,
-    max_docs=None,
-    beta=1.0,
-    err_max_grade=4,
-    query_stats=None,
-    doc_id=None,
-    n_jobs=None,
-):
+    qid: ArrayLike,
+    metrics: MetricSpecs = None,
+    k: Cutoff = None,
+    conventions: str | None = None,
+    ties: str | None = None,
+    gain: Gain = None,
+    min_relevance: float | None = None,
+    empty_query: str | None = None,
+    ap_denominator: str | None = None,
+    precision_denominator: str | None = None,
+    log_base: float | None = None,
+    max_docs: int | None = None,
+    beta: float = 1.0,
+    err_max_grade: float = 4,
+    query_stats: pd.DataFrame | None = None,
+    doc_id: ArrayLike | None = None,
+    n_jobs: int | None = None,
+) -> RankingEvaluation:
     """Evaluate a ranking per query from flat, row-aligned arrays.
 
     Parameters

@@ -7,6 +7,8 @@ ideal labels and relevant counts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pandas as pd
 
@@ -19,6 +21,9 @@ from ._options import check_options, make_gain
 from ._registry import parse_metrics
 from ._truncate import first_rows
 
+if TYPE_CHECKING:
+    from .._typing import Cutoff, MetricSpecs
+
 __all__ = ["evaluate_run"]
 
 #: The label of a retrieved document without a judgment: below every judgment, gain 0.
@@ -26,16 +31,16 @@ UNJUDGED = -np.inf
 
 
 def evaluate_run(
-    run,
-    qrels,
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
     *,
-    metrics=None,
-    k=None,
-    missing_queries="skip",
-    unjudged="nonrelevant",
-    conventions="trec_eval",
-    **options,
-):
+    metrics: MetricSpecs = None,
+    k: Cutoff = None,
+    missing_queries: str = "skip",
+    unjudged: str = "nonrelevant",
+    conventions: str | None = "trec_eval",
+    **options: Any,
+) -> RankingEvaluation:
     """Evaluate a TREC-style run against separate relevance judgments.
 
     Read as trec_eval reads them: a retrieved document without a judgment is non-relevant,

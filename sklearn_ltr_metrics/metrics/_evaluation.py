@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,19 +51,21 @@ class RankingEvaluation:
     (0.6667, {'ndcg@2': 0, 'map': 0})
     """
 
-    def __init__(self, per_query, cutoff_parts, conventions):
+    def __init__(
+        self, per_query: pd.DataFrame, cutoff_parts: Mapping[str, Any], conventions: Mapping
+    ) -> None:
         self.per_query = per_query
         self._cutoff_parts = cutoff_parts
         self.metrics = tuple(c for c in per_query.columns if c not in COUNT_COLUMNS)
         self.conventions = dict(conventions)
 
     @cached_property
-    def n_skipped(self):
+    def n_skipped(self) -> dict[str, int]:
         # Counted on first use: a scan of every metric column, which most callers never read.
         return {m: int(self.per_query[m].isna().sum()) for m in self.metrics}
 
     @cached_property
-    def per_cutoff(self):
+    def per_cutoff(self) -> pd.DataFrame:
         frames = []
         for column, (qids, ks, values) in self._cutoff_parts.items():
             k = pd.array(np.where(np.isinf(ks), 0, ks).astype(np.int64), dtype="Int64")
@@ -70,7 +74,7 @@ class RankingEvaluation:
         return pd.concat(frames, ignore_index=True)
 
     @classmethod
-    def concat(cls, evaluations):
+    def concat(cls, evaluations: Iterable[RankingEvaluation]) -> RankingEvaluation:
         """One evaluation from evaluations of disjoint sets of queries (same metrics).
 
         Queries come out sorted, and each query's cut-offs in their order, as :func:`evaluate`
@@ -114,7 +118,7 @@ class RankingEvaluation:
             parts[column] = tuple(np.concatenate([p[i] for p in pieces])[order] for i in range(3))
         return cls(per_query, parts, first.conventions)
 
-    def mean(self, metric=None):
+    def mean(self, metric: str | None = None) -> float | pd.Series:
         """Macro mean over queries with a defined value.
 
         Parameters

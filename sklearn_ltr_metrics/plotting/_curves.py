@@ -9,10 +9,17 @@ n_queries``). Nothing here averages or tests: the functions only draw.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ._common import COLORS, check_table, panels, plain_text
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "plot_metric_at_k",
@@ -42,7 +49,13 @@ def _curve_table(curves):
     return curves
 
 
-def plot_metric_at_k(curves, *, metric="capped_recall", ax=None, title=None):
+def plot_metric_at_k(
+    curves: pd.DataFrame,
+    *,
+    metric: str = "capped_recall",
+    ax: Axes | Sequence[Axes] | None = None,
+    title: str | None = None,
+) -> Figure:
     """Mean metric@K against K, one line per query stratum (and all queries), per system.
 
     Parameters
@@ -124,7 +137,13 @@ def _draw_strata(ax, part):
     plain_text(*legend.get_texts())
 
 
-def plot_recall_at_k(curves, *, metric=None, ax=None, title=None):
+def plot_recall_at_k(
+    curves: pd.DataFrame,
+    *,
+    metric: str | None = None,
+    ax: Axes | Sequence[Axes] | None = None,
+    title: str | None = None,
+) -> Figure:
     """Recall@K against K per query stratum: :func:`plot_metric_at_k` for a recall metric.
 
     Parameters
@@ -160,7 +179,9 @@ def plot_recall_at_k(curves, *, metric=None, ax=None, title=None):
     return plot_metric_at_k(curves, metric=metric, ax=ax, title=title)
 
 
-def plot_precision_at_k(curves, *, ax=None, title=None):
+def plot_precision_at_k(
+    curves: pd.DataFrame, *, ax: Axes | Sequence[Axes] | None = None, title: str | None = None
+) -> Figure:
     """Precision@K against K per query stratum: :func:`plot_metric_at_k` for precision.
 
     Parameters
@@ -211,7 +232,13 @@ def _pr_tables(curves):
     return {"system": curves}
 
 
-def plot_precision_recall(curves, *, stratum="all", ax=None, title=None):
+def plot_precision_recall(
+    curves: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    stratum: str = "all",
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Figure:
     """Precision against recall, one line per system.
 
     Two kinds of table are drawn:

@@ -7,10 +7,19 @@ given (``difficulty=``, e.g. a report's ``difficulty`` table), never computed he
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .._table import SINGLE_SYSTEM, metric_columns, named_systems, query_frame
 from ._common import COLORS, panels, plain_text
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_difficulty", "plot_heatmap"]
 
@@ -36,7 +45,14 @@ def _legend_label(system, n_systems, difficulty, metric):
     return f"{name + ': ' if name else ''}Spearman rho = {rho:.2f} (p = {p:.2g})"
 
 
-def plot_difficulty(per_query, *, metric=None, difficulty=None, ax=None, title=None):
+def plot_difficulty(
+    per_query: Any,
+    *,
+    metric: str | None = None,
+    difficulty: pd.DataFrame | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Figure:
     """Per-query metric against difficulty ``n_neg / n_pos`` (log scale), one colour per system.
 
     Parameters
@@ -102,7 +118,13 @@ def plot_difficulty(per_query, *, metric=None, difficulty=None, ax=None, title=N
     return fig
 
 
-def plot_heatmap(per_query, *, metrics=None, ax=None, title=None):
+def plot_heatmap(
+    per_query: Any,
+    *,
+    metrics: Sequence[str] | None = None,
+    ax: Axes | Sequence[Axes] | None = None,
+    title: str | None = None,
+) -> Figure:
     """Per-query metric values as a heatmap: queries (rows, easiest first) x metrics, per system.
 
     Parameters

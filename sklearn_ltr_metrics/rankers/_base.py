@@ -111,7 +111,7 @@ class _RankerMixin:
     __metadata_request__score = {"qid": True}  # noqa: RUF012
 
     #: Dtypes ``predict`` accepts (LambdaMART also keeps float32 for LightGBM).
-    _predict_dtype = np.float64
+    _predict_dtype: type | tuple[type, ...] = np.float64
 
     def __sklearn_tags__(self):
         # A ranker is a regressor of relevance: partial_dependence, VotingRegressor and

@@ -401,7 +401,8 @@ class RankingReport:
         Parameters
         ----------
         directory : str or os.PathLike
-            The report directory; its parent must exist.
+            The report directory. Missing parent folders are created (and removed again if
+            the write fails).
         force : bool, default=False
             Replace an existing ``directory``. Without it an existing path raises
             ``FileExistsError`` before anything is written. Even with it, only an empty

@@ -8,6 +8,7 @@ removed; a folder left by a killed process (its pid no longer runs) is found and
 next write into the same parent folder, or reported by a ``RuntimeWarning`` when it holds
 anything a report does not write.
 
+Missing parent folders of the target are created (and removed again if the write fails).
 ``force=True`` replaces only an empty folder or a report folder holding nothing but the files
 a report writes (:data:`REPORT_FILES`, ``plots/<name>.png``); a folder with any other file is
 never deleted, and a folder that cannot be written to (read-only) is refused before anything
@@ -116,30 +117,40 @@ def _is_report(directory):
         return False
 
 
-def check_report_target(target, force):
-    """Raise unless ``target`` may be written (absent, or replaceable with ``force``)."""
-    target = Path(os.fspath(target))
-    if not os.path.lexists(target):
-        if not target.absolute().parent.is_dir():
-            raise FileNotFoundError(
-                f"Cannot write the report to {str(target)!r}: its folder "
-                f"{str(target.absolute().parent)!r} does not exist; create it first."
-            )
-        return
-    if not force:
+def _first_existing(path):
+    """``path`` or its nearest ancestor that exists."""
+    path = path.absolute()
+    while not os.path.lexists(path) and path.parent != path:
+        path = path.parent
+    return path
+
+
+def _check_new_target(target):
+    """Refuse a new ``target`` whose missing parent folders could not be created."""
+    existing = _first_existing(target.parent)
+    if not existing.is_dir():
         raise FileExistsError(
-            f"{str(target)!r} already exists; pass force=True (--force on the command line) "
-            "to replace it, or choose another directory."
+            f"Cannot write the report to {str(target)!r}: {str(existing)!r} is a file, not a "
+            "folder. Choose another path."
         )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise PermissionError(
+            f"Cannot write the report to {str(target)!r}: the folder {str(existing)!r} is "
+            "read-only. Choose another path."
+        )
+
+
+def _replace_refusal(target):
+    """Why an existing ``target`` may not be replaced even with ``force`` (None: it may be)."""
     if target.is_symlink() or not target.is_dir():
-        raise FileExistsError(
+        return FileExistsError(
             f"{str(target)!r} exists and is not a report directory; refusing to replace it "
             "even with force. Choose another path."
         )
     if not any(target.iterdir()):
-        return
+        return None
     if not _is_report(target):
-        raise FileExistsError(
+        return FileExistsError(
             f"{str(target)!r} is a non-empty directory that is not a report written by "
             f"{GENERATOR} (no {REPORT_FILES['json']} naming it); refusing to delete it even "
             "with force. Choose another path."
@@ -147,18 +158,40 @@ def check_report_target(target, force):
     foreign = _foreign_entries(target)
     if foreign:
         shown = ", ".join(repr(f) for f in foreign[:5]) + (" ..." if len(foreign) > 5 else "")
-        raise FileExistsError(
+        return FileExistsError(
             f"{str(target)!r} is a report folder that also holds files the report did not "
             f"write ({shown}); refusing to delete them even with force. Move them out, or "
             "choose another directory."
         )
     for folder in (target, target / REPORT_FILES["plots"]):
         if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
-            raise PermissionError(
+            return PermissionError(
                 f"{str(folder)!r} is read-only, so the old report cannot be deleted; refusing "
                 f"to replace it. Make it writable (chmod -R u+w {str(target)!r}) or choose "
                 "another directory."
             )
+    return None
+
+
+def check_report_target(target, force):
+    """Raise unless ``target`` may be written (new, or replaceable with ``force``).
+
+    A new ``target`` may be nested in folders that do not exist yet (they are created). An
+    existing one that even ``force`` may not replace is refused with the reason, whatever
+    ``force`` is, so the message never suggests ``force`` where it would not help.
+    """
+    target = Path(os.fspath(target))
+    if not os.path.lexists(target):
+        _check_new_target(target)
+        return
+    refusal = _replace_refusal(target)
+    if refusal is not None:
+        raise refusal
+    if not force:
+        raise FileExistsError(
+            f"{str(target)!r} already exists; pass force=True (--force on the command line) "
+            "to replace it, or choose another directory."
+        )
 
 
 def _make_writable_and_retry(function, path, _exc):
@@ -224,11 +257,12 @@ def write_report(target, write_files, *, force=False):
     target = Path(os.fspath(target))
     check_report_target(target, force)
     parent = target.absolute().parent
+    created = _make_parents(parent)
     _clean_stale(parent)
     token = f"{_PREFIX}{os.getpid()}.{secrets.token_hex(4)}"
     tmp = parent / f"{token}.tmp"
-    os.mkdir(tmp)
     try:
+        os.mkdir(tmp)
         write_files(tmp)
         if os.path.lexists(target):
             check_report_target(target, force)  # appeared or changed meanwhile
@@ -250,8 +284,22 @@ def write_report(target, write_files, *, force=False):
             os.replace(tmp, target)
     except BaseException:
         _remove_tree(tmp)
+        for folder in reversed(created):  # the missing parents this write made, if still empty
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
         raise
     return target
+
+
+def _make_parents(parent):
+    """Create ``parent`` and its missing ancestors; the folders made, outermost first."""
+    missing = []
+    while not os.path.lexists(parent):
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        os.mkdir(folder)
+    return missing[::-1]
 
 
 def write_text(folder, name, text):
