@@ -27,8 +27,10 @@ from .io import write_table as write_table
 from .io import write_trec_qrels as write_trec_qrels
 from .io import write_trec_run as write_trec_run
 from .metrics import CONVENTIONS as CONVENTIONS
+from .metrics import MissingQueryIdsError as MissingQueryIdsError
 from .metrics import RankingEvaluation as RankingEvaluation
 from .metrics import RankingScorer as RankingScorer
+from .metrics import Reconciliation as Reconciliation
 from .metrics import convention_options as convention_options
 from .metrics import describe_metric as describe_metric
 from .metrics import evaluate as evaluate
@@ -38,6 +40,9 @@ from .metrics import make_ranking_scorer as make_ranking_scorer
 from .metrics import metric_names as metric_names
 from .metrics import precision_recall_curves as precision_recall_curves
 from .metrics import rank_agreement as rank_agreement
+from .metrics import reconcile as reconcile
+from .metrics import reconcile_run as reconcile_run
+from .metrics import which_convention as which_convention
 from .model_selection import QueryKFold as QueryKFold
 from .model_selection import RankingGridSearchCV as RankingGridSearchCV
 from .model_selection import RankingHalvingGridSearchCV as RankingHalvingGridSearchCV
@@ -51,29 +56,41 @@ from .plotting import plot_metric_at_k as plot_metric_at_k
 from .plotting import plot_precision_at_k as plot_precision_at_k
 from .plotting import plot_precision_recall as plot_precision_recall
 from .plotting import plot_recall_at_k as plot_recall_at_k
+from .plotting import plot_significance_matrix as plot_significance_matrix
 from .rankers import FeatureRanker as FeatureRanker
 from .rankers import LambdaMARTRanker as LambdaMARTRanker
 from .rankers import OracleRanker as OracleRanker
 from .rankers import QueryAwareRanker as QueryAwareRanker
+from .rankers import QueryColumn as QueryColumn
 from .rankers import RandomRanker as RandomRanker
 from .report import RankingReport as RankingReport
+from .report import ReportDiff as ReportDiff
 from .report import make_report as make_report
+from .report import make_report_diff as make_report_diff
 from .stats import DifficultyCorrelation as DifficultyCorrelation
+from .stats import GateResult as GateResult
 from .stats import PairedTestResult as PairedTestResult
+from .stats import PairwiseComparison as PairwiseComparison
 from .stats import Summary as Summary
 from .stats import adjust_pvalues as adjust_pvalues
 from .stats import bootstrap_ci as bootstrap_ci
 from .stats import coefficient_of_variation as coefficient_of_variation
 from .stats import cohens_d as cohens_d
+from .stats import compare_all as compare_all
 from .stats import compare_systems as compare_systems
 from .stats import correction_names as correction_names
 from .stats import cutoff_curves as cutoff_curves
 from .stats import data_characteristics as data_characteristics
+from .stats import detectable_difference as detectable_difference
 from .stats import difficulty_correlation as difficulty_correlation
 from .stats import difficulty_ranges as difficulty_ranges
 from .stats import effect_size_label as effect_size_label
+from .stats import paired_power as paired_power
 from .stats import paired_test as paired_test
 from .stats import paired_test_names as paired_test_names
+from .stats import pairwise_test_names as pairwise_test_names
+from .stats import regression_gate as regression_gate
+from .stats import required_queries as required_queries
 from .stats import stage_table as stage_table
 from .stats import summarize as summarize
 
@@ -86,10 +103,14 @@ __all__ = [
     "DataFormatError",
     "DifficultyCorrelation",
     "FeatureRanker",
+    "GateResult",
     "LambdaMARTRanker",
+    "MissingQueryIdsError",
     "OracleRanker",
     "PairedTestResult",
+    "PairwiseComparison",
     "QueryAwareRanker",
+    "QueryColumn",
     "QueryKFold",
     "RandomRanker",
     "RankingEvaluation",
@@ -98,12 +119,15 @@ __all__ = [
     "RankingRandomizedSearchCV",
     "RankingReport",
     "RankingScorer",
+    "Reconciliation",
+    "ReportDiff",
     "StratifiedQueryKFold",
     "Summary",
     "adjust_pvalues",
     "bootstrap_ci",
     "coefficient_of_variation",
     "cohens_d",
+    "compare_all",
     "compare_systems",
     "convention_options",
     "correction_names",
@@ -111,6 +135,7 @@ __all__ = [
     "cutoff_curves",
     "data_characteristics",
     "describe_metric",
+    "detectable_difference",
     "difficulty_correlation",
     "difficulty_ranges",
     "effect_size_label",
@@ -121,15 +146,19 @@ __all__ = [
     "make_ranking_data",
     "make_ranking_scorer",
     "make_report",
+    "make_report_diff",
     "metric_names",
+    "paired_power",
     "paired_test",
     "paired_test_names",
+    "pairwise_test_names",
     "plot_difficulty",
     "plot_heatmap",
     "plot_metric_at_k",
     "plot_precision_at_k",
     "plot_precision_recall",
     "plot_recall_at_k",
+    "plot_significance_matrix",
     "precision_recall_curves",
     "rank_agreement",
     "read_letor",
@@ -138,8 +167,13 @@ __all__ = [
     "read_table",
     "read_trec_qrels",
     "read_trec_run",
+    "reconcile",
+    "reconcile_run",
+    "regression_gate",
+    "required_queries",
     "stage_table",
     "summarize",
+    "which_convention",
     "write_letor",
     "write_query_stats",
     "write_table",

@@ -9,15 +9,22 @@ from ._evaluation import RankingEvaluation as RankingEvaluation
 from ._options import CONVENTIONS as CONVENTIONS
 from ._options import convention_options as convention_options
 from ._pr_curves import precision_recall_curves as precision_recall_curves
+from ._reconcile import Reconciliation as Reconciliation
+from ._reconcile import reconcile as reconcile
+from ._reconcile import reconcile_run as reconcile_run
 from ._registry import describe_metric as describe_metric
 from ._registry import metric_names as metric_names
+from ._scorer import MissingQueryIdsError as MissingQueryIdsError
 from ._scorer import RankingScorer as RankingScorer
 from ._scorer import make_ranking_scorer as make_ranking_scorer
+from ._which import which_convention as which_convention
 
 __all__ = [
     "CONVENTIONS",
+    "MissingQueryIdsError",
     "RankingEvaluation",
     "RankingScorer",
+    "Reconciliation",
     "convention_options",
     "describe_metric",
     "evaluate",
@@ -27,4 +34,7 @@ __all__ = [
     "metric_names",
     "precision_recall_curves",
     "rank_agreement",
+    "reconcile",
+    "reconcile_run",
+    "which_convention",
 ]

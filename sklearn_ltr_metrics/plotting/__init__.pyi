@@ -5,6 +5,7 @@ from ._curves import plot_metric_at_k as plot_metric_at_k
 from ._curves import plot_precision_at_k as plot_precision_at_k
 from ._curves import plot_precision_recall as plot_precision_recall
 from ._curves import plot_recall_at_k as plot_recall_at_k
+from ._matrix import plot_significance_matrix as plot_significance_matrix
 from ._queries import plot_difficulty as plot_difficulty
 from ._queries import plot_heatmap as plot_heatmap
 
@@ -15,4 +16,5 @@ __all__ = [
     "plot_precision_at_k",
     "plot_precision_recall",
     "plot_recall_at_k",
+    "plot_significance_matrix",
 ]

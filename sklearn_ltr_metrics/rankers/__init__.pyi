@@ -6,11 +6,13 @@ from ._base import OracleRanker as OracleRanker
 from ._base import RandomRanker as RandomRanker
 from ._lambdamart import LambdaMARTRanker as LambdaMARTRanker
 from ._query_aware import QueryAwareRanker as QueryAwareRanker
+from ._query_column import QueryColumn as QueryColumn
 
 __all__ = [
     "FeatureRanker",
     "LambdaMARTRanker",
     "OracleRanker",
     "QueryAwareRanker",
+    "QueryColumn",
     "RandomRanker",
 ]

@@ -2,6 +2,9 @@
 # Do not edit: run the script again.
 
 from ._compare import compare_systems as compare_systems
+from ._compare_all import PairwiseComparison as PairwiseComparison
+from ._compare_all import compare_all as compare_all
+from ._compare_all import pairwise_test_names as pairwise_test_names
 from ._curves import cutoff_curves as cutoff_curves
 from ._difficulty import DifficultyCorrelation as DifficultyCorrelation
 from ._difficulty import data_characteristics as data_characteristics
@@ -11,6 +14,11 @@ from ._effects import adjust_pvalues as adjust_pvalues
 from ._effects import cohens_d as cohens_d
 from ._effects import correction_names as correction_names
 from ._effects import effect_size_label as effect_size_label
+from ._gate import GateResult as GateResult
+from ._gate import regression_gate as regression_gate
+from ._planning import detectable_difference as detectable_difference
+from ._planning import paired_power as paired_power
+from ._planning import required_queries as required_queries
 from ._stages import stage_table as stage_table
 from ._stats import PairedTestResult as PairedTestResult
 from ._stats import bootstrap_ci as bootstrap_ci
@@ -22,21 +30,29 @@ from ._summary import summarize as summarize
 
 __all__ = [
     "DifficultyCorrelation",
+    "GateResult",
     "PairedTestResult",
+    "PairwiseComparison",
     "Summary",
     "adjust_pvalues",
     "bootstrap_ci",
     "coefficient_of_variation",
     "cohens_d",
+    "compare_all",
     "compare_systems",
     "correction_names",
     "cutoff_curves",
     "data_characteristics",
+    "detectable_difference",
     "difficulty_correlation",
     "difficulty_ranges",
     "effect_size_label",
+    "paired_power",
     "paired_test",
     "paired_test_names",
+    "pairwise_test_names",
+    "regression_gate",
+    "required_queries",
     "stage_table",
     "summarize",
 ]
