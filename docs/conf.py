@@ -59,6 +59,7 @@ FAMILIES = {
     "metrics": "Metrics: evaluation, the registry, scorers",
     "model_selection": "Model selection: query-safe cross-validation and searches",
     "rankers": "Rankers",
+    "runs": "Runs: fusion, reranking cascades, judgment pools",
     "stats": "Statistics over queries",
     "report": "The report",
     "plotting": "Plotting",

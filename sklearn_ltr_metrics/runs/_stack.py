@@ -1,0 +1,196 @@
+"""Several TREC-style runs as one set of flat arrays: the shared first step of every operation.
+
+A run is a frame with columns ``qid``, ``doc_id`` and ``score`` (as :func:`read_trec_run`
+returns it). The runs are checked once, their rows stacked, the query and document ids coded
+to integers once (one hash pass each), and every ``(qid, doc_id)`` pair that any run retrieves
+given one integer. Everything after (normalisations, fusion, pools) works on those integer
+arrays: segment sums with :func:`numpy.bincount`, per-group extremes with ``ufunc.at``, no
+Python loop over queries.
+
+Each run's ranking (the 0-based position of a row among its query's rows, by score
+descending, ties in row order) is read from the rows as they are when a run is already in
+rank order (a TREC file usually is: checked in one pass), and sorted once otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_columns, check_qid, check_scores
+
+__all__ = ["RUN_COLUMNS", "StackedRuns", "check_run", "check_runs", "stack_runs"]
+
+#: The columns of a run frame, in order.
+RUN_COLUMNS = ("qid", "doc_id", "score")
+
+
+def check_run(run, name="run"):
+    """Return the ``qid, doc_id, score`` columns of ``run`` after checking them.
+
+    The scores must be finite numbers and a ``(qid, doc_id)`` pair may appear once.
+    """
+    frame = check_columns(run, name, RUN_COLUMNS)
+    check_qid(frame["qid"], f"{name}['qid']")
+    score = check_scores(frame["score"], frame["qid"].to_numpy(), f"{name}['score']")
+    dup = frame.duplicated(["qid", "doc_id"])
+    if dup.any():
+        first = frame[dup].iloc[0]
+        raise ValueError(
+            f"{name} retrieves document {first['doc_id']!r} twice for query {first['qid']!r}; "
+            "each (qid, doc_id) may appear once. Drop duplicates first (read_trec_run's "
+            "duplicates='first' or 'last')."
+        )
+    return frame.assign(score=np.asarray(score, dtype=np.float64))
+
+
+def check_runs(runs, name="runs", *, minimum=1):
+    """Return ``(names, frames)`` of ``runs``: a list of run frames or a name -> run mapping.
+
+    Runs given as a list are named ``run0, run1, ...``. Query and document ids of runs whose
+    ids are of different kinds (numbers in one, text in another) are compared as text.
+    """
+    if isinstance(runs, pd.DataFrame) or not isinstance(runs, (list, tuple, Mapping)):
+        raise TypeError(
+            f"{name} must be a list of run frames (columns qid, doc_id, score) or a dict "
+            f"name -> run frame, got {type(runs).__name__}."
+        )
+    if isinstance(runs, Mapping):
+        names, values = [str(key) for key in runs], list(runs.values())
+        if len(set(names)) != len(names):
+            raise ValueError(f"{name} has run names equal as text: {names!r}.")
+    else:
+        names, values = [f"run{i}" for i in range(len(runs))], list(runs)
+    if len(values) < minimum:
+        raise ValueError(f"{name} needs at least {minimum} run(s), got {len(values)}.")
+    keys = list(runs) if isinstance(runs, Mapping) else range(len(values))
+    frames = [check_run(run, f"{name}[{key!r}]") for key, run in zip(keys, values, strict=True)]
+    for column in ("qid", "doc_id"):
+        if len({frame[column].dtype.kind for frame in frames}) > 1:
+            frames = [frame.astype({column: str}) for frame in frames]
+    return names, frames
+
+
+@dataclass(frozen=True)
+class StackedRuns:
+    """Runs stacked into flat arrays, with coded queries, documents and pairs.
+
+    Attributes
+    ----------
+    names : list of str
+        The run names, in order.
+    queries, documents : ndarray
+        The distinct query and document ids, in order of first appearance.
+    row_run, row_query, row_pair : ndarray of int64
+        For each stacked row: its run, its query code and its ``(qid, doc_id)`` pair code.
+    score : ndarray of float64
+        The score of each stacked row.
+    pair_query, pair_document : ndarray of int64
+        The query and document code of each pair (pairs in order of first appearance).
+    """
+
+    names: list
+    queries: np.ndarray
+    documents: np.ndarray
+    row_run: np.ndarray
+    row_query: np.ndarray
+    row_pair: np.ndarray
+    score: np.ndarray
+    pair_query: np.ndarray
+    pair_document: np.ndarray
+
+    @property
+    def n_runs(self):
+        return len(self.names)
+
+    @property
+    def n_pairs(self):
+        return self.pair_query.size
+
+    @property
+    def n_groups(self):
+        """Number of (run, query) groups: group ``g = run * n_queries + query``."""
+        return self.n_runs * self.queries.size
+
+    @cached_property
+    def row_group(self):
+        """The (run, query) group of each row."""
+        return self.row_run * self.queries.size + self.row_query
+
+    @cached_property
+    def group_size(self):
+        """Rows of each (run, query) group: how many documents a run retrieved for a query."""
+        return np.bincount(self.row_group, minlength=self.n_groups)
+
+    @cached_property
+    def n_candidates(self):
+        """Distinct documents any run retrieved, per query."""
+        return np.bincount(self.pair_query, minlength=self.queries.size)
+
+    @cached_property
+    def position(self):
+        """0-based rank of each row within its (run, query) group: score descending, ties in
+        row order."""
+        group = self.row_group
+        starts = np.cumsum(self.group_size) - self.group_size
+        if _in_rank_order(group, self.score, np.count_nonzero(self.group_size)):
+            return np.arange(group.size) - starts[group]
+        order = np.lexsort((-self.score, group))
+        position = np.empty(group.size, dtype=np.int64)
+        position[order] = np.arange(group.size) - starts[group[order]]
+        return position
+
+    def matrix(self, values, fill):
+        """``(n_pairs, n_runs)`` matrix of per-row ``values``; ``fill`` where a run lacks a pair."""
+        out = np.full((self.n_pairs, self.n_runs), fill, dtype=np.float64)
+        out[self.row_pair, self.row_run] = values
+        return out
+
+    @cached_property
+    def present(self):
+        """``(n_pairs, n_runs)`` mask: which run retrieved which pair."""
+        out = np.zeros((self.n_pairs, self.n_runs), dtype=bool)
+        out[self.row_pair, self.row_run] = True
+        return out
+
+
+def _in_rank_order(group, score, n_groups):
+    """Whether the ``n_groups`` (run, query) groups are blocks of rows, scores non-increasing."""
+    if group.size < 2:
+        return True
+    change = group[1:] != group[:-1]
+    if np.count_nonzero(change) + 1 != n_groups:
+        return False
+    return bool(np.all(change | (score[1:] <= score[:-1])))
+
+
+def stack_runs(runs, name="runs", *, minimum=1):
+    """Check ``runs`` and stack them into a :class:`StackedRuns`."""
+    names, frames = check_runs(runs, name, minimum=minimum)
+    sizes = np.array([len(frame) for frame in frames], dtype=np.int64)
+    query_codes, queries = pd.factorize(
+        np.concatenate([frame["qid"].to_numpy() for frame in frames])
+    )
+    doc_codes, documents = pd.factorize(
+        np.concatenate([frame["doc_id"].to_numpy() for frame in frames])
+    )
+    query_codes = query_codes.astype(np.int64)
+    key = query_codes * max(len(documents), 1) + doc_codes
+    row_pair, pair_keys = pd.factorize(key)
+    pair_keys = np.asarray(pair_keys, dtype=np.int64)
+    n_docs = max(len(documents), 1)
+    return StackedRuns(
+        names=names,
+        queries=np.asarray(queries),
+        documents=np.asarray(documents),
+        row_run=np.repeat(np.arange(len(frames), dtype=np.int64), sizes),
+        row_query=query_codes,
+        row_pair=row_pair.astype(np.int64),
+        score=np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames]),
+        pair_query=pair_keys // n_docs,
+        pair_document=pair_keys % n_docs,
+    )
