@@ -30,144 +30,169 @@ REQUIRED = object()
 
 
 class FusionInputs:
-    """What the fusion methods read, computed on first use from the stacked runs."""
+    """What the fusion methods read, per stacked row, computed on first use.
+
+    Every method is a segment sum (or extreme) over the rows of each ``(qid, doc_id)`` pair:
+    ``np.bincount(row_pair, weights=...)``, in run order, as ranx sums. Under ``borda``
+    normalisation each candidate a run did not retrieve becomes one more row of that run
+    (its padded score), so the counts see every run.
+    """
 
     def __init__(self, stack, norm):
         self.stack = stack
         self.norm = norm
 
     @cached_property
-    def _normalized(self):
-        return normalize(self.stack, self.norm)
+    def _rows(self):
+        stack = self.stack
+        values, pad = normalize(stack, self.norm)
+        if pad is None:
+            return stack.row_pair, stack.row_run, values
+        pair, run = np.nonzero(~stack.present)
+        padded = pad[run * stack.queries.size + stack.pair_query[pair]]
+        return (
+            np.concatenate((stack.row_pair, pair)),
+            np.concatenate((stack.row_run, run)),
+            np.concatenate((values, padded)),
+        )
 
-    @cached_property
-    def present(self):
-        """Which run holds each pair (after ``borda``, which pads: every run)."""
-        if self._normalized[1] is not None:
-            return np.ones((self.stack.n_pairs, self.stack.n_runs), dtype=bool)
-        return self.stack.present
+    @property
+    def pair(self):
+        """The pair of each row."""
+        return self._rows[0]
 
-    @cached_property
-    def scores(self):
-        """Normalised score of each (pair, run); 0 where the run lacks the pair."""
-        values, pad = self._normalized
-        out = self.stack.matrix(values, np.nan)
-        if pad is not None:
-            pad_of = pad.reshape(self.stack.n_runs, -1).T[self.stack.pair_query]
-            out = np.where(np.isnan(out), pad_of, out)
-        return np.where(self.present, out, 0.0)
+    @property
+    def run(self):
+        """The run of each row."""
+        return self._rows[1]
+
+    @property
+    def value(self):
+        """The normalised score of each row."""
+        return self._rows[2]
+
+    def total(self, weights=None):
+        """Per pair: the sum of ``weights`` (one per row) over its rows."""
+        return np.bincount(self.pair, weights=weights, minlength=self.stack.n_pairs)
 
     @cached_property
     def count(self):
         """How many runs hold each pair."""
-        return self.present.sum(axis=1)
+        return self.total()
 
-    @cached_property
+    @property
     def position(self):
-        """0-based rank of each (pair, run) in the run's own ranking; ``inf`` where absent."""
-        return self.stack.matrix(self.stack.position, np.inf)
+        """0-based rank of each row in its run's ranking (rank-based methods: no padding)."""
+        return self.stack.position
 
     @cached_property
     def n_candidates(self):
-        """Distinct documents any run retrieved for the pair's query, per pair, as a column."""
-        return self.stack.n_candidates[self.stack.pair_query].astype(np.float64)[:, None]
-
-    @cached_property
-    def run_size(self):
-        """Documents each run retrieved for the pair's query: ``(n_pairs, n_runs)``."""
-        sizes = self.stack.group_size.reshape(self.stack.n_runs, -1).T
-        return sizes[self.stack.pair_query].astype(np.float64)
-
-
-def _where(inputs, values):
-    return np.where(inputs.stack.present, values, 0.0)
+        """Distinct documents any run retrieved for each row's query."""
+        return self.stack.n_candidates[self.stack.row_query].astype(np.float64)
 
 
 def _sum(inputs):
-    return inputs.scores.sum(axis=1)
+    return inputs.total(inputs.value)
 
 
 def _mnz(inputs):
-    return inputs.scores.sum(axis=1) * inputs.count
+    return inputs.total(inputs.value) * inputs.count
 
 
 def _anz(inputs):
-    return inputs.scores.sum(axis=1) / inputs.count
+    return inputs.total(inputs.value) / inputs.count
 
 
 def _gmnz(inputs, gamma):
-    return inputs.scores.sum(axis=1) * inputs.count.astype(np.float64) ** gamma
+    return inputs.total(inputs.value) * inputs.count**gamma
+
+
+def _extreme(inputs, ufunc, missing):
+    out = np.full(inputs.stack.n_pairs, -np.inf if ufunc is np.maximum else np.inf)
+    ufunc.at(out, inputs.pair, inputs.value)
+    # ranx reads a run that lacks the document as the score ``missing``.
+    return np.where(inputs.count < inputs.stack.n_runs, ufunc(out, missing), out)
 
 
 def _max(inputs):
-    return np.where(inputs.present, inputs.scores, -1e9).max(axis=1)
+    return _extreme(inputs, np.maximum, -1e9)
 
 
 def _min(inputs):
-    return np.where(inputs.present, inputs.scores, 1e9).min(axis=1)
+    return _extreme(inputs, np.minimum, 1e9)
 
 
 def _med(inputs):
-    return np.nanmedian(np.where(inputs.present, inputs.scores, np.nan), axis=1)
+    table = np.full((inputs.stack.n_pairs, inputs.stack.n_runs), np.nan)
+    table[inputs.pair, inputs.run] = inputs.value
+    return np.nanmedian(table, axis=1)
 
 
 def _wsum(inputs, weights):
-    return (inputs.scores * weights).sum(axis=1)
+    return inputs.total(weights[inputs.run] * inputs.value)
 
 
 def _wmnz(inputs, weights):
-    return inputs.scores.sum(axis=1) * (inputs.present * weights).sum(axis=1)
+    return inputs.total(inputs.value) * inputs.total(weights[inputs.run])
 
 
 def _mixed(inputs, weights):
-    return (inputs.scores * weights).sum(axis=1) * np.sqrt(inputs.count)
+    return inputs.total(weights[inputs.run] * inputs.value) * np.sqrt(inputs.count)
 
 
 def _rrf(inputs, k):
-    return _where(inputs, 1.0 / (k + inputs.position + 1.0)).sum(axis=1)
+    return inputs.total(1.0 / (k + inputs.position + 1.0))
 
 
 def _isr_terms(inputs):
-    return _where(inputs, 1.0 / (inputs.position + 1.0) ** 2).sum(axis=1)
+    return inputs.total(1.0 / (inputs.position + 1.0) ** 2)
 
 
 def _isr(inputs):
-    return _isr_terms(inputs) * inputs.stack.present.sum(axis=1)
+    return _isr_terms(inputs) * inputs.count
 
 
 def _log_isr(inputs):
-    return _isr_terms(inputs) * np.log(inputs.stack.present.sum(axis=1))
+    return _isr_terms(inputs) * np.log(inputs.count)
 
 
 def _logn_isr(inputs, sigma):
-    return _isr_terms(inputs) * np.log(inputs.stack.present.sum(axis=1) + sigma)
+    return _isr_terms(inputs) * np.log(inputs.count + sigma)
 
 
 def _rbc(inputs, phi):
-    exponent = np.where(inputs.stack.present, inputs.position, 0.0)
-    return _where(inputs, (1.0 - phi) * phi**exponent).sum(axis=1)
+    return inputs.total((1.0 - phi) * phi ** inputs.position.astype(np.float64))
 
 
-def _borda_points(inputs):
-    unranked = (inputs.n_candidates - inputs.run_size + 1.0) / 2.0
-    points = inputs.n_candidates - inputs.position
-    return np.where(inputs.stack.present, points, unranked)
+def _borda_points(inputs, weights):
+    """Weighted Borda points: retrieved ``n - rank0``, else ``(n - n_run + 1) / 2``."""
+    stack = inputs.stack
+    n = stack.n_candidates.astype(np.float64)
+    unranked = (n - stack.group_size.reshape(stack.n_runs, -1) + 1.0) / 2.0 * weights[:, None]
+    own = unranked[inputs.run, stack.row_query]
+    points = (inputs.n_candidates - inputs.position) * weights[inputs.run]
+    # Every run's unranked points, less those of the runs that did rank the document.
+    return inputs.total(points - own) + unranked.sum(axis=0)[stack.pair_query]
 
 
 def _bordafuse(inputs):
-    return _borda_points(inputs).sum(axis=1)
+    return _borda_points(inputs, np.ones(inputs.stack.n_runs))
 
 
 def _w_bordafuse(inputs, weights):
-    return (_borda_points(inputs) * weights).sum(axis=1)
+    return _borda_points(inputs, weights)
+
+
+def _positions(inputs):
+    return inputs.stack.matrix(inputs.position, np.inf)
 
 
 def _condorcet(inputs):
-    return copeland_scores(inputs.stack, inputs.position, np.ones(inputs.stack.n_runs))
+    return copeland_scores(inputs.stack, _positions(inputs), np.ones(inputs.stack.n_runs))
 
 
 def _w_condorcet(inputs, weights):
-    return copeland_scores(inputs.stack, inputs.position, weights)
+    return copeland_scores(inputs.stack, _positions(inputs), weights)
 
 
 @dataclass(frozen=True)
@@ -331,11 +356,13 @@ def check_fusion_params(spec, params, names):
 
 def fused_frame(stack, fused):
     """The fused run as a frame: queries in order of first appearance, scores descending."""
-    order = np.lexsort((-fused, stack.pair_query))
+    order = np.argsort(-fused, kind="stable")
+    query = stack.sort_key(stack.pair_query[order], stack.queries.size)
+    order = order[np.argsort(query, kind="stable")]
     return pd.DataFrame(
         {
-            "qid": stack.queries[stack.pair_query[order]],
-            "doc_id": stack.documents[stack.pair_document[order]],
+            "qid": stack.queries.take(stack.pair_query[order]),
+            "doc_id": stack.documents.take(stack.pair_document[order]),
             "score": fused[order],
         },
         columns=list(RUN_COLUMNS),

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validation import check_columns, check_qid, check_scores
+from .._validation import check_columns, check_scores
 
 __all__ = ["RUN_COLUMNS", "StackedRuns", "check_run", "check_runs", "stack_runs"]
 
@@ -30,21 +30,13 @@ RUN_COLUMNS = ("qid", "doc_id", "score")
 
 
 def check_run(run, name="run"):
-    """Return the ``qid, doc_id, score`` columns of ``run`` after checking them.
+    """Return the ``qid, doc_id, score`` columns of ``run``, scores as float64.
 
-    The scores must be finite numbers and a ``(qid, doc_id)`` pair may appear once.
+    The scores must be finite numbers; missing ids and repeated ``(qid, doc_id)`` pairs are
+    refused by :func:`stack_runs`, which finds them on the coded ids at no extra cost.
     """
     frame = check_columns(run, name, RUN_COLUMNS)
-    check_qid(frame["qid"], f"{name}['qid']")
-    score = check_scores(frame["score"], frame["qid"].to_numpy(), f"{name}['score']")
-    dup = frame.duplicated(["qid", "doc_id"])
-    if dup.any():
-        first = frame[dup].iloc[0]
-        raise ValueError(
-            f"{name} retrieves document {first['doc_id']!r} twice for query {first['qid']!r}; "
-            "each (qid, doc_id) may appear once. Drop duplicates first (read_trec_run's "
-            "duplicates='first' or 'last')."
-        )
+    score = check_scores(frame["score"], None, f"{name}['score']")
     return frame.assign(score=np.asarray(score, dtype=np.float64))
 
 
@@ -83,7 +75,7 @@ class StackedRuns:
     ----------
     names : list of str
         The run names, in order.
-    queries, documents : ndarray
+    queries, documents : pandas.Index
         The distinct query and document ids, in order of first appearance.
     row_run, row_query, row_pair : ndarray of int64
         For each stacked row: its run, its query code and its ``(qid, doc_id)`` pair code.
@@ -139,7 +131,8 @@ class StackedRuns:
         starts = np.cumsum(self.group_size) - self.group_size
         if _in_rank_order(group, self.score, np.count_nonzero(self.group_size)):
             return np.arange(group.size) - starts[group]
-        order = np.lexsort((-self.score, group))
+        order = np.argsort(-self.score, kind="stable")
+        order = order[np.argsort(self.sort_key(group[order], self.n_groups), kind="stable")]
         position = np.empty(group.size, dtype=np.int64)
         position[order] = np.arange(group.size) - starts[group[order]]
         return position
@@ -157,6 +150,10 @@ class StackedRuns:
         out[self.row_pair, self.row_run] = True
         return out
 
+    def sort_key(self, codes, n_codes):
+        """``codes`` in the smallest unsigned dtype (numpy radix-sorts 16-bit keys)."""
+        return codes.astype(np.uint16 if n_codes <= 2**16 else np.int64)
+
 
 def _in_rank_order(group, score, n_groups):
     """Whether the ``n_groups`` (run, query) groups are blocks of rows, scores non-increasing."""
@@ -168,25 +165,50 @@ def _in_rank_order(group, score, n_groups):
     return bool(np.all(change | (score[1:] <= score[:-1])))
 
 
+def _codes(frames, column, names):
+    """Codes and distinct values of ``column`` over all frames (one hash pass)."""
+    values = pd.concat([frame[column] for frame in frames], ignore_index=True)
+    codes, uniques = values.factorize()
+    if (codes < 0).any():
+        row = int(np.flatnonzero(codes < 0)[0])
+        sizes = np.cumsum([len(frame) for frame in frames])
+        run = int(np.searchsorted(sizes, row, side="right"))
+        raise ValueError(
+            f"runs[{names[run]!r}][{column!r}] has a missing value (row "
+            f"{row - (sizes[run - 1] if run else 0)}); every row needs a {column}."
+        )
+    return codes.astype(np.int64), uniques
+
+
+def _refuse_duplicates(stack):
+    """Raise when a run retrieves a (qid, doc_id) pair twice."""
+    cell = stack.row_pair * stack.n_runs + stack.row_run
+    if np.unique(cell).size == cell.size:
+        return
+    order = np.argsort(cell, kind="stable")
+    row = order[1:][cell[order][1:] == cell[order][:-1]][0]
+    pair = stack.row_pair[row]
+    raise ValueError(
+        f"runs[{stack.names[stack.row_run[row]]!r}] retrieves document "
+        f"{stack.documents[stack.pair_document[pair]]!r} twice for query "
+        f"{stack.queries[stack.pair_query[pair]]!r}; each (qid, doc_id) may appear once in a "
+        "run. Drop duplicates first (read_trec_run's duplicates='first' or 'last')."
+    )
+
+
 def stack_runs(runs, name="runs", *, minimum=1):
     """Check ``runs`` and stack them into a :class:`StackedRuns`."""
     names, frames = check_runs(runs, name, minimum=minimum)
     sizes = np.array([len(frame) for frame in frames], dtype=np.int64)
-    query_codes, queries = pd.factorize(
-        np.concatenate([frame["qid"].to_numpy() for frame in frames])
-    )
-    doc_codes, documents = pd.factorize(
-        np.concatenate([frame["doc_id"].to_numpy() for frame in frames])
-    )
-    query_codes = query_codes.astype(np.int64)
-    key = query_codes * max(len(documents), 1) + doc_codes
-    row_pair, pair_keys = pd.factorize(key)
-    pair_keys = np.asarray(pair_keys, dtype=np.int64)
+    query_codes, queries = _codes(frames, "qid", names)
+    doc_codes, documents = _codes(frames, "doc_id", names)
     n_docs = max(len(documents), 1)
-    return StackedRuns(
+    row_pair, pair_keys = pd.factorize(query_codes * n_docs + doc_codes)
+    pair_keys = np.asarray(pair_keys, dtype=np.int64)
+    stack = StackedRuns(
         names=names,
-        queries=np.asarray(queries),
-        documents=np.asarray(documents),
+        queries=queries,
+        documents=documents,
         row_run=np.repeat(np.arange(len(frames), dtype=np.int64), sizes),
         row_query=query_codes,
         row_pair=row_pair.astype(np.int64),
@@ -194,3 +216,6 @@ def stack_runs(runs, name="runs", *, minimum=1):
         pair_query=pair_keys // n_docs,
         pair_document=pair_keys % n_docs,
     )
+    if stack.present.sum() != stack.row_pair.size:
+        _refuse_duplicates(stack)
+    return stack
