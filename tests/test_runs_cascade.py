@@ -91,7 +91,7 @@ def test_rerank_refuses_missing_scores_and_bad_inputs():
         rerank(run, run.iloc[:10], depth=50)
     with pytest.raises(TypeError, match="needs X="):
         rerank(run, LinearRegression(), depth=5)
-    with pytest.raises(TypeError, match="DataFrame .* or a fitted estimator"):
+    with pytest.raises(TypeError, match=r"DataFrame .* or a fitted estimator"):
         rerank(run, [1, 2, 3])
     with pytest.raises(ValueError, match="depth must be an integer >= 1"):
         rerank(run, run, depth=0)
