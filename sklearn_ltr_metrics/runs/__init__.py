@@ -12,6 +12,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._fusion": ("fuse", "fusion_method_names", "fusion_params"),
         "._normalize": ("normalization_names",),
+        "._optimize": ("FusionOptimization", "optimize_fusion"),
         "._pools": ("make_pool", "pool_report"),
         "._rerank": ("rerank",),
     },
