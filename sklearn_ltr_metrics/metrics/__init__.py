@@ -16,6 +16,7 @@ __getattr__, __dir__, __all__ = attach(
         "._evaluation": ("RankingEvaluation",),
         "._options": ("CONVENTIONS", "convention_options"),
         "._pr_curves": ("precision_recall_curves",),
+        "._pr_points": ("precision_recall_points",),
         "._registry": ("describe_metric", "metric_names"),
         "._scorer": ("RankingScorer", "make_ranking_scorer"),
     },

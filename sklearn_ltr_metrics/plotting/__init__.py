@@ -20,6 +20,7 @@ __getattr__, __dir__, __all__ = attach(
             "plot_precision_recall",
             "plot_recall_at_k",
         ),
+        "._pr_points": ("plot_query_precision_recall",),
         "._queries": ("plot_difficulty", "plot_heatmap"),
     },
 )
