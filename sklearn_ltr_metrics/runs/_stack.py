@@ -165,19 +165,65 @@ def _in_rank_order(group, score, n_groups):
     return bool(np.all(change | (score[1:] <= score[:-1])))
 
 
+def _raise_missing(frames, column, names, row):
+    sizes = np.cumsum([len(frame) for frame in frames])
+    run = int(np.searchsorted(sizes, row, side="right"))
+    raise ValueError(
+        f"runs[{names[run]!r}][{column!r}] has a missing value (row "
+        f"{row - (sizes[run - 1] if run else 0)}); every row needs a {column}."
+    )
+
+
 def _codes(frames, column, names):
     """Codes and distinct values of ``column`` over all frames (one hash pass)."""
     values = pd.concat([frame[column] for frame in frames], ignore_index=True)
     codes, uniques = values.factorize()
     if (codes < 0).any():
-        row = int(np.flatnonzero(codes < 0)[0])
-        sizes = np.cumsum([len(frame) for frame in frames])
-        run = int(np.searchsorted(sizes, row, side="right"))
-        raise ValueError(
-            f"runs[{names[run]!r}][{column!r}] has a missing value (row "
-            f"{row - (sizes[run - 1] if run else 0)}); every row needs a {column}."
-        )
+        _raise_missing(frames, column, names, int(np.flatnonzero(codes < 0)[0]))
     return codes.astype(np.int64), uniques
+
+
+def _query_codes(frames, names):
+    """Codes of ``qid``: a run lists a query's rows together, so only the first row of each
+    block is hashed (blocks found by comparing neighbours)."""
+    heads, lengths = [], []
+    for frame in frames:
+        qid = frame["qid"].reset_index(drop=True)
+        start = np.flatnonzero((qid != qid.shift()).to_numpy())
+        heads.append(qid.iloc[start])
+        lengths.append(np.diff(np.r_[start, len(qid)]))
+    head_codes, uniques = pd.concat(heads, ignore_index=True).factorize()
+    lengths = np.concatenate(lengths).astype(np.int64)
+    codes = np.repeat(head_codes.astype(np.int64), lengths)
+    if (head_codes < 0).any():
+        _raise_missing(frames, "qid", names, int(np.flatnonzero(codes < 0)[0]))
+    return codes, uniques
+
+
+def _pair_codes(query, doc, n_docs):
+    """Codes of the ``(qid, doc_id)`` pairs, and the query and document of each pair.
+
+    A document retrieved for one query only is one pair: its code needs no hashing. Only the
+    rows of documents retrieved for several queries are hashed, on ``query * n_docs + doc``.
+    """
+    owner = np.full(n_docs, -1, dtype=np.int64)
+    owner[doc] = query
+    shared_doc = np.zeros(n_docs, dtype=bool)
+    shared_doc[doc[owner[doc] != query]] = True
+    shared = shared_doc[doc]
+    ids = doc.copy()
+    if shared.any():
+        sub, keys = pd.factorize(query[shared] * n_docs + doc[shared])
+        ids[shared] = n_docs + sub
+        keys = np.asarray(keys, dtype=np.int64)
+    else:
+        keys = np.zeros(0, dtype=np.int64)
+    used = np.zeros(n_docs + keys.size, dtype=bool)
+    used[ids] = True
+    dense = np.cumsum(used) - 1
+    pair_doc = np.r_[np.arange(n_docs), keys % max(n_docs, 1)][used]
+    pair_query = np.r_[owner, keys // max(n_docs, 1)][used]
+    return dense[ids], pair_query, pair_doc
 
 
 def _refuse_duplicates(stack):
@@ -200,21 +246,19 @@ def stack_runs(runs, name="runs", *, minimum=1):
     """Check ``runs`` and stack them into a :class:`StackedRuns`."""
     names, frames = check_runs(runs, name, minimum=minimum)
     sizes = np.array([len(frame) for frame in frames], dtype=np.int64)
-    query_codes, queries = _codes(frames, "qid", names)
+    query_codes, queries = _query_codes(frames, names)
     doc_codes, documents = _codes(frames, "doc_id", names)
-    n_docs = max(len(documents), 1)
-    row_pair, pair_keys = pd.factorize(query_codes * n_docs + doc_codes)
-    pair_keys = np.asarray(pair_keys, dtype=np.int64)
+    row_pair, pair_query, pair_document = _pair_codes(query_codes, doc_codes, len(documents))
     stack = StackedRuns(
         names=names,
         queries=queries,
         documents=documents,
         row_run=np.repeat(np.arange(len(frames), dtype=np.int64), sizes),
         row_query=query_codes,
-        row_pair=row_pair.astype(np.int64),
+        row_pair=row_pair,
         score=np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames]),
-        pair_query=pair_keys // n_docs,
-        pair_document=pair_keys % n_docs,
+        pair_query=pair_query,
+        pair_document=pair_document,
     )
     if stack.present.sum() != stack.row_pair.size:
         _refuse_duplicates(stack)
