@@ -18,6 +18,7 @@ from ._inputs import (
 )
 from ._output import emit, frame_as, report_as, write_report
 from ._parser import UsageError
+from ._runs import cmd_fuse, cmd_pool
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -182,3 +183,4 @@ def cmd_compare(args):
 
 #: Subcommand -> the function it runs.
 COMMANDS = {"demo": run_demo, "evaluate": cmd_evaluate, "compare": cmd_compare}
+COMMANDS.update({"fuse": cmd_fuse, "pool": cmd_pool})

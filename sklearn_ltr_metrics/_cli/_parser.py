@@ -21,6 +21,7 @@ from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_n
 from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
+from ._runs import add_run_commands
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
 
@@ -195,6 +196,8 @@ commands:
   demo       generate data, cross-validate LambdaMART against baselines, write a report
   evaluate   evaluate one ranking: TREC qrels + run, a table of scores, or LETOR + scores
   compare    compare several TREC runs on the same qrels (or a pipeline's stages)
+  fuse       fuse TREC runs into one (rrf, combsum, combmnz, ... as ranx names them)
+  pool       the judgment pool of TREC runs; with --qrels, each run's pool bias
 
 Run 'ltr-eval <command> --help' for each command's options and examples.
 """
@@ -482,4 +485,5 @@ def build_parser(commands=None):
     _add_demo(sub, commands)
     _add_evaluate(sub, commands)
     _add_compare(sub, commands)
+    add_run_commands(sub, commands, formatter_class=_formatter, epilog=EXIT_CODES)
     return parser
