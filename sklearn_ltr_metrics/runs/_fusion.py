@@ -21,7 +21,7 @@ import pandas as pd
 from .._validation import unknown_name_error
 from ._condorcet import copeland_scores
 from ._normalize import check_norm, normalize
-from ._stack import RUN_COLUMNS, stack_runs
+from ._stack import RUN_COLUMNS, grouped_order, stack_runs
 
 __all__ = ["fuse", "fusion_method_names", "fusion_params", "get_fusion_method"]
 
@@ -356,9 +356,7 @@ def check_fusion_params(spec, params, names):
 
 def fused_frame(stack, fused):
     """The fused run as a frame: queries in order of first appearance, scores descending."""
-    order = np.argsort(-fused, kind="stable")
-    query = stack.sort_key(stack.pair_query[order], stack.queries.size)
-    order = order[np.argsort(query, kind="stable")]
+    order = grouped_order(stack.pair_query, stack.queries.size, fused, ties_in_row_order=False)
     return pd.DataFrame(
         {
             "qid": stack.queries.take(stack.pair_query[order]),
@@ -429,7 +427,9 @@ default="min-max"
     -------
     DataFrame
         The fused run, columns ``qid``, ``doc_id``, ``score``: queries in order of first
-        appearance, documents by fused score descending.
+        appearance, documents by fused score descending (rows with equal fused scores in an
+        order fixed by the inputs; evaluation and :func:`write_trec_run` break such ties by
+        ``doc_id``).
 
     Notes
     -----
@@ -446,8 +446,8 @@ default="min-max"
       majority as a comparison, which is an order only when the majority relation has no
       cycle; there both give the same ranking and the score ``n_candidates - position``.
       With cycles ranx's order depends on Python's set order; Copeland's does not (ties of
-      Copeland counts keep the order of first appearance). Its cost grows with the square of
-      the candidates per query.
+      Copeland counts in a fixed order of the documents, first appearance for a document
+      retrieved for one query). Its cost grows with the square of the candidates per query.
     - Rank-based methods ignore ``norm``; ranx applies it, which changes nothing except
       under ``norm="borda"``, whose padding order ranx leaves to Python's set order.
 

@@ -23,7 +23,14 @@ import pandas as pd
 
 from .._validation import check_columns, check_scores
 
-__all__ = ["RUN_COLUMNS", "StackedRuns", "check_run", "check_runs", "stack_runs"]
+__all__ = [
+    "RUN_COLUMNS",
+    "StackedRuns",
+    "check_run",
+    "check_runs",
+    "grouped_order",
+    "stack_runs",
+]
 
 #: The columns of a run frame, in order.
 RUN_COLUMNS = ("qid", "doc_id", "score")
@@ -131,8 +138,7 @@ class StackedRuns:
         starts = np.cumsum(self.group_size) - self.group_size
         if _in_rank_order(group, self.score, np.count_nonzero(self.group_size)):
             return np.arange(group.size) - starts[group]
-        order = np.argsort(-self.score, kind="stable")
-        order = order[np.argsort(self.sort_key(group[order], self.n_groups), kind="stable")]
+        order = grouped_order(group, self.n_groups, self.score)
         position = np.empty(group.size, dtype=np.int64)
         position[order] = np.arange(group.size) - starts[group[order]]
         return position
@@ -150,9 +156,25 @@ class StackedRuns:
         out[self.row_pair, self.row_run] = True
         return out
 
-    def sort_key(self, codes, n_codes):
-        """``codes`` in the smallest unsigned dtype (numpy radix-sorts 16-bit keys)."""
-        return codes.astype(np.uint16 if n_codes <= 2**16 else np.int64)
+
+def grouped_order(group, n_groups, score, *, ties_in_row_order=True):
+    """Order of the rows by ``group``, then ``score`` descending.
+
+    One quicksort of the scores and one radix sort of the groups (16-bit codes). Tied scores
+    of a group come in row order (the stable float sort, slower, redone only when some group
+    holds tied scores), or without ``ties_in_row_order`` in the quicksort's order (fixed by
+    the inputs, for output rows whose order among ties changes no value).
+    """
+    key = group.astype(np.uint16 if n_groups <= 2**16 else np.int64)
+    order = np.argsort(-score)
+    order = order[np.argsort(key[order], kind="stable")]
+    if not ties_in_row_order:
+        return order
+    ranked_score, ranked_group = score[order], group[order]
+    if np.any((ranked_score[1:] == ranked_score[:-1]) & (ranked_group[1:] == ranked_group[:-1])):
+        order = np.argsort(-score, kind="stable")
+        order = order[np.argsort(key[order], kind="stable")]
+    return order
 
 
 def _in_rank_order(group, score, n_groups):
