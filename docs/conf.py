@@ -173,7 +173,7 @@ def _cli_help(*argv):
 
 
 def _generate_cli_help():
-    for command in ("", "demo", "evaluate", "compare"):
+    for command in ("", "demo", "evaluate", "compare", "fuse", "pool"):
         text = _cli_help(*([command] if command else []))
         _write_if_changed(DOCS / "api" / f"cli_{command or 'main'}.txt", text)
 
