@@ -285,6 +285,16 @@ def get_fusion_method(method):
 def fusion_params(method):
     """Parameters of fusion ``method``: name -> default (``None`` where the method needs it).
 
+    Parameters
+    ----------
+    method : str
+        A name of :func:`fusion_method_names` (or an alias).
+
+    Returns
+    -------
+    dict
+        Parameter name -> default value, ``None`` for a parameter without default.
+
     Examples
     --------
     >>> from sklearn_ltr_metrics.runs import fusion_params

@@ -85,6 +85,19 @@ class FusionOptimization:
         Every setting tried, with its mean over all queries (``params, mean``).
     per_query : Series
         The cross-validated value of each query (index ``qid``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_ltr_metrics.runs import optimize_fusion
+    >>> qid, doc = ["1", "1", "2", "2", "3", "3"], ["a", "b", "a", "b", "a", "b"]
+    >>> qrels = pd.DataFrame({"qid": qid, "doc_id": doc, "label": [1, 0, 0, 1, 1, 0]})
+    >>> good = pd.DataFrame({"qid": qid, "doc_id": doc, "score": [2.0, 1, 1, 2, 2, 1]})
+    >>> bad = good.assign(score=[1.0, 2, 2, 1, 1, 2])
+    >>> grid = {"weights": [(1, 0), (0, 1)]}
+    >>> optimize_fusion([good, bad], qrels, metric="mrr", cv=3, grid=grid)
+    FusionOptimization(method='wsum', metric='mrr', best_params={'weights': (1, 0)}, \
+in_sample=1.0000, cross_validated=1.0000)
     """
 
     method: str
