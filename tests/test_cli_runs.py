@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_ltr_metrics.io import read_trec_qrels, read_trec_run
-from sklearn_ltr_metrics.runs import fuse, make_pool, pool_report
+from sklearn_ltr_metrics.io import read_trec_qrels, read_trec_run, write_trec_run
+from sklearn_ltr_metrics.runs import fuse, make_pool, pool_report, rerank
 
 from .test_cli import one_line_error, run_main
 
@@ -68,3 +68,27 @@ def test_pool_lists_the_pool_and_reports_the_bias(trec):
     np.testing.assert_allclose(table["pruned"], api["pruned"], rtol=1e-12)
     assert table["run"].tolist() == api["run"].tolist()
     assert run_main("pool", "--run", a, "--depth", "0").returncode == 2
+
+
+def test_compare_stages_shows_the_ceiling_check(trec, tmp_path):
+    a, _, qrels = trec
+    first = read_trec_run(a)
+    kept = rerank(first, first.assign(score=-first["score"]), depth=100)
+    deep = rerank(first, first.assign(score=-first["score"]), depth=1000)
+    paths = {}
+    for name, run in {"bm25": first, "kept": kept, "deep": deep}.items():
+        paths[name] = tmp_path / f"{name}.run"
+        write_trec_run(run, paths[name])
+    args = ["compare", "--stages", "--qrels", qrels, "--format", "csv"]
+    args += ["--run", paths["bm25"], "--run", paths["kept"], "--run", paths["deep"]]
+    result = run_main(*args, "--reranks", "kept=bm25,deep=kept")
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(io.StringIO(result.stdout), keep_default_na=False)
+    verdict = dict(zip(table["stage"], table["ceiling"], strict=False))
+    assert verdict["kept"] == "kept" and verdict["deep"].startswith("broken: ")
+    bad = run_main(*args, "--reranks", "kept=bm26")
+    assert bad.returncode == 2 and "'bm26', which is not a --run stage" in bad.stderr
+    bad = run_main(*args, "--reranks", "kept")
+    assert bad.returncode == 2 and "is not STAGE=INPUT" in bad.stderr
+    bad = run_main(*args, "--reranks", "kept=bm25", "--depth", "50")
+    assert bad.returncode == 2 and "add it to --metrics" in bad.stderr

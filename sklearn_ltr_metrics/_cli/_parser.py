@@ -21,7 +21,7 @@ from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_n
 from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
-from ._runs import add_run_commands
+from ._runs import add_run_commands, parse_reranks
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
 
@@ -425,6 +425,20 @@ def _add_compare(sub, commands):
         "--stages",
         action="store_true",
         help="the runs are a pipeline's stages, in order: print the stage table",
+    )
+    compare.add_argument(
+        "--reranks",
+        type=parse_reranks,
+        metavar="STAGE=INPUT,...",
+        help="with --stages: stages that only rerank the top --depth of another (by file "
+        "stem); the stage table's ceiling column checks their Recall@depth is their input's",
+    )
+    compare.add_argument(
+        "--depth",
+        type=bounded_int(1, 10**9, "a depth"),
+        default=100,
+        metavar="N",
+        help="reranking depth of --reranks (default: 100)",
     )
     compare.add_argument(
         "--alpha",

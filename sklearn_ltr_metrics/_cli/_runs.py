@@ -15,7 +15,37 @@ from pathlib import Path
 
 from ..runs import fuse, fusion_method_names, fusion_params, normalization_names
 
-__all__ = ["add_run_commands", "cmd_fuse", "cmd_pool"]
+__all__ = ["add_run_commands", "ceiling_options", "cmd_fuse", "cmd_pool", "parse_reranks"]
+
+
+def parse_reranks(text):
+    """``--reranks llm=ce,ce=hybrid``: reranking stage -> the stage it reranks."""
+    pairs = {}
+    for item in text.split(","):
+        stage, sep, source = (part.strip() for part in item.partition("="))
+        if not (sep and stage and source):
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not STAGE=INPUT (e.g. --reranks rerank=hybrid,llm=rerank)"
+            )
+        pairs[stage] = source
+    return pairs
+
+
+def ceiling_options(args, names):
+    """``stage_table``'s ceiling keywords from ``--reranks``/``--depth`` (none without)."""
+    if getattr(args, "reranks", None) is None:
+        return {}
+    for name in [*args.reranks, *args.reranks.values()]:
+        if name not in names:
+            args.subparser.error(
+                f"--reranks names {name!r}, which is not a --run stage ({', '.join(names)})."
+            )
+    metrics = [m.strip() for m in (args.metrics or "").split(",")]
+    if f"recall@{args.depth}" not in metrics:
+        args.subparser.error(
+            f"--reranks checks recall@{args.depth}: add it to --metrics (or set --depth)."
+        )
+    return {"reranks": args.reranks, "depth": args.depth}
 
 
 def _existing(path, what):
