@@ -165,3 +165,16 @@ def test_bad_runs_are_named():
         fuse([frame, pd.concat([frame, frame.iloc[:1]])])
     with pytest.raises(ValueError, match=r"runs\[1\] lacks column"):
         fuse([frame, frame.rename(columns={"score": "s"})])
+
+
+@pytest.mark.parametrize("method", ["rrf", "bordafuse", "sum"])
+def test_runs_in_rank_order_and_shuffled_fuse_alike(method):
+    """Runs listed in rank order (queries in another order in each run) or shuffled."""
+    frames = random_runs(5)
+    ranked = [
+        f.sort_values(["qid", "score"], ascending=[i % 2 == 0, False]) for i, f in enumerate(frames)
+    ]
+    expected = as_dict(fuse(frames, method))
+    got = as_dict(fuse(ranked, method))
+    assert got.keys() == expected.keys()
+    np.testing.assert_allclose([got[k] for k in expected], list(expected.values()), rtol=1e-12)

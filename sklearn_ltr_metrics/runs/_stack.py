@@ -136,7 +136,7 @@ class StackedRuns:
         row order."""
         group = self.row_group
         starts = np.cumsum(self.group_size) - self.group_size
-        if _in_rank_order(group, self.score, np.count_nonzero(self.group_size)):
+        if _in_rank_order(group, self.score):
             return np.arange(group.size) - starts[group]
         order = grouped_order(group, self.n_groups, self.score)
         position = np.empty(group.size, dtype=np.int64)
@@ -177,14 +177,13 @@ def grouped_order(group, n_groups, score, *, ties_in_row_order=True):
     return order
 
 
-def _in_rank_order(group, score, n_groups):
-    """Whether the ``n_groups`` (run, query) groups are blocks of rows, scores non-increasing."""
+def _in_rank_order(group, score):
+    """Whether the rows are already in rank order: groups ascending, scores non-increasing
+    within each group (a run listing its queries in the order they were first seen)."""
     if group.size < 2:
         return True
-    change = group[1:] != group[:-1]
-    if np.count_nonzero(change) + 1 != n_groups:
-        return False
-    return bool(np.all(change | (score[1:] <= score[:-1])))
+    same = group[1:] == group[:-1]
+    return bool(np.all(group[1:] >= group[:-1]) and np.all(~same | (score[1:] <= score[:-1])))
 
 
 def _raise_missing(frames, column, names, row):
