@@ -205,12 +205,15 @@ def _codes(frames, column, names):
 
 
 def _query_codes(frames, names):
-    """Codes of ``qid``: a run lists a query's rows together, so only the first row of each
-    block is hashed (blocks found by comparing neighbours)."""
+    """Codes of ``qid``: a run usually lists a query's rows together, so only the first row of
+    each block is hashed (blocks found by comparing neighbours); rows in no such order are
+    hashed all."""
     heads, lengths = [], []
     for frame in frames:
         qid = frame["qid"].reset_index(drop=True)
         start = np.flatnonzero((qid != qid.shift()).to_numpy())
+        if start.size > len(qid) // 4:
+            return _codes(frames, "qid", names)
         heads.append(qid.iloc[start])
         lengths.append(np.diff(np.r_[start, len(qid)]))
     head_codes, uniques = pd.concat(heads, ignore_index=True).factorize()
