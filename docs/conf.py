@@ -66,6 +66,7 @@ FAMILIES = {
     "metrics": "Metrics: evaluation, the registry, scorers",
     "model_selection": "Model selection: query-safe cross-validation and searches",
     "rankers": "Rankers",
+    "runs": "Runs: fusion, reranking cascades, judgment pools",
     "stats": "Statistics over queries",
     "report": "The report",
     "plotting": "Plotting",
@@ -179,7 +180,7 @@ def _cli_help(*argv):
 
 
 def _generate_cli_help():
-    for command in ("", "demo", "evaluate", "compare", "reconcile"):
+    for command in ("", "demo", "evaluate", "compare", "reconcile", "fuse", "pool"):
         text = _cli_help(*([command] if command else []))
         _write_if_changed(DOCS / "api" / f"cli_{command or 'main'}.txt", text)
 

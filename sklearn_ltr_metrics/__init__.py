@@ -7,6 +7,7 @@ scikit-learn organises its own:
   scorers and Dask evaluation;
 - :mod:`sklearn_ltr_metrics.model_selection`: query-safe cross-validation and searches;
 - :mod:`sklearn_ltr_metrics.rankers`: LambdaMART and the baselines;
+- :mod:`sklearn_ltr_metrics.runs`: fusion of runs, reranking cascades, judgment pools;
 - :mod:`sklearn_ltr_metrics.stats`: bootstrap intervals, paired tests, effect sizes, summaries;
 - :mod:`sklearn_ltr_metrics.report` and :mod:`sklearn_ltr_metrics.plotting`;
 - :mod:`sklearn_ltr_metrics.io` (TREC, LETOR, tables) and :mod:`sklearn_ltr_metrics.datasets`.
@@ -35,6 +36,7 @@ _FAMILIES = (
     "metrics",
     "model_selection",
     "rankers",
+    "runs",
     "stats",
     "report",
     "plotting",

@@ -41,6 +41,9 @@ EXCEPTIONS = {
     ("sklearn_ltr_metrics.stats.PairedTestResult", "PR01"): (
         "a result record returned by paired_test; its fields are its attributes"
     ),
+    ("sklearn_ltr_metrics.runs.FusionOptimization", "PR01"): (
+        "a result record returned by optimize_fusion; its fields are its attributes"
+    ),
     ("sklearn_ltr_metrics.stats.Summary", "PR01"): (
         "a result record returned by summarize; its fields are its attributes"
     ),

@@ -21,6 +21,7 @@ from ._inputs import (
 from ._output import emit, frame_as, report_as, write_report
 from ._parser import UsageError
 from ._reconcile import cmd_reconcile
+from ._runs import ceiling_options, cmd_fuse, cmd_pool
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -122,6 +123,7 @@ def _print_stage_table(args, names, per_query, metrics):
         test=args.test,
         alpha=args.alpha,
         random_state=args.random_state,
+        **ceiling_options(args, names),
     )
     if args.format == "csv":
         emit(table.to_csv(index=False, lineterminator="\n"))
@@ -148,6 +150,8 @@ def cmd_compare(args):
         raise UsageError("compare needs at least two --run files (one is the baseline).")
     if baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not one of the runs {names}.")
+    if args.reranks is not None and not args.stages:
+        raise UsageError("--reranks declares reranking stages; it needs --stages.")
     if args.stages and args.baseline is not None:
         raise UsageError("--stages compares each stage with the one before; drop --baseline.")
     if args.stages and args.metrics is None:
@@ -196,4 +200,6 @@ COMMANDS = {
     "evaluate": cmd_evaluate,
     "compare": cmd_compare,
     "reconcile": cmd_reconcile,
+    "fuse": cmd_fuse,
+    "pool": cmd_pool,
 }

@@ -22,6 +22,7 @@ from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
 from ._gate import add_gate_option
+from ._runs import add_run_commands, parse_reranks
 
 __all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
 
@@ -207,6 +208,8 @@ commands:
   evaluate   evaluate one ranking: TREC qrels + run, a table of scores, or LETOR + scores
   compare    compare several TREC runs on the same qrels (or a pipeline's stages)
   reconcile  why tools disagree on a metric, rule by rule; which tool printed a value
+  fuse       fuse TREC runs into one (rrf, combsum, combmnz, ... as ranx names them)
+  pool       the judgment pool of TREC runs; with --qrels, each run's pool bias
 
 Run 'ltr-eval <command> --help' for each command's options and examples.
 """
@@ -450,6 +453,20 @@ def _add_compare(sub, commands):
         help="the runs are a pipeline's stages, in order: print the stage table",
     )
     compare.add_argument(
+        "--reranks",
+        type=parse_reranks,
+        metavar="STAGE=INPUT,...",
+        help="with --stages: stages that only rerank the top --depth of another (by file "
+        "stem); the stage table's ceiling column checks their Recall@depth is their input's",
+    )
+    compare.add_argument(
+        "--depth",
+        type=bounded_int(1, 10**9, "a depth"),
+        default=100,
+        metavar="N",
+        help="reranking depth of --reranks (default: 100)",
+    )
+    compare.add_argument(
         "--alpha",
         type=_probability,
         default=0.05,
@@ -588,4 +605,5 @@ def build_parser(commands=None):
     _add_evaluate(sub, commands)
     _add_compare(sub, commands)
     _add_reconcile(sub, commands)
+    add_run_commands(sub, commands, formatter_class=_formatter, epilog=EXIT_CODES)
     return parser

@@ -17,6 +17,7 @@ __getattr__, __dir__, __all__ = attach(
         "._options": ("CONVENTIONS", "convention_options"),
         "._pr_curves": ("precision_recall_curves",),
         "._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
+        "._pr_points": ("precision_recall_points",),
         "._registry": ("describe_metric", "metric_names"),
         "._scorer": ("MissingQueryIdsError", "RankingScorer", "make_ranking_scorer"),
         "._which": ("which_convention",),

@@ -21,6 +21,7 @@ __getattr__, __dir__, __all__ = attach(
             "plot_recall_at_k",
         ),
         "._matrix": ("plot_significance_matrix",),
+        "._pr_points": ("plot_query_precision_recall",),
         "._queries": ("plot_difficulty", "plot_heatmap"),
     },
 )

@@ -9,6 +9,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._ceiling": ("ceiling_check",),
         "._compare": ("compare_systems",),
         "._compare_all": ("PairwiseComparison", "compare_all", "pairwise_test_names"),
         "._curves": ("cutoff_curves",),

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .._random import check_seed_sequence
 from .._validation import check_probability
+from ._ceiling import ceiling_check
 from ._pairs import aligned_tables, paired_rows
 from ._stats import _check_test
 
@@ -42,6 +43,8 @@ def stage_table(
     test="permutation",
     alpha=0.05,
     random_state=None,
+    reranks=None,
+    depth=100,
 ):
     """The stage table: each stage of a pipeline against the previous one, on the same queries.
 
@@ -67,6 +70,13 @@ def stage_table(
         family-wise reading.
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
         Seed of the permutation tests (one stream per metric and stage).
+    reranks : mapping of str to str, optional
+        Reranking stage -> the stage it reranks. With it the table gains a ``ceiling``
+        column, the ceiling rule of :func:`ceiling_check` (a reranking keeps its input's
+        ``recall@{depth}`` on every query): ``"kept"`` or ``"broken: n queries"`` on the rows
+        of the declared reranking stages, ``""`` elsewhere.
+    depth : int, default=100
+        The reranking depth the ceiling rule reads (``recall@{depth}``), with ``reranks``.
 
     Returns
     -------
@@ -122,7 +132,10 @@ def stage_table(
     first = table["previous"].isna().to_numpy()
     table.loc[first, ["previous", "magnitude", "wins", "ties", "losses"]] = ["", "", 0, 0, 0]
     table["significant"] = (table["pvalue"] < alpha).to_numpy()
-    return table[list(STAGE_COLUMNS)].astype(
+    table = table[list(STAGE_COLUMNS)]
+    if reranks is not None:
+        table["ceiling"] = _ceiling_column(per_query_by_stage, reranks, depth, table["stage"])
+    return table.astype(
         {
             "diff": np.float64,
             "pvalue": np.float64,
@@ -133,3 +146,13 @@ def stage_table(
             "losses": np.int64,
         }
     )
+
+
+def _ceiling_column(per_query_by_stage, reranks, depth, stages):
+    """The ``ceiling`` column: the ceiling rule's verdict on each declared reranking stage."""
+    check = ceiling_check(per_query_by_stage, reranks, depth=depth)
+    verdict = {
+        row.stage: "kept" if row.kept else f"broken: {row.n_changed} queries"
+        for row in check.itertuples()
+    }
+    return stages.map(lambda stage: verdict.get(stage, "")).to_numpy()

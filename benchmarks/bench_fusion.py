@@ -1,0 +1,97 @@
+"""Time ``sklearn_ltr_metrics.runs.fuse`` against ``ranx.fuse``: 3 runs of 1M rows each.
+
+Run from the repository root (ranx from the ``bench`` extra)::
+
+    python benchmarks/bench_fusion.py                # 1,000 queries x 1,000 documents per run
+    python benchmarks/bench_fusion.py --queries 100  # a quick check (100k rows per run)
+
+Each run retrieves 1,000 documents per query out of 2,000 candidates, so runs overlap on about
+half their documents. ranx gets prebuilt ``ranx.Run`` objects (building them is not timed; its
+numba kernels are compiled on a tiny run first); ours gets the frames (``qid``, ``doc_id``,
+``score``, as ``read_trec_run`` returns them) and returns a frame. Ours is timed twice: on
+frames in rank order (as TREC files list them: the ranking is read in one pass) and on
+shuffled frames (sorted once). Prints the best of ``--repeat`` calls and the ratio
+ranx / ours per method; the target is a ratio of at least 10.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from sklearn_ltr_metrics.runs import fuse
+
+TARGET_RATIO = 10.0
+METHODS = {"rrf": {}, "wsum": {"weights": [1.0, 0.5, 2.0]}, "mnz": {}}
+
+
+def make_frames(n_queries, depth=1000, pool=2000, n_runs=3, seed=0):
+    """``n_runs`` runs in rank order: per query, ``depth`` documents out of ``pool``."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    qid = np.repeat(np.array([f"q{q}" for q in range(n_queries)], dtype=object), depth)
+    names = np.array([f"doc{d}" for d in range(n_queries * pool)], dtype=object)
+    for _ in range(n_runs):
+        picked = rng.random((n_queries, pool)).argsort(axis=1)[:, :depth]
+        doc = names[(picked + pool * np.arange(n_queries)[:, None]).ravel()]
+        score = -np.sort(-rng.normal(size=(n_queries, depth)), axis=1).ravel()
+        frames.append(pd.DataFrame({"qid": qid, "doc_id": doc, "score": score}))
+    return frames
+
+
+def to_ranx(frame, ranx):
+    run = {}
+    for q, block in frame.groupby("qid", sort=False):
+        run[q] = dict(zip(block["doc_id"], block["score"], strict=True))
+    return ranx.Run(run)
+
+
+def best_time(func, repeat):
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    frames = make_frames(args.queries)
+    shuffled = [frame.sample(frac=1, random_state=i) for i, frame in enumerate(frames)]
+    print(f"3 runs x {len(frames[0]):,} rows ({args.queries:,} queries x 1,000 documents)")
+    try:
+        import ranx
+    except ImportError:
+        ranx = None
+        print("ranx is not installed (pip install -e '.[bench]'): timing ours only")
+    if ranx is not None:
+        warnings.filterwarnings("ignore", message=".*unsafe cast")
+        start = time.perf_counter()
+        runs = [to_ranx(frame, ranx) for frame in frames]
+        print(f"building the ranx Runs (not timed): {time.perf_counter() - start:.1f} s")
+        tiny = [to_ranx(frame.head(50), ranx) for frame in frames]
+    print(f"{'method':8} {'ours':>9} {'shuffled':>9} {'ranx':>9} {'ranx/ours':>10}")
+    for method, params in METHODS.items():
+        ours = best_time(lambda m=method, p=params: fuse(frames, m, **p), args.repeat)
+        mixed = best_time(lambda m=method, p=params: fuse(shuffled, m, **p), args.repeat)
+        line = f"{method:8} {ours:8.3f}s {mixed:8.3f}s"
+        if ranx is not None:
+            ranx.fuse(tiny, method=method, params=params)  # compile the numba kernels
+            theirs = best_time(
+                lambda m=method, p=params: ranx.fuse(runs, method=m, params=p),
+                max(1, args.repeat - 1),
+            )
+            ratio = theirs / ours
+            verdict = "OK" if ratio >= TARGET_RATIO else f"BELOW THE {TARGET_RATIO:.0f}x TARGET"
+            line += f" {theirs:8.3f}s {ratio:9.1f}x  {verdict} (shuffled: {theirs / mixed:.1f}x)"
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
