@@ -38,8 +38,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from sklearn_ltr_metrics import _ranking, evaluate
-from sklearn_ltr_metrics._grouping import group_rows
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._engine import _ranking
+from sklearn_ltr_metrics._engine._grouping import group_rows
 
 METRICS = ["ndcg@10", "precision@10", "recall@100", "map", "mrr"]
 # ranx's "ndcg" uses linear gain; "ndcg_burges" is our default 2**label - 1 (same cost).

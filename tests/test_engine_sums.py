@@ -9,8 +9,8 @@ for every tie policy, gain and kind of label.
 import numpy as np
 import pytest
 
-from sklearn_ltr_metrics import _sums, evaluate
-from sklearn_ltr_metrics.metrics import _ranked
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._engine import _ranked, _sums
 
 METRICS = [
     "ndcg@3",

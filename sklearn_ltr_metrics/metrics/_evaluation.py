@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._table import COUNT_COLUMNS
 
 __all__ = ["RankingEvaluation"]

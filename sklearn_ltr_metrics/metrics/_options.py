@@ -207,7 +207,7 @@ def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
         resolved["log_base"], "log_base", minimum=1, hint=" e.g. log_base=2 (the default)."
     )
     if resolved["default_k"] is not None:
-        from ._cutoffs import parse_cutoff
+        from .._engine import parse_cutoff
 
         resolved["default_k"] = parse_cutoff(resolved["default_k"], source=" (default_k)")
     resolved["beta"] = _check_real(beta, "beta", minimum=0, hint=" e.g. beta=2 for F2.")

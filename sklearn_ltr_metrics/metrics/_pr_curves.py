@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._grouping import group_rows, rank_order
+from .._engine import group_rows, rank_order
 from .._validation import (
     check_1d,
     check_choice,

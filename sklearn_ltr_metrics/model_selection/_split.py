@@ -14,7 +14,7 @@ import numpy as np
 from sklearn import get_config
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._random import check_random_state
 from .._validation import _short, check_1d, check_consistent_length, check_positive_int
 

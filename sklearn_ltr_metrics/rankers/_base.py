@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._random import random_seed
 from .._validation import (
     _short,

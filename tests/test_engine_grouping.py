@@ -5,7 +5,12 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics._grouping import group_rows, rank_order, rank_support
+from sklearn_ltr_metrics._engine import _rank
+from sklearn_ltr_metrics._engine._grouping import group_rows
+from sklearn_ltr_metrics._engine._ordering import rank_order
+from sklearn_ltr_metrics._engine._rank import rank_support
+
+from ._engine import small_grain
 
 
 def lexsort_order(qid, score, tiebreak=None):
@@ -53,9 +58,8 @@ def _cases():
 @pytest.fixture(autouse=True)
 def _threads_on_small_inputs(monkeypatch):
     """Let the kernels use every thread asked for, however few rows there are."""
-    from sklearn_ltr_metrics import _grouping
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 16)
+    small_grain(monkeypatch, 16)
 
 
 @pytest.mark.parametrize(("case", "qid"), list(_cases()))
@@ -117,7 +121,7 @@ def test_rank_support_matches_brute_force(seed, n_threads):
 @pytest.fixture(params=[True, False], ids=["wide-vectors", "narrow-vectors"])
 def vector_width(request):
     """Direct counting on vectors of four (AVX2, where the CPU has it) and of two."""
-    from sklearn_ltr_metrics import _ranking
+    from sklearn_ltr_metrics._engine import _ranking
 
     _ranking.set_wide_vectors(request.param)
     yield request.param
@@ -130,7 +134,7 @@ def test_direct_counting_and_sorting_rank_alike(seed, dtype, vector_width):
     """The two per-query methods (direct counting on vectors of four or two for few active
     rows, with both ways of putting them in rank order; sort and search for many) give the
     same geometry."""
-    from sklearn_ltr_metrics import _ranking
+    from sklearn_ltr_metrics._engine import _ranking
 
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 120, 30)
@@ -179,7 +183,7 @@ def test_rank_support_without_rows_reads_the_same_labels():
 
 
 def test_rank_support_refuses_a_query_longer_than_32_bit_counts():
-    from sklearn_ltr_metrics import _ranking
+    from sklearn_ltr_metrics._engine import _ranking
 
     offsets = np.array([0, 2**31], dtype=np.intp)  # the check reads the offsets alone
     with pytest.raises(ValueError, match="at most 2147483647 rows per query"):
@@ -240,12 +244,11 @@ def test_group_rows_errors():
 def test_gain_metrics_never_sort_whole_queries(monkeypatch):
     """Only the rank correlations need the full per-query order; every other metric reads
     the rank geometry of the support rows."""
-    from sklearn_ltr_metrics import _grouping
 
     def no_full_sort(*args, **kwargs):
         raise AssertionError("a full per-query sort ran")
 
-    monkeypatch.setattr(_grouping, "rank_order", no_full_sort)
+    monkeypatch.setattr(_rank, "rank_order", no_full_sort)
     rng = np.random.default_rng(5)
     qid = rng.permutation(np.repeat(np.arange(20), 30))
     labels = rng.integers(0, 3, qid.size).astype(float)
@@ -260,7 +263,7 @@ def test_gain_metrics_never_sort_whole_queries(monkeypatch):
 def test_object_ids_are_checked_once_per_run_of_one_object():
     """Object ids in runs of the very same object are checked on one row per run; the
     errors still name the first offending row."""
-    from sklearn_ltr_metrics._ranking import identity_runs
+    from sklearn_ltr_metrics._engine._ranking import identity_runs
 
     from sklearn_ltr_metrics._validation import check_qid
 
@@ -285,9 +288,8 @@ def test_object_ids_are_checked_once_per_run_of_one_object():
 @pytest.mark.parametrize("shuffled", [False, True])
 def test_count_per_query_in_threads(monkeypatch, shuffled):
     """Rows per query where a mask holds, for grouped and interleaved rows, in threads."""
-    from sklearn_ltr_metrics import _grouping
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     rng = np.random.default_rng(7)
     qid = np.repeat(np.arange(30), rng.integers(1, 20, 30))
     if shuffled:
@@ -311,9 +313,9 @@ def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
     """The compiled run finder (chunks of rows in threads, with runs crossing chunk bounds)
     lists the same starts as numpy, and the id of each run (read in its threads), and gives
     up beyond the limit."""
-    from sklearn_ltr_metrics import _grouping
+    from sklearn_ltr_metrics._engine import _grouping
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     rng = np.random.default_rng(0)
     ids = np.repeat(rng.integers(0, 50, 400), rng.integers(1, 30, 400)).astype(dtype)
     if np.dtype(dtype).kind == "u":  # ids beyond the signed range of the same width
@@ -335,10 +337,9 @@ def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
 def test_an_active_rule_ranks_and_counts_as_its_mask(monkeypatch, shuffled):
     """A rule (rows above a threshold, applied by the kernels row by row) gives the counts and
     the rank geometry of the mask it stands for, in threads."""
-    from sklearn_ltr_metrics import _grouping
-    from sklearn_ltr_metrics._grouping import active_rule
+    from sklearn_ltr_metrics._engine._grouping import active_rule
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     rng = np.random.default_rng(11)
     qid = np.repeat(np.arange(25), rng.integers(1, 90, 25))
     if shuffled:
@@ -367,7 +368,7 @@ def test_dense_ids_group_without_a_code_per_row():
     """Dense integer ids keep ``(ids, low, code_of)`` instead of a code per row: the counting
     sort (32-bit indices) and the counts read codes through the table, and the codes built on
     demand are those of the sort."""
-    from sklearn_ltr_metrics import _ranking, _sums
+    from sklearn_ltr_metrics._engine import _ranking, _sums
 
     rng = np.random.default_rng(4)
     qid = rng.permutation(np.repeat(np.arange(100, 160, 2), rng.integers(1, 40, 30)))
@@ -391,7 +392,7 @@ def test_dense_ids_group_without_a_code_per_row():
 
 
 def test_rank_support_reads_32_and_64_bit_grouped_orders_alike():
-    from sklearn_ltr_metrics import _ranking
+    from sklearn_ltr_metrics._engine import _ranking
 
     rng = np.random.default_rng(8)
     offsets = np.array([0, 50, 51, 200, 260], dtype=np.intp)
@@ -411,9 +412,9 @@ def test_run_finder_gives_up_early_on_rows_in_random_order(monkeypatch, n_thread
     """Rows in random order stop the run finder after a few blocks of rows (their starts come
     faster than the limit allows), and the grouping it falls back to is the same; a dense
     patch of short runs inside grouped rows is tolerated (the pace has a block of slack)."""
-    from sklearn_ltr_metrics import _grouping
+    from sklearn_ltr_metrics._engine import _grouping
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     rng = np.random.default_rng(3)
     sizes = rng.integers(20, 60, 4000)
     grouped = np.repeat(np.arange(sizes.size), sizes)
@@ -455,12 +456,11 @@ def test_object_ids_in_runs_of_one_object_are_grouped_by_value(monkeypatch, n_th
     """Object ids: runs of one object are found in threads over the addresses; adjacent runs
     of equal ids held by distinct objects merge into one query; sorted distinct ids are coded
     by position (no hashing), and the codes are those of the sorted unique ids either way."""
-    from sklearn_ltr_metrics._ranking import identity_runs
+    from sklearn_ltr_metrics._engine._ranking import identity_runs
 
-    from sklearn_ltr_metrics import _grouping
-    from sklearn_ltr_metrics._factorize import factorize_qid
+    from sklearn_ltr_metrics._engine._factorize import factorize_qid
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     names = np.array([f"q{i:03d}" for i in range(40)], dtype=object)
     rng = np.random.default_rng(5)
     sizes = rng.integers(1, 30, 40)
@@ -487,7 +487,8 @@ def test_object_ids_in_runs_of_one_object_are_grouped_by_value(monkeypatch, n_th
 
 def test_evaluate_finds_the_runs_of_object_ids_once(monkeypatch):
     """The runs of one object found while checking object ids are those the grouping uses."""
-    from sklearn_ltr_metrics import _ranking, evaluate
+    from sklearn_ltr_metrics import evaluate
+    from sklearn_ltr_metrics._engine import _ranking
 
     calls = []
     real = _ranking.identity_runs
@@ -513,10 +514,10 @@ def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeyp
     rank geometry and the labels are those of reading the rows through the grouped order, for
     float and integer scores, with and without a key, on both ranking kernels (direct counting
     and sort-and-search: some queries have more active rows than ``DIRECT_MAX``)."""
-    from sklearn_ltr_metrics import _grouping, _ranking
-    from sklearn_ltr_metrics._grouping import active_rule
+    from sklearn_ltr_metrics._engine import _grouping, _ranking
+    from sklearn_ltr_metrics._engine._grouping import active_rule
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     rng = np.random.default_rng(12)
     qid = rng.permutation(np.repeat(np.arange(40), rng.integers(1, 400, 40)))
     n = qid.size
@@ -544,7 +545,7 @@ def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeyp
         ):
             found = {}
             for share in (0, 10**9):
-                monkeypatch.setattr(_grouping, "_GATHER_SHARE", share)
+                monkeypatch.setattr(_rank, "_GATHER_SHARE", share)
                 g = group_rows(qid, n_threads=n_threads)
                 found[share] = rank_support(
                     g,
@@ -571,11 +572,11 @@ def test_rows_moved_into_grouped_order_are_counted_in_order(monkeypatch, n_threa
     count is kept, so counting the same rule afterwards (the engine's relevant rows) reads
     nothing. Whether rows are moved is judged on a sample of the rule's first rows; the
     ranks are the same either way, even when the sample misjudges the rest."""
-    from sklearn_ltr_metrics import _grouping, _sums
-    from sklearn_ltr_metrics._grouping import active_rule
+    from sklearn_ltr_metrics._engine import _sums
+    from sklearn_ltr_metrics._engine._grouping import active_rule
 
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 8)
-    monkeypatch.setattr(_grouping, "_GATHER_SAMPLE", 100)
+    small_grain(monkeypatch, 8)
+    monkeypatch.setattr(_rank, "_GATHER_SAMPLE", 100)
     rng = np.random.default_rng(21)
     qid = rng.permutation(np.repeat(np.arange(50), rng.integers(1, 80, 50)))
     score = np.round(rng.normal(size=qid.size), 1)
@@ -600,7 +601,7 @@ def test_rows_moved_into_grouped_order_are_counted_in_order(monkeypatch, n_threa
     hidden[:100] = 0.0
     found = {}
     for sample in (100, qid.size):
-        monkeypatch.setattr(_grouping, "_GATHER_SAMPLE", sample)
+        monkeypatch.setattr(_rank, "_GATHER_SAMPLE", sample)
         g = group_rows(qid, n_threads=n_threads)
         found[sample] = rank_support(
             g, score, active_rule(hidden, 0.0), labels=hidden, rows=False, n_threads=n_threads
@@ -612,7 +613,7 @@ def test_rows_moved_into_grouped_order_are_counted_in_order(monkeypatch, n_threa
 
 
 _grouping_gather = __import__(
-    "sklearn_ltr_metrics._grouping", fromlist=["Grouping"]
+    "sklearn_ltr_metrics._engine._grouping", fromlist=["Grouping"]
 ).Grouping.gather
 
 
@@ -626,7 +627,7 @@ def test_strings_built_one_object_per_row_come_in_runs_of_equal_strings():
     """``object_runs``: runs of equal ids (identity, then equality); with ``strings_only``,
     None unless every id is exactly a str (a subclass neither); None beyond the limit,
     early for rows in random order."""
-    from sklearn_ltr_metrics._ranking import identity_runs, object_runs
+    from sklearn_ltr_metrics._engine._ranking import identity_runs, object_runs
 
     names = np.array([f"q{i:03d}" for i in range(40)], dtype=object)
     rng = np.random.default_rng(11)
@@ -693,9 +694,9 @@ def test_object_ids_in_random_order_are_coded_by_address_then_by_value(monkeypat
     None beyond the limit. Factorising object ids in random order then hashes only the
     distinct objects by value: equal ids held by distinct objects are one query, the codes
     are those of the sorted ids, and ids of two kinds are still refused."""
-    from sklearn_ltr_metrics._ranking import object_codes
+    from sklearn_ltr_metrics._engine._ranking import object_codes
 
-    from sklearn_ltr_metrics import _factorize
+    from sklearn_ltr_metrics._engine import _factorize
 
     rng = np.random.default_rng(13)
     names = np.array([f"q{i:03d}" for i in range(50)], dtype=object)
@@ -736,9 +737,9 @@ def test_fixed_width_string_ids_are_coded_by_their_bytes(monkeypatch):
     order; None beyond the limit or for one id per row. Factorising such ids in random order
     (compiled, by their bytes) gives exactly pandas' codes and sorted uniques, of the ids'
     dtype: unicode, the empty string and trailing NULs (numpy's padding) included."""
-    from sklearn_ltr_metrics._ranking import record_codes
+    from sklearn_ltr_metrics._engine._ranking import record_codes
 
-    from sklearn_ltr_metrics import _factorize
+    from sklearn_ltr_metrics._engine import _factorize
 
     rng = np.random.default_rng(15)
     names = np.array(

@@ -2,7 +2,7 @@
 # cython: initializedcheck=False, nonecheck=False
 """Compiled sums over the support rows of every query: the metric stage of the engine.
 
-The metric terms live on the support (:mod:`.metrics._ranked`): rows in query order, each
+The metric terms live on the support (``_support.py``, ``_ranked.py``): rows in query order, each
 query's rows in rank order, delimited by ``offsets``. A metric's value at cut-off ``k`` is the
 sum of its terms over the query's rows ranked before ``k``. These kernels compute the running
 sums inside each query and read them at each ``(query, k)`` pair, in ``nogil`` loops parallel
@@ -31,9 +31,6 @@ ctypedef fused term_t:
     double
     int64_t
     uint8_t
-
-#: Rows per thread below which the kernels use fewer threads (as in ``_ranking``).
-MIN_ROWS_PER_THREAD = 1 << 17
 
 
 cdef enum:
