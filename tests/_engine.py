@@ -2,6 +2,8 @@
 
 import importlib
 
+import numpy as np
+
 #: The engine's Python steps that hand the thread grain to the compiled kernels.
 GRAIN_MODULES = ("_factorize", "_grouping", "_rank", "_scans")
 
@@ -12,3 +14,9 @@ def small_grain(monkeypatch, rows):
     for name in GRAIN_MODULES:
         module = importlib.import_module(f"sklearn_ltr_metrics._engine.{name}")
         monkeypatch.setattr(module, "_ROWS_PER_THREAD", rows)
+
+
+def one_object_per_row(ids):
+    """The same string ids, each row its own object (as ``astype(str)`` or a parser builds
+    them): equal ids that are distinct objects."""
+    return np.array(["".join(["", str(v)]) + "" for v in ids], dtype=object)

@@ -7,7 +7,7 @@ nothing of the package (the input checks of ``_validation`` sit above it and use
 
 The steps, in the order data flows (the driver, ``_driver.py``, calls them one after the
 other; each compiled step has a Python face beside it, tested against a plain numpy
-reference in ``tests/engine/``)::
+reference in ``tests/test_engine_<step>.py``)::
 
     y_true, y_score, qid            (validated by the caller: sklearn_ltr_metrics._validation)
       |

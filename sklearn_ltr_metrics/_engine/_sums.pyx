@@ -424,6 +424,21 @@ def ideal_dcg(
     return out_arr
 
 
+def stream_rows(const int64_t[::1] ids, const int64_t[::1] a, const int64_t[::1] b,
+                int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+    """One pass over three row-aligned arrays of 8-byte values (query ids, and the bits of the
+    labels and the scores), in threads: the least that any evaluation of them reads (the
+    benchmark's streaming floor). Returns the XOR of every value, so the pass cannot be
+    skipped; an XOR reduction vectorises, so memory, not arithmetic, sets its speed."""
+    cdef intp n = ids.shape[0], i
+    cdef int64_t bits = 0
+    n_threads = _threads(n_threads, n, grain)
+    with nogil:
+        for i in prange(n, num_threads=n_threads, schedule="static"):
+            bits ^= ids[i] ^ a[i] ^ b[i]
+    return bits
+
+
 def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
     """``(min, max)`` of a non-empty array in one pass, in threads (chunks of rows); both
     NaN when it holds a NaN. Exact, so the same for any number of threads."""
