@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._engine import all_strings, factorize_qid, object_id_runs, value_range
+from ._engine import all_strings, object_id_runs, value_range
 
 __all__ = [
     "check_1d",
@@ -27,7 +27,6 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_qid",
-    "check_qid_codes",
     "check_scores",
 ]
 
@@ -311,11 +310,8 @@ def _qid_kind(value):
     return type(value).__name__
 
 
-def check_qid(qid, name="qid", *, n_rows=None, missing=None):
+def check_qid(qid, name="qid"):
     """Query ids as a 1-D numpy array of one kind, without missing values.
-
-    The one check of query ids: every entry point that takes ``qid`` calls it (directly or
-    through :func:`check_qid_codes`).
 
     Query ids may be of any hashable type (int, float, str, bytes, tuples, dates...), but all
     of one kind: ``[1, "a", 1]`` is refused rather than turned into strings (which would make
@@ -329,11 +325,6 @@ def check_qid(qid, name="qid", *, n_rows=None, missing=None):
         A list, tuple, numpy array, pandas Series, Index or Categorical.
     name : str, default="qid"
         Parameter name for error messages.
-    n_rows : int, optional
-        The rows the ids belong to (of ``X``): one id per row is required.
-    missing : str, optional
-        The message when ``qid`` is None (who needs it and how to pass it); by default
-        ``check_1d``'s.
 
     Returns
     -------
@@ -344,9 +335,9 @@ def check_qid(qid, name="qid", *, n_rows=None, missing=None):
     Raises
     ------
     TypeError
-        No ids (None), ids of more than one kind, or unhashable ids.
+        Ids of more than one kind, or unhashable ids.
     ValueError
-        A missing id (naming its row), a 2-D input or an empty one, or not ``n_rows`` ids.
+        A missing id (naming its row), a 2-D input or an empty one.
 
     Examples
     --------
@@ -358,28 +349,7 @@ def check_qid(qid, name="qid", *, n_rows=None, missing=None):
     ...     print(str(err)[:48])
     qid mixes value types (number, str): row 0 holds
     """
-    if qid is None and missing is not None:
-        raise TypeError(missing)
-    arr = _check_qid_runs(qid, name)[0]
-    if n_rows is not None and arr.shape[0] != n_rows:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} entries but X has {n_rows} rows; pass one query id per "
-            "row of X."
-        )
-    return arr
-
-
-def check_qid_codes(qid, name="qid", *, n_rows=None, missing=None):
-    """:func:`check_qid`, and the ids' codes: ``(qid, codes, uniques)``, ``uniques`` the
-    sorted distinct ids and ``codes`` (intp) the index of each row's id in them.
-
-    >>> _, codes, uniques = check_qid_codes(["b", "a", "b"], n_rows=3)
-    >>> codes.tolist(), uniques.tolist()
-    ([1, 0, 1], ['a', 'b'])
-    """
-    arr = check_qid(qid, name, n_rows=n_rows, missing=missing)
-    codes, uniques = factorize_qid(arr, name)
-    return arr, codes, np.asarray(uniques)
+    return _check_qid_runs(qid, name)[0]
 
 
 def _check_qid_runs(qid, name="qid", n_threads=1):

@@ -103,7 +103,7 @@ def test_eval_set_through_routing_and_errors():
     assert all(est.best_iteration_ is not None for est in res["estimator"])
     with pytest.raises(TypeError, match=r"eval_set must be one validation set"):
         LambdaMARTRanker().fit(X, y, qid=qid, eval_set=[(X, y, qid), (X, y, qid)])
-    with pytest.raises(TypeError, match="eval_set needs qid"):
+    with pytest.raises(ValueError, match="eval_set needs qid"):
         LambdaMARTRanker().fit(X, y, qid=qid, eval_set=(X, y, None))
     with pytest.raises(ValueError, match="has several metrics"):
         LambdaMARTRanker(eval_metric=make_ranking_scorer(["map", "mrr"])).fit(X, y, qid=qid)

@@ -90,7 +90,7 @@ def test_matches_lightgbm_with_group_sizes_by_hand():
 
 def test_errors():
     X, y, qid = make_data(n_queries=5, n_docs=4)
-    with pytest.raises(TypeError, match=r"QueryAwareRanker\.fit needs qid"):
+    with pytest.raises(ValueError, match=r"QueryAwareRanker\.fit needs qid"):
         QueryAwareRanker(lgbm()).fit(X, y)
     with pytest.raises(TypeError, match=r"Ridge\.fit takes none of"):
         from sklearn.linear_model import Ridge

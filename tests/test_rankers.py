@@ -471,7 +471,7 @@ def test_feature_ranker():
 
 def test_lambdamart_missing_or_bad_qid():
     X, y, qid = make_data()
-    with pytest.raises(TypeError, match=r"needs qid.*LambdaMART learns from pairs"):
+    with pytest.raises(ValueError, match=r"needs qid.*LambdaMART learns from pairs"):
         LambdaMARTRanker(n_estimators=2).fit(X, y)
     with pytest.raises(ValueError, match=r"qid has \d+ entries"):
         LambdaMARTRanker(n_estimators=2).fit(X, y, qid=qid[:-3])
@@ -550,7 +550,7 @@ def test_predict_before_fit(ranker):
 def test_score_without_qid_explains_routing():
     X, y, _ = make_data()
     model = FeatureRanker(0).fit(X)
-    with pytest.raises(TypeError, match=r"score needs qid.*enable_metadata_routing"):
+    with pytest.raises(ValueError, match=r"score needs qid.*enable_metadata_routing"):
         model.score(X, y)
 
 

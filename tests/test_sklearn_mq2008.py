@@ -77,7 +77,7 @@ def test_routing_off_is_an_error_that_says_what_to_do(mq2008):
     X, y, qid = mq2008
     assert not sklearn.get_config()["enable_metadata_routing"]
     expected = r"QueryKFold.split needs the query id.*Metadata routing is off"
-    with pytest.raises(TypeError, match=expected):
+    with pytest.raises(ValueError, match=expected):
         cross_validate(
             small_lambdamart(),
             X,
@@ -86,7 +86,7 @@ def test_routing_off_is_an_error_that_says_what_to_do(mq2008):
             scoring=make_ranking_scorer("ndcg@10"),
             params={"qid": qid},
         )
-    with pytest.raises(TypeError, match=expected):
+    with pytest.raises(ValueError, match=expected):
         GridSearchCV(small_lambdamart(), {"num_leaves": [3, 7]}, cv=QueryKFold(5)).fit(
             X, y, qid=qid
         )

@@ -159,7 +159,7 @@ def test_missing_qid_explains_routing(data, routing):
     X, y, _ = data
     with (
         sklearn.config_context(enable_metadata_routing=routing),
-        pytest.raises(TypeError, match=r"QueryKFold\.split needs the query id") as info,
+        pytest.raises(ValueError, match=r"QueryKFold\.split needs the query id") as info,
     ):
         cross_validate(Ridge(), X, y, cv=QueryKFold(3), scoring=make_ranking_scorer("map"))
     text = str(info.value)

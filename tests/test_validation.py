@@ -1,78 +1,38 @@
-"""The one home of input checks (``_validation.py``): one qid checker, one choice checker, and
-one exception type for a missing required ``qid`` at every entry point."""
+"""The one home of input checks (``_validation.py``): the qid checker and the choice checker
+that every entry point uses, and ``n_jobs``."""
+
+import os
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics._validation import check_choice, check_qid, check_qid_codes
-from sklearn_ltr_metrics.metrics import make_ranking_scorer, rank_agreement
-from sklearn_ltr_metrics.model_selection import (
-    QueryKFold,
-    RankingGridSearchCV,
-    StratifiedQueryKFold,
-    cross_validate_ranking,
-)
-from sklearn_ltr_metrics.rankers import FeatureRanker, LambdaMARTRanker, QueryAwareRanker
+from sklearn_ltr_metrics._validation import check_choice, check_n_jobs, check_qid
+from sklearn_ltr_metrics.metrics import precision_recall_curves
 
 TIES = ("average", "stable", "pessimistic", "optimistic", "trec_eval", "doc_id", "label_ranking")
 
 
-def _data():
-    rng = np.random.default_rng(0)
-    qid = np.repeat(np.arange(8), 6)
-    X = rng.normal(size=(qid.size, 3))
-    y = (X[:, 0] > 0).astype(float)
-    return X, y, qid
-
-
-def test_check_qid_codes_match_pandas():
-    ids = np.array(["b", "a", "c", "a", "b"], dtype=object)
-    arr, codes, uniques = check_qid_codes(list(ids), n_rows=5)
-    want_codes, want_uniques = pd.factorize(ids, sort=True)
-    np.testing.assert_array_equal(codes, want_codes)
-    np.testing.assert_array_equal(uniques, want_uniques)
-    np.testing.assert_array_equal(arr, ids.astype(str))
-
-
-def test_check_qid_refuses_the_wrong_length_and_none():
-    with pytest.raises(ValueError, match="qid has 3 entries but X has 4 rows"):
-        check_qid([1, 1, 2], n_rows=4)
+def test_check_qid_keeps_the_ids_and_refuses_mixed_kinds():
+    ids = ["b", "a", "c", "a", "b"]
+    np.testing.assert_array_equal(check_qid(ids), np.array(ids))
     with pytest.raises(TypeError, match="qid is required, got None"):
         check_qid(None)
-    with pytest.raises(TypeError, match=r"^fit needs qid$"):
-        check_qid(None, missing="fit needs qid")
     with pytest.raises(TypeError, match="mixes value types"):
-        check_qid_codes([1, "a", 1])
+        check_qid([1, "a", 1])
+    with pytest.raises(ValueError, match="missing values"):
+        check_qid(pd.Series(["a", None, "a"], dtype=object).to_numpy())
 
 
-def _entry_points():
-    X, y, _ = _data()
-    scorer = make_ranking_scorer("ndcg@5")
-    ranker = FeatureRanker(0).fit(X)
-    return {
-        "evaluate": lambda: evaluate(y, X[:, 0], qid=None),
-        "rank_agreement": lambda: rank_agreement(X[:, 0], X[:, 1], qid=None),
-        "scorer": lambda: scorer(ranker, X, y),
-        "ranker.score": lambda: ranker.score(X, y),
-        "LambdaMARTRanker.fit": lambda: LambdaMARTRanker(n_estimators=2).fit(X, y),
-        "QueryAwareRanker.fit": lambda: QueryAwareRanker(FeatureRanker(0)).fit(X, y),
-        "QueryKFold.split": lambda: next(QueryKFold(2).split(X, y)),
-        "StratifiedQueryKFold.split": lambda: next(StratifiedQueryKFold(2).split(X, y)),
-        "cross_validate_ranking": lambda: cross_validate_ranking(FeatureRanker(0), X, y),
-        "RankingGridSearchCV.fit": lambda: RankingGridSearchCV(
-            FeatureRanker(0), {"feature": [0, 1]}, cv=2
-        ).fit(X, y),
-    }
-
-
-@pytest.mark.parametrize("name", sorted(_entry_points()))
-def test_a_missing_qid_is_a_type_error_everywhere(name):
-    if name.startswith("LambdaMART"):
-        pytest.importorskip("lightgbm")
-    with pytest.raises(TypeError, match="qid"):
-        _entry_points()[name]()
+def test_precision_recall_curves_check_qid_like_evaluate():
+    """The curves use the one qid checker: ids of two kinds are refused as by ``evaluate``."""
+    y, s, qid = [1, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], [1, "a", 1, "a"]
+    with pytest.raises(TypeError, match="mixes value types") as curves:
+        precision_recall_curves(y, s, qid=qid)
+    with pytest.raises(TypeError, match="mixes value types") as metrics:
+        evaluate(y, s, qid=qid)
+    assert str(curves.value) == str(metrics.value)
 
 
 def test_one_choice_checker_for_options_and_parameters():
@@ -80,18 +40,15 @@ def test_one_choice_checker_for_options_and_parameters():
     with pytest.raises(ValueError) as options_error:
         evaluate([1, 0], [1, 2], qid=[1, 1], ties="random")
     with pytest.raises(ValueError) as direct_error:
-        check_choice(
-            "random",
-            "ties",
-            (
-                "average",
-                "stable",
-                "pessimistic",
-                "optimistic",
-                "trec_eval",
-                "doc_id",
-                "label_ranking",
-            ),
-        )
+        check_choice("random", "ties", TIES)
     assert str(options_error.value) == str(direct_error.value)
     assert check_choice("zero", "empty_query", ("skip", "zero")) == "zero"
+
+
+def test_check_n_jobs():
+    assert check_n_jobs(None) == 1
+    assert check_n_jobs(3) == 3
+    assert check_n_jobs(-1) == (os.cpu_count() or 1)
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            check_n_jobs(bad)

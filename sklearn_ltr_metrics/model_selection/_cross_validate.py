@@ -23,7 +23,8 @@ from sklearn import config_context
 from sklearn.model_selection import cross_validate
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._validation import _short, check_qid_codes, take_rows
+from .._engine import factorize_qid
+from .._validation import _short, check_1d, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
 from ._split import query_splits
 
@@ -38,11 +39,20 @@ def _n_rows(X):
 
 def check_qid(qid, X):
     """``qid`` as a 1-D array with one entry per row of ``X`` (plus its codes and uniques)."""
-    missing = (
-        "qid is required: pass qid=..., the query id of every row of X (ranking metrics "
-        "and query-safe folds are computed per query)."
-    )
-    return check_qid_codes(qid, n_rows=_n_rows(X), missing=missing)
+    if qid is None:
+        raise TypeError(
+            "qid is required: pass qid=..., the query id of every row of X (ranking metrics "
+            "and query-safe folds are computed per query)."
+        )
+    qid_arr = check_1d(qid, "qid")
+    n_rows = _n_rows(X)
+    if qid_arr.shape[0] != n_rows:
+        raise ValueError(
+            f"qid has {qid_arr.shape[0]} entries but X has {n_rows} rows; pass one query id per "
+            "row of X."
+        )
+    codes, uniques = factorize_qid(qid_arr)
+    return qid_arr, codes, uniques
 
 
 def _copy(scorer, metric=None):

@@ -20,8 +20,9 @@ from sklearn.model_selection import HalvingGridSearchCV
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._engine import factorize_qid
 from .._random import random_seed
-from .._validation import _short, check_qid_codes, take_rows
+from .._validation import _short, check_1d, take_rows
 from ._cross_validate import check_qid
 from ._search import _check_scores, _QuerySearchMixin
 from ._split import query_splits
@@ -55,7 +56,8 @@ class _QuerySubsample(MetaEstimatorMixin, BaseEstimator):
         self.seed = seed
 
     def fit(self, X, y, qid=None):
-        qid, codes, uniques = check_qid_codes(qid)
+        qid = check_1d(qid, "qid")
+        codes, uniques = factorize_qid(qid, "qid")
         n = uniques.shape[0] if self.n_queries is None else min(int(self.n_queries), len(uniques))
         # A seeded rank per query id (not per position), so nested sets across sizes.
         keys = np.random.default_rng(self.seed).permutation(uniques.shape[0])

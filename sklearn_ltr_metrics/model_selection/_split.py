@@ -14,14 +14,9 @@ import numpy as np
 from sklearn import get_config
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
+from .._engine import factorize_qid
 from .._random import check_random_state
-from .._validation import (
-    _short,
-    check_1d,
-    check_consistent_length,
-    check_positive_int,
-    check_qid_codes,
-)
+from .._validation import _short, check_1d, check_consistent_length, check_positive_int
 
 __all__ = ["QueryKFold", "StratifiedQueryKFold", "check_query_cv", "query_splits"]
 
@@ -45,7 +40,7 @@ def _missing_qid(owner):
             "splitter, the ranker and the ranking scorers; with routing off, groups=qid "
             "reaches the splitter only, and a ranking scorer then gets no qid."
         )
-    return TypeError(
+    return ValueError(
         f"{owner}.split needs the query id of every row (qid) and got none. {how} "
         "cross_validate_ranking and RankingGridSearchCV pass qid for you, with routing on or off."
     )
@@ -105,7 +100,9 @@ class _QuerySplitter(BaseCrossValidator):
         ids = qid if qid is not None else groups
         if ids is None:
             raise _missing_qid(type(self).__name__)
-        ids, codes, uniques = check_qid_codes(ids, n_rows=_n_rows(X))
+        ids = check_1d(ids, "qid")
+        check_consistent_length(X=np.empty(_n_rows(X)), qid=ids)
+        codes, uniques = factorize_qid(ids, "qid")
         if uniques.shape[0] < n_splits:
             raise ValueError(
                 f"n_splits={n_splits} is more than the {uniques.shape[0]} queries; every fold "

@@ -23,13 +23,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._engine import factorize_qid
 from .._random import random_seed
 from .._validation import (
     _short,
     check_1d,
     check_consistent_length,
     check_labels,
-    check_qid_codes,
 )
 
 __all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
@@ -150,7 +150,7 @@ class _RankerMixin:
         else:
             y_score = self.predict(X)
         if qid is None:
-            raise TypeError(
+            raise ValueError(
                 f"{type(self).__name__}.score needs qid, one query id per row, because NDCG@10 "
                 f"is computed per query. Call score(X, y, qid=qid). {_ROUTING_HINT}"
             )
@@ -169,7 +169,7 @@ class _RankerMixin:
 def _query_weights(sample_weight, qid):
     """One weight per query (sorted by id) from per-row weights that are constant per query."""
     w = check_1d(sample_weight, "sample_weight", dtype=np.float64)
-    _, codes, uniques = check_qid_codes(qid)
+    codes, uniques = factorize_qid(check_1d(qid, "qid"), "qid")
     check_consistent_length(qid=codes, sample_weight=w)
     if not np.isfinite(w).all() or (w < 0).any():
         raise ValueError("sample_weight must be finite and >= 0.")

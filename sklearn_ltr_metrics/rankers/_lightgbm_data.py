@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .._engine import factorize_qid
 from .._random import check_random_state
 from .._validation import (
     _short,
@@ -22,7 +23,6 @@ from .._validation import (
     check_consistent_length,
     check_positive_int,
     check_probability,
-    check_qid_codes,
 )
 from ._base import _ROUTING_HINT
 
@@ -47,13 +47,16 @@ def _factorize_qid(qid, n_rows, *, owner):
 
     Query ids may be of any hashable type and need not be sorted or contiguous.
     """
-    missing = (
-        f"{owner} needs qid, one query id per row: ranking models and metrics work within "
-        "queries (LambdaMART learns from pairs of documents of the same query). Pass "
-        f"qid=... with {n_rows} entries. {_ROUTING_HINT}"
-    )
-    _, codes, uniques = check_qid_codes(qid, n_rows=n_rows, missing=missing)
-    return codes, uniques
+    if qid is None:
+        raise ValueError(
+            f"{owner} needs qid, one query id per row: ranking models and metrics work within "
+            "queries (LambdaMART learns from pairs of documents of the same query). Pass "
+            f"qid=... with {n_rows} entries. {_ROUTING_HINT}"
+        )
+    qid_arr = check_1d(qid, "qid")
+    check_consistent_length(X=np.empty(n_rows), qid=qid_arr)
+    codes, uniques = factorize_qid(qid_arr, "qid")
+    return codes, np.asarray(uniques)
 
 
 def _check_sample_weight(sample_weight, n_rows):

@@ -17,12 +17,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._engine import factorize_qid
 from .._validation import (
     _short,
+    check_1d,
     check_choice,
     check_consistent_length,
     check_labels,
-    check_qid_codes,
     take_rows,
 )
 from ._base import _ROUTING_HINT, _RankerMixin
@@ -168,13 +169,15 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
-        missing = (
-            f"{type(self).__name__}.fit needs qid, one query id per row ({n_rows} rows). "
-            f"{_ROUTING_HINT}"
-        )
+        if qid is None:
+            raise ValueError(
+                f"{type(self).__name__}.fit needs qid, one query id per row ({n_rows} rows). "
+                f"{_ROUTING_HINT}"
+            )
         y = check_labels(column_or_1d(y, warn=True), "y")
-        qid, codes, _ = check_qid_codes(qid, n_rows=n_rows, missing=missing)
+        qid = check_1d(qid, "qid")
         check_consistent_length(X=np.empty(n_rows), y=y, qid=qid)
+        codes, _ = factorize_qid(qid, "qid")
         order = np.argsort(codes, kind="stable")
         sorted_codes = codes[order]
         queries = {
