@@ -1,5 +1,5 @@
-"""Build the compiled engine (``sklearn_ltr_metrics._ranking`` and ``._sums``), with OpenMP where
-the compiler has it.
+"""Build the compiled engine (``sklearn_ltr_metrics._engine._ranking`` and ``._sums``), with OpenMP
+where the compiler has it.
 
 Everything else about the package is declared in ``pyproject.toml``. As scikit-learn did in its
 setuptools days, the build first compiles and links a tiny OpenMP program with the same compiler:
@@ -9,6 +9,7 @@ thread). ``pip install -e .`` runs this with Cython, numpy and setuptools from t
 requirements.
 """
 
+import glob
 import os
 import shutil
 import sys
@@ -89,13 +90,18 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
+#: Where the compiled engine's sources live: one subpackage, ``sklearn_ltr_metrics/_engine``.
+ENGINE = "sklearn_ltr_metrics/_engine"
+
 #: The compiled engine: grouping and ranking (``_ranking``), sums over the support (``_sums``).
+#: Each ``.pyx`` includes its steps' ``.pxi`` files; every ``.pxi`` and the header are
+#: dependencies, so editing one rebuilds both extensions.
 extensions = [
     Extension(
-        f"sklearn_ltr_metrics.{name}",
-        [f"sklearn_ltr_metrics/{name}.pyx"],
-        include_dirs=[np.get_include(), "sklearn_ltr_metrics"],
-        depends=["sklearn_ltr_metrics/_count.h", "sklearn_ltr_metrics/_rows.pxi"],
+        f"sklearn_ltr_metrics._engine.{name}",
+        [f"{ENGINE}/{name}.pyx"],
+        include_dirs=[np.get_include(), ENGINE],
+        depends=sorted(glob.glob(f"{ENGINE}/*.pxi") + glob.glob(f"{ENGINE}/*.h")),
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in ("_ranking", "_sums")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ._factorize import _sums  # the compiled engine (checked there)
+from ._engine import difficulty_values, divide_or_nan
 from ._validation import float_values
 
 __all__ = [
@@ -157,41 +157,6 @@ def count_values(table, name="per_query"):
         if np.isnan(values).any() or (values < 0).any():
             raise ValueError(f"{name}[{col!r}] must hold non-negative counts without NaN.")
     return n_pos, n_neg
-
-
-def difficulty_values(n_pos, n_neg, n_threads=1):
-    """Difficulty ``n_neg / n_pos`` per query; NaN where ``n_pos`` is 0 (no relevant document).
-
-    >>> difficulty_values([1, 4, 0], [9, 2, 5]).tolist()
-    [9.0, 0.5, nan]
-    """
-    return divide_or_nan(n_neg, n_pos, n_threads)
-
-
-def divide_or_nan(numerator, denominator, n_threads=1):
-    """``numerator / denominator`` as float64, NaN where the denominator is not above 0.
-
-    Arrays of one length are divided in one compiled pass (in ``n_threads`` threads); other
-    shapes broadcast, with one division and a fill of the undefined places. No array of NaN
-    is written first.
-
-    >>> divide_or_nan([1, 4, 3], [2, 0, -1]).tolist()
-    [0.5, nan, nan]
-    """
-    numerator = np.asarray(numerator)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    if numerator.ndim == 1 and numerator.shape == denominator.shape:
-        return _sums.divide_or_nan(
-            np.ascontiguousarray(numerator, dtype=np.float64),
-            np.ascontiguousarray(denominator),
-            n_threads,
-        )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.asarray(np.true_divide(numerator, denominator, dtype=np.float64))
-    undefined = ~(denominator > 0)
-    if undefined.any():
-        out[np.broadcast_to(undefined, out.shape)] = np.nan
-    return out
 
 
 def metric_columns(table, metrics, name):

@@ -9,16 +9,20 @@ written to.
 from __future__ import annotations
 
 import numbers
+import os
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+
+from ._engine import all_strings, object_id_runs, value_range
 
 __all__ = [
     "check_1d",
     "check_choice",
     "check_consistent_length",
     "check_labels",
+    "check_n_jobs",
     "check_numbers",
     "check_positive_int",
     "check_probability",
@@ -113,27 +117,12 @@ def check_consistent_length(**arrays):
         raise ValueError(f"Inputs must have one entry per row, but {detail} entries.")
 
 
-#: Rows per thread below which the range of an array is taken in one thread.
-_RANGE_ROWS_PER_THREAD = 1 << 20
-
-
-def _value_range(arr, n_threads=1):
-    """``(min, max)`` of a non-empty array, NaN when it holds a NaN, with no temporary array:
-    one compiled pass over float64 (in ``n_threads`` threads on large arrays), numpy's two
-    reductions otherwise. Exact, so the same for any number of threads."""
-    if arr.dtype == np.float64 and arr.ndim == 1 and arr.flags.c_contiguous:
-        from . import _sums
-
-        return _sums.value_range(arr, n_threads, _RANGE_ROWS_PER_THREAD)
-    return arr.min(), arr.max()
-
-
 def _all_finite(arr, n_threads=1):
     """Whether a float array holds no NaN or infinity (``min`` and ``max`` propagate NaN, and
-    an infinity is the minimum or the maximum)."""
+    an infinity is the minimum or the maximum): one compiled pass (``value_range``)."""
     if not arr.size:
         return True
-    low, high = _value_range(arr, n_threads)
+    low, high = value_range(arr, n_threads)
     return bool(np.isfinite(low) and np.isfinite(high))
 
 
@@ -294,7 +283,7 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
     arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
     if not arr.size:
         return arr
-    low, high = _value_range(arr, n_threads)
+    low, high = value_range(arr, n_threads)
     if not (np.isfinite(low) and np.isfinite(high)):
         first = _first(~np.isfinite(arr))
         raise ValueError(
@@ -365,9 +354,9 @@ def check_qid(qid, name="qid"):
 
 def _check_qid_runs(qid, name="qid", n_threads=1):
     """:func:`check_qid`, and the runs that it found in object ids: of the very same object
-    (``_ranking.identity_runs``), or else of equal ids when every id is a ``str``
-    (``_ranking.object_runs``); None when there are none or too many. The grouping then need
-    not find them again."""
+    (addresses compared in threads), or else of equal ids when every id is a ``str``
+    (the engine's ``object_id_runs``); None when there are none or too many. The grouping
+    then need not find them again."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -387,12 +376,8 @@ def _check_qid_runs(qid, name="qid", n_threads=1):
         return arr, None
     # One row per run of the very same object has every id object there is: check those.
     # Strings built one object per row: runs of equal strings, when every id is a str.
-    from ._ranking import all_strings, identity_runs, object_runs
-
     ids = np.ascontiguousarray(arr)
-    runs = identity_runs(ids, arr.shape[0] // 4, n_threads)
-    if runs is None:
-        runs = object_runs(ids, arr.shape[0] // 4, strings_only=True)
+    runs = object_id_runs(ids, arr.shape[0] // 4, n_threads)
     if runs is None and not converted and all_strings(ids):
         return arr, None  # rows in random order, every id a str: none missing, one kind
     sample = arr if runs is None else arr[runs]
@@ -431,6 +416,19 @@ def _raise_missing_qid(arr, missing, name):
         f"{name} has missing values ({int(missing.sum())}, first at row {first}: "
         f"{_short(arr[first])}); every row needs a query id. Drop those rows or give them ids."
     )
+
+
+def check_n_jobs(n_jobs):
+    """Threads for ``n_jobs`` (scikit-learn's convention: None is 1, -1 every core)."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(
+            f"n_jobs={n_jobs!r} is not valid; use None or 1 for one thread, a positive int, "
+            "or -1 for every core."
+        )
+    cores = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
 
 def check_choice(value, name, choices: Sequence):

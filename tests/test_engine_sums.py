@@ -9,8 +9,8 @@ for every tie policy, gain and kind of label.
 import numpy as np
 import pytest
 
-from sklearn_ltr_metrics import _sums, evaluate
-from sklearn_ltr_metrics.metrics import _ranked
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._engine import _ranked, _sums
 
 METRICS = [
     "ndcg@3",
@@ -255,3 +255,18 @@ def test_ideal_levels_kernel_against_numpy():
             np.testing.assert_array_equal(
                 upper[span], np.cumsum([c for _, c in expected], dtype=int)
             )
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 1000])
+def test_stream_rows_reads_every_row_once(n):
+    """The benchmark's streaming floor: the XOR of every 8-byte value of three arrays, in
+    threads, is numpy's ``bitwise_xor.reduce`` of them."""
+    rng = np.random.default_rng(n)
+    ids = rng.integers(-(2**40), 2**40, n)
+    labels, scores = rng.random(n), rng.normal(size=n)
+    want = np.bitwise_xor.reduce(
+        np.concatenate([ids, labels.view(np.int64), scores.view(np.int64)]), initial=0
+    )
+    for n_threads in (1, 3):
+        got = _sums.stream_rows(ids, labels.view(np.int64), scores.view(np.int64), n_threads, 2)
+        assert got == want

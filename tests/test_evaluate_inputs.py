@@ -152,7 +152,7 @@ def test_pandas_string_and_categorical_ids_match_object_ids(order):
 def test_pandas_ids_are_coded_without_an_object_per_row():
     """The codes come from pandas, ordered like the sorted ids; ids with a missing value, or
     categories held as objects, are left to the row-by-row check."""
-    from sklearn_ltr_metrics._factorize import QueryRuns, coded_qid
+    from sklearn_ltr_metrics._engine._factorize import QueryRuns, coded_qid
 
     for names in (list("bbaccabb"), list("bbbbbaaaaacccccbbbbb")):  # interleaved, in runs
         names = np.array(names, dtype=object)
@@ -269,9 +269,9 @@ def test_evaluate_dask_refuses_ids_of_two_kinds_in_different_partitions():
 def test_finite_checks_in_threads_find_every_bad_value(monkeypatch):
     """Large label and score arrays are checked in parts, in threads: a NaN, an infinity or
     a negative label in any part is still found and named."""
-    from sklearn_ltr_metrics import _validation
+    from sklearn_ltr_metrics._engine import _scans
 
-    monkeypatch.setattr(_validation, "_RANGE_ROWS_PER_THREAD", 4)
+    monkeypatch.setattr(_scans, "_ROWS_PER_THREAD", 4)
     qid = np.repeat(np.arange(10), 10)
     for where in (0, 57, 99):
         for bad, match in ((np.nan, "NaN or infinite"), (-np.inf, "NaN or infinite")):

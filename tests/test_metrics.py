@@ -408,7 +408,7 @@ def test_lightgbm_preset_ap_denominator_and_empty_one():
 
 
 def test_ideal_dcg_continuous_labels_take_the_sorting_path(monkeypatch):
-    from sklearn_ltr_metrics.metrics import _ranked as _metrics
+    from sklearn_ltr_metrics._engine import _ranked as _metrics
 
     rng = np.random.default_rng(5)
     labels = rng.random(200) * 3  # continuous grades: many distinct gains
@@ -488,10 +488,12 @@ def test_rank_correlations_with_continuous_labels_match_scipy():
 
 @pytest.mark.parametrize("ties", ["average", "stable"])
 def test_threads_do_not_change_a_bit(monkeypatch, ties):
-    from sklearn_ltr_metrics import _grouping, _ordering
+    from sklearn_ltr_metrics._engine import _ordering
+
+    from ._engine import small_grain
 
     monkeypatch.setattr(_ordering, "_ROWS_PER_TASK", 64)  # many small sort tasks
-    monkeypatch.setattr(_grouping, "_ROWS_PER_THREAD", 64)  # every thread gets work
+    small_grain(monkeypatch, 64)  # every thread gets work
     rng = np.random.default_rng(4)
     sizes = rng.integers(1, 90, 300)
     qid = rng.permutation(np.repeat(np.arange(300), sizes))

@@ -23,7 +23,7 @@ from sklearn_ltr_metrics.plotting._common import PLOT_EXTRA_HINT
 from sklearn_ltr_metrics.stats import cutoff_curves
 
 PLOTTING = Path(__file__).resolve().parents[1] / "sklearn_ltr_metrics" / "plotting"
-SHARED_LEAVES = {"_validation", "_table", "_grouping", "_lazy", "_random"}
+SHARED_LEAVES = {"_validation", "_table", "_engine", "_lazy", "_random"}
 
 
 def test_plotting_imports_only_the_shared_leaves():

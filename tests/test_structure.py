@@ -5,10 +5,13 @@ the shared leaves; ``rankers`` may use ``metrics``; ``model_selection`` uses ``m
 ``rankers``; ``runs`` uses ``metrics`` and ``model_selection``; ``report`` uses ``stats``,
 ``plotting``, ``io`` and ``metrics``; the command line and
 the top level use anything. A name with a leading underscore never crosses a family, and no two
-modules import each other, directly or through others.
+modules import each other, directly or through others. The engine (``_engine``) is one room with
+one door: nothing outside it imports one of its modules, and inside it each step imports only the
+steps before it. Compiled sources (``.pyx``, ``.pxi``) are held to the sizes of Python modules.
 """
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -20,19 +23,41 @@ PACKAGE_DIR = Path(sklearn_ltr_metrics.__file__).parent
 PACKAGE = "sklearn_ltr_metrics"
 
 #: Modules shared by every family (no family of their own).
-LEAVES = {
-    "_validation",
-    "_qid_column",
-    "_table",
-    "_factorize",
-    "_grouping",
-    "_ordering",
-    "_lazy",
-    "_random",
+LEAVES = {"_validation", "_qid_column", "_table", "_engine", "_lazy", "_random", "_typing"}
+
+#: The layers, bottom first: a module imports only from its own layer or the layers below it
+#: (``_engine`` imports nothing of the package; ``_validation`` uses the engine's scans).
+LAYERS = (
+    {"_lazy", "_random", "_typing", "_version"},
+    {"_engine"},
+    {"_validation"},
+    {"_table", "_qid_column"},
+    {"metrics", "stats", "plotting", "io", "datasets"},
+    {"rankers"},
+    {"model_selection"},
+    {"runs"},
+    {"report"},
+    {"_cli", "__main__", None},
+)
+
+#: The engine's steps in the order data flows: each imports only the steps before it (and the
+#: compiled modules); its door (``__init__``) imports them all.
+ENGINE_STEPS = (
     "_ranking",
     "_sums",
-    "_typing",
-}
+    "_scans",
+    "_factorize",
+    "_ordering",
+    "_grouping",
+    "_rank",
+    "_counts",
+    "_cutoffs",
+    "_pairs",
+    "_support",
+    "_ranked",
+    "_driver",
+)
+ENGINE = f"{PACKAGE}._engine"
 
 #: Which families each family may import from (besides itself and the leaves).
 ALLOWED = {
@@ -48,6 +73,21 @@ ALLOWED = {
 }
 
 MAX_LINES = 600
+MAX_COMPILED_FUNCTION_LINES = 80
+MAX_FUNCTION_LINES = 60
+
+#: Functions above ``MAX_FUNCTION_LINES`` lines of code that their owners are splitting (each
+#: entry goes when its function is split; no other function may grow past the limit).
+LONG_FUNCTIONS = {
+    "report/_report.py:make_report",
+    "rankers/_lambdamart.py:fit",
+    "stats/_summary.py:summarize",
+    "model_selection/_cross_validate.py:cross_validate_ranking",
+    "stats/_compare.py:compare_systems",
+    "stats/_stages.py:stage_table",
+    "metrics/_evaluate_run.py:evaluate_run",
+    "metrics/_kernels.py:_rank_correlation",
+}
 
 
 def _module_name(path):
@@ -170,3 +210,119 @@ def test_modules_stay_small():
         if (n := len(path.read_text().splitlines())) > MAX_LINES
     }
     assert not big, f"modules above {MAX_LINES} lines (split along a natural seam): {big}"
+
+
+def _layer(module):
+    family = _family(module)
+    found = [i for i, members in enumerate(LAYERS) if family in members]
+    assert found, f"{module}: name its layer in LAYERS (tests/test_structure.py)"
+    return found[0]
+
+
+def test_imports_go_one_way_through_the_layers():
+    bad = [
+        f"{src} imports {dst}"
+        for src, dst, names in _imports()
+        if dst.startswith(PACKAGE) and _layer(dst) > _layer(src) and names != ["__version__"]
+    ]
+    assert not bad, "imports running back up a layer:\n" + "\n".join(bad)
+
+
+def test_the_engine_has_one_door():
+    """Outside ``_engine`` only its ``__init__`` is imported: no step, no compiled module."""
+    bad = [
+        f"{src} imports {dst}"
+        for src, dst, _ in _imports()
+        if dst.startswith(ENGINE + ".") and not src.startswith(ENGINE)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_engine_steps_import_only_the_steps_before_them():
+    steps = set(ENGINE_STEPS)
+    found = {f"{ENGINE}.{step}" for step in steps} & (set(_modules()) | _compiled())
+    assert found == {f"{ENGINE}.{step}" for step in steps}, "ENGINE_STEPS lists a missing module"
+    bad = []
+    for src, dst, _ in _imports():
+        if not (src.startswith(ENGINE + ".") and dst.startswith(ENGINE)):
+            continue
+        before = ENGINE_STEPS.index(src.rsplit(".", 1)[1])
+        if dst == ENGINE or ENGINE_STEPS.index(dst.rsplit(".", 1)[1]) >= before:
+            bad.append(f"{src} imports {dst}")
+    assert not bad, "\n".join(bad)
+
+
+def _compiled_sources():
+    return sorted(list(PACKAGE_DIR.rglob("*.pyx")) + list(PACKAGE_DIR.rglob("*.pxi")))
+
+
+def test_compiled_sources_stay_small():
+    big = {
+        str(path.relative_to(PACKAGE_DIR)): n
+        for path in _compiled_sources()
+        if (n := len(path.read_text().splitlines())) > MAX_LINES
+    }
+    assert not big, f"compiled sources above {MAX_LINES} lines (split them by step): {big}"
+
+
+def compiled_function_lines(text):
+    """``{name: lines of code}`` of the top-level ``def``/``cdef``/``cpdef`` functions of a
+    ``.pyx``/``.pxi`` source (blank and comment lines not counted)."""
+    sizes, name = {}, None
+    for line in [*text.splitlines(), "END"]:
+        if line and not line[0].isspace() and not line.startswith(("#", ")")):
+            found = re.match(r"(?:cdef|cpdef|def)\b.*?(\w+)\s*\(", line)
+            name = found.group(1) if found else None
+            if name:
+                sizes[name] = 0
+        elif name and line.strip() and not line.strip().startswith("#"):
+            sizes[name] += 1
+    return sizes
+
+
+def test_compiled_function_line_counter():
+    source = (
+        "cdef int f(int a) nogil:\n    # note\n\n    return a\n\ndef g(\n    x,\n):\n    pass\n"
+    )
+    assert compiled_function_lines(source) == {"f": 1, "g": 3}  # as pyxlen.py counts
+
+
+def test_compiled_functions_fit_on_a_screen():
+    long = [
+        f"{path.relative_to(PACKAGE_DIR)}:{name} ({n} lines)"
+        for path in _compiled_sources()
+        for name, n in compiled_function_lines(path.read_text()).items()
+        if n > MAX_COMPILED_FUNCTION_LINES
+    ]
+    assert not long, "compiled functions to split by step:\n" + "\n".join(long)
+
+
+def python_function_lines(path):
+    """``{qualified name: lines of code}`` of every function in a module: its body without
+    the docstring, blank lines and comments."""
+    lines = path.read_text().splitlines()
+    sizes = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        first = body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            if len(body) == 1:
+                continue
+            first = body[1]
+        code = lines[first.lineno - 1 : node.end_lineno]
+        n = sum(1 for line in code if line.strip() and not line.strip().startswith("#"))
+        sizes[f"{path.relative_to(PACKAGE_DIR).as_posix()}:{node.name}"] = n
+    return sizes
+
+
+def test_python_functions_fit_on_a_screen():
+    sizes = {
+        name: n
+        for path in PACKAGE_DIR.rglob("*.py")
+        for name, n in python_function_lines(path).items()
+    }
+    long = sorted(f"{name} ({n})" for name, n in sizes.items() if n > MAX_FUNCTION_LINES)
+    new = [entry for entry in long if entry.rsplit(" ", 1)[0] not in LONG_FUNCTIONS]
+    assert not new, f"functions above {MAX_FUNCTION_LINES} lines of code:\n" + "\n".join(new)

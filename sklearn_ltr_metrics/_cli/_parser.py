@@ -17,8 +17,8 @@ import argparse
 
 import numpy as np
 
+from .._engine import STRATEGIES
 from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
-from ..metrics._cutoffs import STRATEGIES
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
 from ._gate import add_gate_option

@@ -51,67 +51,84 @@ def _scan_letor(data, name, zero_based):
         fields = raw.split("#", 1)[0].split()
         if not fields:
             continue
-        label = _as_number(fields[0])
-        if label is None:
-            raise DataFormatError(
-                name,
-                number,
-                f"label {fields[0]!r} is not a number ({_why_not_a_number(fields[0])}): "
-                f"{_show(raw)}",
-            )
-        if not np.isfinite(label) or label < 0:
-            raise DataFormatError(
-                name,
-                number,
-                f"label {fields[0]!r} is not a relevance grade (a finite number >= 0): "
-                f"{_show(raw)}",
-            )
+        where = (name, number, raw)
+        _check_label(fields[0], where)
         rest = fields[1:]
         with_qid = bool(rest) and rest[0].startswith("qid:")
         if with_qid:
-            value = rest[0][4:]
-            if not re.fullmatch(r"[+-]?[0-9]+", value):
-                raise DataFormatError(
-                    name, number, f"query id {rest[0]!r} is not 'qid:<integer>': {_show(raw)}"
-                )
-            if abs(int(value)) > _INT64_MAX:
-                raise DataFormatError(
-                    name,
-                    number,
-                    f"query id {rest[0]!r} does not fit a 64-bit integer (at most "
-                    f"{_INT64_MAX}); number the queries with smaller ids: {_show(raw)}",
-                )
+            _check_qid_field(rest[0], where)
             rest = rest[1:]
         has_qid.append(with_qid)
-        previous = -1
-        for token in rest:
-            index, sep, value = token.partition(":")
-            if not sep or not re.fullmatch(r"[0-9]+", index) or _as_number(value) is None:
-                why = (
-                    f" ({_why_not_a_number(value)})"
-                    if sep and re.fullmatch(r"[0-9]+", index)
-                    else " (qid: must come right after the label)"
-                    if index == "qid"
-                    else ""
-                )
-                raise DataFormatError(
-                    name, number, f"feature {token!r} is not '<index>:<number>'{why}: {_show(raw)}"
-                )
-            if int(index) <= previous:
-                raise DataFormatError(
-                    name,
-                    number,
-                    f"feature indices must increase along a line, got {token!r} after "
-                    f"index {previous}: {_show(raw)}",
-                )
-            if zero_based is False and int(index) == 0:
-                raise DataFormatError(
-                    name,
-                    number,
-                    f"feature index 0 in a one-based file (zero_based=False): {_show(raw)}",
-                )
-            previous = int(index)
+        _check_features(rest, zero_based, where)
     return has_qid
+
+
+def _check_label(text, where):
+    """Refuse a line's label that is not a relevance grade (``where``: file, line, text)."""
+    name, number, raw = where
+    label = _as_number(text)
+    if label is None:
+        raise DataFormatError(
+            name,
+            number,
+            f"label {text!r} is not a number ({_why_not_a_number(text)}): {_show(raw)}",
+        )
+    if not np.isfinite(label) or label < 0:
+        raise DataFormatError(
+            name,
+            number,
+            f"label {text!r} is not a relevance grade (a finite number >= 0): {_show(raw)}",
+        )
+
+
+def _check_qid_field(field, where):
+    """Refuse a ``qid:`` field that is not a 64-bit integer id."""
+    name, number, raw = where
+    value = field[4:]
+    if not re.fullmatch(r"[+-]?[0-9]+", value):
+        raise DataFormatError(
+            name, number, f"query id {field!r} is not 'qid:<integer>': {_show(raw)}"
+        )
+    if abs(int(value)) > _INT64_MAX:
+        raise DataFormatError(
+            name,
+            number,
+            f"query id {field!r} does not fit a 64-bit integer (at most "
+            f"{_INT64_MAX}); number the queries with smaller ids: {_show(raw)}",
+        )
+
+
+def _check_features(tokens, zero_based, where):
+    """Refuse feature tokens that are not ``<index>:<number>`` with increasing indices."""
+    name, number, raw = where
+    previous = -1
+    for token in tokens:
+        index, sep, value = token.partition(":")
+        if not sep or not re.fullmatch(r"[0-9]+", index) or _as_number(value) is None:
+            why = (
+                f" ({_why_not_a_number(value)})"
+                if sep and re.fullmatch(r"[0-9]+", index)
+                else " (qid: must come right after the label)"
+                if index == "qid"
+                else ""
+            )
+            raise DataFormatError(
+                name, number, f"feature {token!r} is not '<index>:<number>'{why}: {_show(raw)}"
+            )
+        if int(index) <= previous:
+            raise DataFormatError(
+                name,
+                number,
+                f"feature indices must increase along a line, got {token!r} after "
+                f"index {previous}: {_show(raw)}",
+            )
+        if zero_based is False and int(index) == 0:
+            raise DataFormatError(
+                name,
+                number,
+                f"feature index 0 in a one-based file (zero_based=False): {_show(raw)}",
+            )
+        previous = int(index)
 
 
 def _read_query_sizes(source, name_data, n_rows):

@@ -11,10 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._grouping import group_rows, rank_order
+from .._engine import discordant_pairs, group_rows, parse_cutoff, rank_order
 from .._validation import check_1d, check_consistent_length, check_qid, check_scores
-from ._cutoffs import parse_cutoff
-from ._pairs import discordant_pairs
 
 __all__ = ["rank_agreement"]
 

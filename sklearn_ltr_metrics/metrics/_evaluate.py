@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._factorize import coded_qid
+from .._engine import coded_qid
 from .._validation import (
     _check_qid_runs,
     check_1d,
     check_consistent_length,
     check_labels,
+    check_n_jobs,
     check_scores,
 )
-from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import CONVENTIONS, check_options
+from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
 from ._truncate import evaluate_first_rows
 

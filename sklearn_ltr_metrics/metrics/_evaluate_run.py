@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
-from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import check_options, make_gain
+from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
 from ._truncate import first_rows
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._table import COUNT_COLUMNS
 
 __all__ = ["RankingEvaluation"]

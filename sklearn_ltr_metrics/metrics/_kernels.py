@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine import discordant_pairs, segment_cumsum
 from .._table import divide_or_nan
-from ._pairs import discordant_pairs
-from ._support import segment_cumsum
 
 #: Kendall tau-b counts concordance label level by label level up to this many distinct
 #: labels in the evaluated rows; beyond it (continuous labels) it counts discordant pairs

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import _short
+from .._validation import _short, check_choice
 
 __all__ = [
     "CONVENTIONS",
@@ -156,12 +156,7 @@ def _check_real(value, name, *, allow_none=False, minimum=None, strict=True, hin
 
 
 def _check_choice(value, name):
-    choices = _CONVENTION_SPEC[name][0]
-    if isinstance(value, str) and value in choices:
-        return value
-    raise ValueError(
-        f"{name}={_short(value)} is not valid; choose one of {', '.join(map(repr, choices))}."
-    )
+    return check_choice(value, name, _CONVENTION_SPEC[name][0])
 
 
 def _check_max_docs(value):
@@ -229,7 +224,7 @@ def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
         resolved["log_base"], "log_base", minimum=1, hint=" e.g. log_base=2 (the default)."
     )
     if resolved["default_k"] is not None:
-        from ._cutoffs import parse_cutoff
+        from .._engine import parse_cutoff
 
         resolved["default_k"] = parse_cutoff(resolved["default_k"], source=" (default_k)")
     resolved["max_docs"] = _check_max_docs(resolved["max_docs"])

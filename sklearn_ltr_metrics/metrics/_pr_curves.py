@@ -20,12 +20,12 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._grouping import group_rows, rank_order
+from .._engine import group_rows, rank_order
 from .._validation import (
-    check_1d,
     check_choice,
     check_consistent_length,
     check_labels,
+    check_qid,
     check_scores,
 )
 
@@ -118,7 +118,7 @@ def precision_recall_curves(
     [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.583, 0.583, 0.583, 0.583, 0.583]
     """
     ties = check_choice(ties, "ties", _TIES)
-    qid_values = check_1d(qid, "qid")
+    qid_values = check_qid(qid)
     y_true = check_labels(y_true)
     y_score = check_scores(y_score, qid_values)
     check_consistent_length(y_true=y_true, y_score=y_score, qid=qid_values)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
 from . import _kernels as K
-from ._cutoffs import cutoff_label, parse_cutoff
 
 __all__ = [
     "ALIASES",

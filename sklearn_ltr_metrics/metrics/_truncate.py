@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._factorize import factorize_qid
-from ._engine import evaluate_arrays
+from .._engine import factorize_qid
+from ._per_query import evaluate_arrays
 
 __all__ = ["evaluate_first_rows", "first_rows"]
 

@@ -23,7 +23,7 @@ from sklearn import config_context
 from sklearn.model_selection import cross_validate
 from sklearn.utils.metadata_routing import MetadataRequest
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     MissingQueryIdsError,

@@ -20,7 +20,7 @@ from sklearn.model_selection import HalvingGridSearchCV
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import _short, check_1d, take_rows

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     MissingQueryIdsError,

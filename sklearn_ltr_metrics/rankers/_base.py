@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     MissingQueryIdsError,

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._random import check_random_state
 from .._validation import (
     _short,

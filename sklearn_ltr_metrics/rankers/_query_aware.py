@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._factorize import factorize_qid
+from .._engine import factorize_qid
 from .._qid_column import DEFAULT_QID_COLUMN
 from .._validation import (
     _short,

@@ -26,9 +26,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import _sums
-from .._grouping import active_rule
-from ._err import err_terms
+from . import _sums
+from ._grouping import active_rule
 from ._support import Support, segment_cumsum
 
 __all__ = ["RankedLists", "support_rule"]
@@ -95,6 +94,10 @@ class RankedLists:
         Whether each row has a judgment, in input order (TREC input only).
     err_max_grade : float
         Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
+    row_terms : dict, optional
+        Per-row terms the metrics family defines, by name: ``name -> f(support)`` giving one
+        float per support row (``"err"``: ERR's terms). The engine sums them over the support
+        (:meth:`term_sums`) and knows nothing of their formulas.
     support_ranks : SupportRanks
         The ranks of the rows of :func:`support_rule`, with their labels: the caller ranks
         them first (rows moved into query order are counted then).
@@ -118,6 +121,7 @@ class RankedLists:
         judged=None,
         err_max_grade=4.0,
         support_ranks,
+        row_terms=None,
     ):
         self.sizes = sizes
         self.n_queries = sizes.shape[0]
@@ -132,10 +136,11 @@ class RankedLists:
         self.ideal_labels = ideal_labels
         self.judged = judged
         self.err_max_grade = err_max_grade
+        self.row_terms = dict(row_terms or {})
         self._support_ranks = support_ranks
         self.n_threads = getattr(ranking, "n_threads", 1)
         #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
-        self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)
+        self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)  # the engine's grain
         self._running = {}  # name -> running sums over its support (many cut-offs)
         # Averaging (or block ranks) only matter when some support rows tie.
         tied = self._any_tied(self._support_ranks) or (
@@ -248,7 +253,7 @@ class RankedLists:
 
     def _support_sums(self, name, what, pair_query, kk, arrays_of, support=None):
         """A compiled sum over the support at each pair's cut-off: ``what`` (a kind of
-        :func:`sklearn_ltr_metrics._sums.support_sums`) over the arrays ``arrays_of(support)``.
+        ``support_sums`` of ``_sums``) over the arrays ``arrays_of(support)``.
 
         With few pairs per query each pair reads its rows; with many, the running sums of every
         support row are computed once (cached under ``name``) and read at each cut-off. Both add
@@ -370,8 +375,13 @@ class RankedLists:
 
         return self._term_sums("rr", term, pair_query, kk)
 
+    def term_sums(self, name, pair_query, kk):
+        """Sums at each pair's cut-off of the per-row term ``row_terms[name]`` (given by the
+        metrics family, e.g. ERR's), over the support."""
+        return self._term_sums(name, self.row_terms[name], pair_query, kk)
+
     def err(self, pair_query, kk):
-        return self._term_sums("err", err_terms, pair_query, kk)
+        return self.term_sums("err", pair_query, kk)
 
     @cached_property
     def _judged_support(self):
@@ -472,7 +482,7 @@ class RankedLists:
         Per pair, a sum over its query's gain levels (in descending order) of the gain times
         the discounts of the ranks that level fills: the terms and their order depend on the
         query alone, so the value is the same whatever other queries are evaluated with it
-        (compiled, parallel over pairs: :func:`sklearn_ltr_metrics._sums.ideal_dcg`).
+        (compiled, parallel over pairs: ``ideal_dcg`` of ``_sums``).
         """
         gain, count, upper, offsets = self._ideal_levels
         if gain.size == 0:

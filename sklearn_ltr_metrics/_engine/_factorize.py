@@ -11,23 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-try:
-    from . import _ranking, _sums  # noqa: F401 (``_sums`` is re-exported to ``_grouping``)
-except ImportError as exc:  # a source checkout whose extension was never built
-    raise ImportError(
-        "sklearn_ltr_metrics._ranking, the compiled engine, is not built in this checkout; run "
-        "`pip install -e .` (or `python setup.py build_ext --inplace`) in the repository root."
-    ) from exc
+from . import _ranking
+from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD  # the engine's one grain
 
 __all__ = ["QueryRuns", "coded_qid", "factorize_qid"]
 
 #: Object ids of more rows than this are first coded by the objects' addresses
 #: (``_ranking.object_codes``); fewer are hashed by value directly.
 _OBJECT_CODES_MIN_ROWS = 1 << 12
-
-#: Rows per thread of the compiled kernels: fewer rows run on fewer threads (waking a thread
-#: costs more than it saves on small inputs, far more on a loaded machine).
-_ROWS_PER_THREAD = 1 << 17
 
 
 def _unsortable(name, exc):
@@ -188,7 +179,7 @@ class QueryRuns:
     """Query ids given by their runs, with no array of one id per row: rows ``starts[i]`` to
     the next start (or ``n_rows``) hold code ``codes[i]``, and codes ``0 .. n_codes - 1``
     are ordered like the sorted ids they stand for (pandas string ids, see
-    :func:`coded_qid`). ``_grouping.group_rows`` takes them for ``qid``."""
+    :func:`coded_qid`). ``group_rows`` (``_grouping.py``) takes them for ``qid``."""
 
     starts: np.ndarray
     codes: np.ndarray

@@ -3,6 +3,12 @@
 # many threads (or chunks of rows) a kernel over ``n`` rows takes.
 
 
+#: Rows per thread below which a kernel runs on fewer threads: waking a thread costs more than
+#: it saves on small inputs (and much more on a loaded machine, where it may wait for a core).
+#: The engine's one thread grain (``sklearn_ltr_metrics._engine.ROWS_PER_THREAD``).
+MIN_ROWS_PER_THREAD = 1 << 17
+
+
 cdef inline int _threads(int n_threads, Py_ssize_t n, Py_ssize_t grain) noexcept nogil:
     """At most ``n_threads``, and at least ``grain`` rows each (at least one)."""
     cdef Py_ssize_t most = n // grain if grain > 0 else n

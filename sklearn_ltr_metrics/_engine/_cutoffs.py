@@ -1,8 +1,9 @@
-"""Cut-off specifications: ints, lists, whole list, and per-query strategies.
+"""Cut-offs: ints, lists, the whole list and per-query strategies, expanded into pairs.
 
-A cut-off spec is turned into *pairs* ``(query, k)``: every query gets one or more cut-offs
-(sorted, de-duplicated, each >= 1). Metric kernels evaluate all pairs at once; a query's value
-for a metric is the mean over its pairs.
+A cut-off spec is checked once (:func:`parse_cutoff`, which the metric registry calls) and,
+once the per-query counts are known, turned into *pairs* ``(query, k)``: every query gets one
+or more cut-offs (sorted, de-duplicated, each >= 1). Metric kernels evaluate all pairs at
+once; a query's value for a metric is the mean over its pairs.
 
 ``k = ALL`` (``numpy.inf``) stands for the whole list.
 """
@@ -12,8 +13,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-
-from .._validation import _short
 
 __all__ = ["ALL", "STRATEGIES", "cutoff_label", "cutoff_pairs", "parse_cutoff"]
 
@@ -50,6 +49,12 @@ def _capped(n_pos, n_neg):
 STRATEGIES = {"adaptive": _adaptive, "percentile": _percentile, "capped": _capped}
 
 
+def _int_text(value, limit=60):
+    """An integer as an error message shows it: its digits, cut to ``limit`` characters."""
+    text = str(int(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _check_int_k(value, source):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(
@@ -57,10 +62,12 @@ def _check_int_k(value, source):
             f"whole list, a list of ints, one of {', '.join(map(repr, STRATEGIES))}, or a callable."
         )
     if value < 1:
-        raise ValueError(f"k={_short(value)}{source} must be >= 1 (a cut-off counts ranks from 1).")
+        raise ValueError(
+            f"k={_int_text(value)}{source} must be >= 1 (a cut-off counts ranks from 1)."
+        )
     if value > MAX_K:
         raise ValueError(
-            f"k={_short(value)}{source} is too large; a cut-off must be <= 2**53 "
+            f"k={_int_text(value)}{source} is too large; a cut-off must be <= 2**53 "
             "(use k=None or 'all' for the whole list)."
         )
     return int(value)
@@ -149,7 +156,7 @@ def cutoff_pairs(k, n_pos, n_neg):
             values = [values]
         elif not isinstance(values, (list, tuple, np.ndarray, range)):
             raise TypeError(
-                f"The k callable returned {_short(values)} for n_pos={p}, n_neg={q}; it must "
+                f"The k callable returned {values!r:.60} for n_pos={p}, n_neg={q}; it must "
                 "return an int >= 1 or a list of them."
             )
         cleaned = sorted({_check_int_k(v, " returned by the k callable") for v in values})

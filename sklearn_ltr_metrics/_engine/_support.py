@@ -12,7 +12,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .. import _sums
+from . import _sums
 
 __all__ = ["Support", "segment_cumsum"]
 
@@ -22,7 +22,7 @@ def segment_cumsum(values, offsets, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD
 
     ``offsets`` (``n_segments + 1`` entries, empty segments allowed) delimit the segments.
     Booleans and integers give exact int64 sums; floats are added in order from each
-    segment's first row (the compiled :func:`sklearn_ltr_metrics._sums.segment_cumsum`).
+    segment's first row (the compiled ``segment_cumsum`` of ``_sums``).
     """
     if values.dtype == bool:
         values = np.ascontiguousarray(values).view(np.uint8)

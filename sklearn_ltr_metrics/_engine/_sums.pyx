@@ -2,7 +2,7 @@
 # cython: initializedcheck=False, nonecheck=False
 """Compiled sums over the support rows of every query: the metric stage of the engine.
 
-The metric terms live on the support (:mod:`.metrics._ranked`): rows in query order, each
+The metric terms live on the support (``_support.py``, ``_ranked.py``): rows in query order, each
 query's rows in rank order, delimited by ``offsets``. A metric's value at cut-off ``k`` is the
 sum of its terms over the query's rows ranked before ``k``. These kernels compute the running
 sums inside each query and read them at each ``(query, k)`` pair, in ``nogil`` loops parallel
@@ -31,9 +31,6 @@ ctypedef fused term_t:
     double
     int64_t
     uint8_t
-
-#: Rows per thread below which the kernels use fewer threads (as in ``_ranking``).
-MIN_ROWS_PER_THREAD = 1 << 17
 
 
 cdef enum:
@@ -425,6 +422,21 @@ def ideal_dcg(
                 total = total + gain[run] * (disc_cum[hi] - disc_cum[lo])
             out[p] = total
     return out_arr
+
+
+def stream_rows(const int64_t[::1] ids, const int64_t[::1] a, const int64_t[::1] b,
+                int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
+    """One pass over three row-aligned arrays of 8-byte values (query ids, and the bits of the
+    labels and the scores), in threads: the least that any evaluation of them reads (the
+    benchmark's streaming floor). Returns the XOR of every value, so the pass cannot be
+    skipped; an XOR reduction vectorises, so memory, not arithmetic, sets its speed."""
+    cdef intp n = ids.shape[0], i
+    cdef int64_t bits = 0
+    n_threads = _threads(n_threads, n, grain)
+    with nogil:
+        for i in prange(n, num_threads=n_threads, schedule="static"):
+            bits ^= ids[i] ^ a[i] ^ b[i]
+    return bits
 
 
 def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):

@@ -1,0 +1,84 @@
+"""The engine: flat arrays ``(y_true, y_score, qid)`` to the per-query table.
+
+This subpackage owns every step from the flat, row-aligned arrays to the per-query table;
+this ``__init__`` is its only door. Nothing outside ``_engine`` imports one of its modules or
+a compiled module: the families import the names below from here. The engine itself imports
+nothing of the package (the input checks of ``_validation`` sit above it and use the scans).
+
+The steps, in the order data flows (the driver, ``_driver.py``, calls them one after the
+other; each compiled step has a Python face beside it, tested against a plain numpy
+reference in ``tests/test_engine_<step>.py``)::
+
+    y_true, y_score, qid            (validated by the caller: sklearn_ltr_metrics._validation)
+      |
+      |  code the ids        _factorize.py     (_ranking: dense_codes, record_codes, ...)
+      v
+    codes, uniques
+      |  group               _grouping.py      (_ranking: run_starts, counting_sort)
+      v
+    Grouping: sizes, offsets, rows in query order (moved only when queries interleave)
+      |  rank the support    _rank.py          (_ranking: rank_support)
+      |  (full order: the rank correlations only, _ordering.py)
+      v
+    SupportRanks: per active row, rows above, tied, before it on the tie-break
+      |  count per query     _counts.py        (_sums: segment_count, code_count)
+      v
+    QueryCounts: n_pos, n_neg (query_stats applied)
+      |  cut-offs            _cutoffs.py       ((query, k) pairs of every metric)
+      |  kernels             _support.py, _ranked.py (_sums: support_sums, lookup, ...)
+      |                      the metric kernels come from the registry, with their specs
+      v
+    per-query table: n_docs, n_pos, n_neg, difficulty, one column per metric
+
+Compiled modules: ``_ranking`` (``_ranking.pyx`` and the ``.pxi`` steps it includes) and
+``_sums`` (``_sums.pyx``); both read rows through ``_rows.pxi`` and ``_count.h``. Every
+kernel runs in threads over queries (or chunks of rows) with no shared state: the results
+are the same, bit for bit, for any number of threads.
+
+Threads: a kernel over ``n`` rows runs on at most ``n // ROWS_PER_THREAD`` threads (at least
+one), so small inputs do not wake threads that would cost more than they save.
+"""
+
+try:
+    from . import _ranking, _sums  # noqa: F401 (the build check: both extensions)
+except ImportError as exc:  # a source checkout whose extension was never built
+    raise ImportError(
+        "sklearn_ltr_metrics._engine._ranking, the compiled engine, is not built in this "
+        "checkout; run `pip install -e .` (or `python setup.py build_ext --inplace`) in the "
+        "repository root."
+    ) from exc
+
+from ._counts import difficulty_values, divide_or_nan
+from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
+from ._driver import evaluate_arrays
+from ._factorize import QueryRuns, coded_qid, factorize_qid
+from ._grouping import group_rows
+from ._ordering import rank_order
+from ._pairs import discordant_pairs
+from ._scans import all_strings, object_id_runs, value_range
+from ._support import segment_cumsum
+
+#: Rows per thread below which a compiled kernel runs on fewer threads (the engine's one
+#: grain, defined in ``_rows.pxi`` for both extensions).
+ROWS_PER_THREAD = _ranking.MIN_ROWS_PER_THREAD
+
+__all__ = [
+    "ALL",
+    "ROWS_PER_THREAD",
+    "STRATEGIES",
+    "QueryRuns",
+    "all_strings",
+    "coded_qid",
+    "cutoff_label",
+    "difficulty_values",
+    "discordant_pairs",
+    "divide_or_nan",
+    "evaluate_arrays",
+    "factorize_qid",
+    "group_rows",
+    "object_id_runs",
+    "parse_cutoff",
+    "rank_order",
+    "segment_cumsum",
+    "value_range",
+]

@@ -1,0 +1,285 @@
+"""The driver: validated flat arrays to the per-query table, one named step after another.
+
+:func:`evaluate_arrays` reads top to bottom in the order data flows::
+
+    group the rows      group_rows (ids coded, rows grouped by query)
+    rank                _row_ranking (the tie policy's ranking, computed as far as asked)
+    rank the support    _support_ranks (the rows that can carry a metric term, ranked first)
+    count per query     query_counts (relevant rows, n_pos / n_neg, query_stats)
+    ranked lists        _ranked_lists (what the metric kernels read: RankedLists)
+    check the labels    _check_labels_for (what a requested metric cannot score)
+    per metric          _metric_column: cut-offs -> _clip -> _kernel_values -> _undefined_filled
+                        -> _query_means
+    table               _table_of (count columns and metric columns, indexed by qid)
+
+Every step works on all queries at once; none loops over queries in Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._counts import difficulty_values, float_copy, query_counts
+from ._cutoffs import cutoff_pairs
+from ._grouping import active_rule, group_rows
+from ._rank import RowRanking
+from ._ranked import RankedLists, support_rule
+from ._scans import value_range
+
+__all__ = ["evaluate_arrays"]
+
+
+def evaluate_arrays(
+    y_true,
+    y_score,
+    qid,
+    specs,
+    options,
+    *,
+    gains,
+    row_terms=None,
+    doc_id=None,
+    query_stats=None,
+    ideal=None,
+    n_pos_judged=None,
+    judged=None,
+    n_threads=1,
+    qid_runs=None,
+    qid_values=None,
+):
+    """The per-query table of validated arrays: ``(per_query, cutoff_parts)``.
+
+    ``specs`` are the metric specs (each ``spec.metric`` a registry entry with its kernel),
+    ``options`` the checked options, ``gains`` the gain mapping of ``options["gain"]`` and
+    ``row_terms`` the per-row terms the metrics family defines (:class:`RankedLists`).
+    ``ideal`` is ``(codes, labels)`` of every judged document (TREC input), ``n_pos_judged``
+    the relevant judged documents per query, ``judged`` whether each row has a judgment.
+    ``qid_runs``: the runs of one object that the check of object ids found. ``qid_values``:
+    ``qid`` holds integer codes of these sorted ids (``coded_qid``).
+
+    ``per_query`` is the DataFrame of count and metric columns indexed by qid;
+    ``cutoff_parts`` maps each metric column to ``(qids, pair_k, values)`` of its pairs.
+    """
+    grouping = group_rows(qid, n_threads=n_threads, runs=qid_runs, values=qid_values)
+    ranking = _row_ranking(grouping, y_true, y_score, options["ties"], doc_id, n_threads)
+    # The support is ranked first: rows in random query order moved into grouped order are
+    # then counted in order, and the relevant rows, when they are the support, are not
+    # counted again.
+    positive, is_relevant = _relevance_rules(y_true, options["min_relevance"])
+    support_ranks = ranking.support(support_rule(y_true, gains, positive), labels=y_true)
+    counts = query_counts(
+        grouping,
+        is_relevant,
+        n_pos_judged=n_pos_judged,
+        query_stats=query_stats,
+        n_threads=n_threads,
+    )
+    del is_relevant
+    ctx = _ranked_lists(
+        ranking, support_ranks, counts, y_true, y_score, options, gains, ideal, judged, row_terms
+    )
+    _check_labels_for(specs, options, gains, ctx.largest_label, ctx.ideal_labels, n_threads)
+    cache = {"undefined": {}}  # what every metric shares: the undefined queries, sizes as float
+    columns, cutoff_parts = {}, {}
+    for spec in specs:
+        column, cutoff_parts[spec.column] = _metric_column(spec, ctx, counts, options, cache)
+        columns[spec.column] = column
+    return _table_of(grouping, counts, columns, n_threads), cutoff_parts
+
+
+def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
+    """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
+    tiebreak = None
+    if ties in ("trec_eval", "doc_id"):
+        if doc_id is None:
+            raise ValueError(
+                f"ties={ties!r} (also set by conventions='trec_eval') breaks ties by doc_id; "
+                "pass doc_id=..., or choose another ties= policy."
+            )
+        _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
+        # trec_eval: doc ids in descending order; "doc_id": ascending.
+        tiebreak = -doc_rank.ravel() if ties == "trec_eval" else doc_rank.ravel()
+    elif ties in ("pessimistic", "optimistic"):
+        tiebreak = y_true if ties == "pessimistic" else -y_true
+    return RowRanking(
+        grouping, y_score, tiebreak=tiebreak, tie_order=ties != "average", n_threads=n_threads
+    )
+
+
+def _relevance_rules(y_true, threshold):
+    """The positive and the relevant rows, as rules the kernels apply row by row (no masks);
+    the very same rule when the relevant rows are the positive ones."""
+    positive = active_rule(y_true, 0.0)
+    is_relevant = active_rule(y_true, threshold, True) if threshold is not None else positive
+    return positive, is_relevant
+
+
+def _ranked_lists(
+    ranking, support_ranks, counts, y_true, y_score, options, gains, ideal, judged, row_terms
+):
+    """The :class:`RankedLists` every metric kernel reads."""
+    ties = options["ties"]
+    if ideal is None:  # the ranked rows are the judged documents
+        ideal_codes_of, ideal_labels = None, None
+    else:
+        ideal_codes, ideal_labels = ideal
+        ideal_codes_of = ideal_codes.__getitem__
+    return RankedLists(
+        sizes=ranking.grouping.sizes,
+        ranking=ranking,
+        y_true=y_true,
+        y_score=y_score,
+        average_ties=ties == "average",
+        threshold_ties=ties == "label_ranking",
+        threshold=options["min_relevance"],
+        n_pos=np.asarray(counts.n_pos, dtype=np.float64),
+        gains=gains,
+        log_base=options["log_base"],
+        ideal_codes_of=ideal_codes_of,
+        ideal_labels=ideal_labels,
+        judged=judged,
+        err_max_grade=options["err_max_grade"],
+        support_ranks=support_ranks,
+        row_terms=row_terms,
+    )
+
+
+def _check_labels_for(specs, options, gains, top_ranked, ideal_labels, n_threads=1):
+    """Refuse labels a requested metric cannot score (err above err_max_grade, huge gains).
+
+    ``top_ranked`` is the largest label of the ranked rows (:attr:`RankedLists.largest_label`);
+    ``ideal_labels`` the judged labels when they are other rows (TREC input), else None.
+    """
+    top = top_ranked
+    if ideal_labels is not None and ideal_labels.size:
+        top = max(top, float(value_range(ideal_labels, n_threads)[1]))
+    for spec in specs:
+        metric = spec.metric
+        if metric.max_label is not None and top_ranked > options[metric.max_label]:
+            raise ValueError(
+                f"{metric.name} needs labels <= {metric.max_label}={options[metric.max_label]:g}, "
+                f"but the labels go up to {top_ranked:g}; pass {metric.max_label}=<your top grade>."
+            )
+        if metric.graded and metric.max_label is None:
+            gains.check_labels(top)
+
+
+def _metric_column(spec, ctx, counts, options, cache):
+    """One metric's per-query column and its pairs: cut-offs -> rows inside them -> the
+    kernel -> the undefined queries filled -> the mean of each query's pairs."""
+    metric = spec.metric
+    if metric.needs_judgments and ctx.judged is None:
+        raise ValueError(
+            f"metric {metric.name!r} needs judgments separate from the ranked list "
+            f"({metric.description}); use evaluate_run(run, qrels, ...)."
+        )
+    cutoff, pair_query, pair_k = _pairs_of(spec, counts)
+    # None: one pair per query, in query order; nothing is then gathered per pair.
+    one_per_query = pair_query is None
+    pair_query = ctx.every_query if one_per_query else pair_query
+    kk, k_eff = _clip(ctx, cutoff, pair_query, pair_k, one_per_query, cache)
+    kernel_options = {**options, **dict(spec.params)}
+    values = _kernel_values(metric, ctx, pair_query, pair_k, kk, k_eff, kernel_options)
+    undefined = _undefined_queries(metric, ctx, counts, cache)
+    if undefined is not None:
+        values = _undefined_filled(values, undefined, spec, ctx, pair_query, one_per_query, options)
+    column = _query_means(values, pair_query, one_per_query, ctx)
+    qids = ctx.ranking.grouping.uniques
+    return column, (qids if one_per_query else qids[pair_query], pair_k, values)
+
+
+def _pairs_of(spec, counts):
+    """``(cutoff, pair_query, pair_k)``: the cut-off rule and its ``(query, k)`` pairs
+    (``pair_query`` None: one pair per query, in query order)."""
+    metric = spec.metric
+    if metric.own_cutoff is not None:  # the metric's own cut-off (R-precision: n_pos)
+        cutoff = metric.own_cutoff
+        return cutoff, None, np.asarray(cutoff(counts.n_pos, counts.n_neg), dtype=np.float64)
+    return (spec.k, *cutoff_pairs(spec.k, counts.n_pos, counts.n_neg))
+
+
+def _clip(ctx, cutoff, pair_query, pair_k, one_per_query, cache):
+    """``(kk, k_eff)`` of the pairs (:func:`_clipped`); the whole list's k as float64 is
+    copied once for every metric."""
+    sizes = ctx.sizes
+    if not one_per_query:
+        return _clipped(pair_k, sizes[pair_query], cutoff)
+    if cutoff is None and "sizes_float" not in cache:
+        cache["sizes_float"] = float_copy(sizes, ctx.n_threads)  # the whole list's k
+    return _clipped(pair_k, sizes, cutoff, cache.get("sizes_float"))
+
+
+def _clipped(pair_k, pair_size, cutoff, size_float=None):
+    """``(kk, k_eff)`` of the pairs: the rows inside each pair's cut-off, and the cut-off a
+    denominator uses (the list's length for the whole list). ``cutoff`` is the rule the pairs
+    come from: an int or None (the whole list) are worked in integers, with the same values.
+    ``size_float``: ``pair_size`` as float64, given for the whole list (one pair per query,
+    the caller's copy, read only).
+    """
+    if cutoff is None:
+        return pair_size.astype(np.int64, copy=False), size_float
+    if isinstance(cutoff, int):
+        return np.minimum(pair_size, cutoff).astype(np.int64, copy=False), pair_k
+    kk = np.minimum(pair_k, pair_size).astype(np.int64)
+    return kk, np.where(np.isinf(pair_k), pair_size, pair_k)
+
+
+def _kernel_values(metric, ctx, pair_query, pair_k, kk, k_eff, kernel_options):
+    """The metric's kernel over every pair at once (the registry's ``metric.kernel``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = metric.kernel(ctx, pair_query, pair_k, kk, k_eff, kernel_options)
+    return np.asarray(values, dtype=np.float64)
+
+
+def _undefined_queries(metric, ctx, counts, cache):
+    """The mask of the queries where ``metric`` is undefined (no relevant document, or no
+    positive gain: its registry entry says which), None when there are none. Shared by the
+    metrics of one kind of undefined query."""
+    kind = metric.undefined
+    if kind == "never":
+        return None
+    known = cache["undefined"]
+    if kind not in known:
+        undefined = counts.n_pos == 0 if kind == "n_pos" else ~ctx.has_positive_gain
+        known[kind] = undefined if undefined.any() else None
+    return known[kind]
+
+
+def _undefined_filled(values, undefined, spec, ctx, pair_query, one_per_query, options):
+    """``values`` with the undefined queries' pairs set as ``empty_query`` says."""
+    policy = options["empty_query"]
+    if policy == "error":
+        bad = ctx.ranking.grouping.uniques[undefined][:5].tolist()
+        raise ValueError(
+            f"{int(undefined.sum())} queries have no relevant document, so {spec.column!r} "
+            f"is undefined for them (e.g. {bad}); pass empty_query='skip', 'zero' or 'one'."
+        )
+    fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[policy]
+    return np.where(undefined if one_per_query else undefined[pair_query], fill, values)
+
+
+def _query_means(values, pair_query, one_per_query, ctx):
+    """Each query's value: the mean of its pairs' values (in threads, a copy of its own)."""
+    n_q = ctx.n_queries
+    if one_per_query or (pair_query.size == n_q and np.array_equal(pair_query, np.arange(n_q))):
+        # One pair per query: the mean is the value (a copy: the table holds its own).
+        return float_copy(values, ctx.n_threads)
+    counts = np.bincount(pair_query, minlength=n_q)
+    with np.errstate(invalid="ignore"):
+        return np.bincount(pair_query, weights=values, minlength=n_q) / counts
+
+
+def _table_of(grouping, counts, columns, n_threads):
+    """The per-query table: the count columns, then the metric columns, indexed by qid."""
+    return pd.DataFrame(
+        {
+            "n_docs": grouping.sizes.astype(np.int64, copy=False),  # the grouping's own array
+            "n_pos": counts.n_pos_column,  # the counted rows themselves, unless overridden
+            "n_neg": np.asarray(counts.n_neg).astype(np.int64),
+            "difficulty": difficulty_values(counts.n_pos, counts.n_neg, n_threads),
+            **columns,
+        },
+        index=pd.Index(grouping.uniques, name="qid", copy=False),  # the grouping's own array
+        copy=False,  # every column is an array of its own: one block each, nothing copied
+    )

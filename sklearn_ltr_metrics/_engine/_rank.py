@@ -1,0 +1,249 @@
+"""Rank the support: where each active row of a query ranks, without sorting the query.
+
+The metric terms need, for the few rows that carry them (the support), how many rows of their
+query score higher, how many tie and where tie-breaking puts them (:func:`rank_support`, the
+compiled ``rank_support`` of ``_ranking``). :class:`RowRanking` holds one tie policy's ranking
+of the rows: the support ranks on demand, and the full per-query order (:func:`rank_order`,
+``_ordering.py``) only for the rank correlations. Rows come grouped by query
+(:class:`~._grouping.Grouping`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, partial
+
+import numpy as np
+
+from . import _ranking
+from ._grouping import _ROWS_PER_THREAD, _compiled_active, _rule_mask
+from ._ordering import rank_order, score_keys
+
+__all__ = ["RowRanking", "SupportRanks", "rank_support"]
+
+
+def _tie_key(tiebreak):
+    return None if tiebreak is None else np.ascontiguousarray(tiebreak, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class SupportRanks:
+    """Rank geometry of the active rows of every query (:func:`rank_support`).
+
+    Arrays run over the active rows, queries in code order and each query's rows in rank order
+    (descending score, then the tie-break key, then input order).
+
+    Attributes
+    ----------
+    counts : ndarray of intp
+        Active rows of each query.
+    row : ndarray of intp or None
+        Input row index (None when not asked for).
+    greater : ndarray of int32
+        Rows of the query (active or not) scoring strictly higher: the tied block's start.
+    tied : ndarray of int32
+        Other rows of the query with an equal score: the tied block holds ``tied + 1`` rows.
+    before : ndarray of int32 or None
+        Rows of the tied block that the tie-break puts before the row (None unless asked).
+    labels : ndarray of float64 or None
+        The ``labels`` passed to :func:`rank_support`, read at each active row (or None).
+    offsets : ndarray of intp
+        Where each query's active rows start in these arrays, and their total at the end
+        (``n_queries + 1`` values; read only).
+
+    The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
+    """
+
+    counts: np.ndarray
+    row: np.ndarray | None
+    greater: np.ndarray
+    tied: np.ndarray
+    before: np.ndarray | None
+    labels: np.ndarray | None
+    offsets: np.ndarray
+
+
+#: Interleaved rows are moved into grouped order before ranking when at least one row in
+#: ``_GATHER_SHARE`` is active; else read through the grouped order. Measured with
+#: ``benchmarks/run.py`` (rows in random order): moving them took web rows (40 % active)
+#: from 2.4-2.8x to 2.0-2.6x the grouped time, but the methodology's shape (2 % active) from
+#: 3.0-3.5x to 4.2-5.0x.
+_GATHER_SHARE = 8
+
+
+def _many_active(rule):
+    """Whether at least one row in ``_GATHER_SHARE`` is active under a rule, judged on its
+    first ``_GATHER_SAMPLE`` rows (rows in random order are a fair sample of themselves). It
+    only picks how rows are read: the ranks are the same bits either way."""
+    values = rule[0][:_GATHER_SAMPLE]
+    return np.count_nonzero(_rule_mask(values, *rule[1:])) * _GATHER_SHARE >= values.size
+
+
+#: Rows of the sample that :func:`_many_active` reads.
+_GATHER_SAMPLE = 1 << 16
+
+
+def _kernel_order(grouped):
+    """A grouped order as the kernels read it: int32 (the counting sort's, while rows fit in
+    32 bits) or intp indices."""
+    return grouped if grouped.dtype == np.int32 else grouped.astype(np.intp, copy=False)
+
+
+def rank_support(
+    grouping,
+    y_score,
+    active,
+    *,
+    tiebreak=None,
+    tie_order=False,
+    n_threads=1,
+    labels=None,
+    rows=True,
+):
+    """Per query, how many rows score higher than each active row, tie with it, or precede it.
+
+    This is all that the metric terms need of the ranking (``docs/conventions.rst``). Per query
+    of n rows with p active ones, each active row counts the rows above and level with it
+    (O(n p) on vectors, for p up to ``_ranking.DIRECT_MAX``), or the p active scores are sorted
+    and every row finds by binary search which of them it outranks, ties or precedes on the
+    tie-break (O(n log p)).
+    Queries run in parallel threads with no shared state, so the result is the same, bit for
+    bit, for any ``n_threads`` and for any set of other queries.
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The rows grouped by query.
+    y_score : ndarray
+        Scores in input order (float or integer, compared exactly).
+    active : ndarray of bool or tuple
+        The rows to rank: a mask in input order, or an :func:`active_rule`.
+    tiebreak : ndarray, optional
+        Tie-break key inside tied blocks, ascending, before input order.
+    tie_order : bool, default=False
+        Also count, for each active row, the tied rows that precede it (``before``).
+    n_threads : int, default=1
+    labels : ndarray of float64, optional
+        Values (in input order) to read at each active row, in the threads that rank them.
+    rows : bool, default=True
+        Also return the input row of each active row (``SupportRanks.row``); the metric
+        engine reads only ``labels`` and leaves it out (8 bytes less written per row).
+
+    Returns
+    -------
+    SupportRanks
+    """
+    rule = _compiled_active(active)
+    scores, key = score_keys(y_score), _tie_key(tiebreak)
+    labels = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
+    rank = partial(
+        _rank_grouped,
+        grouping,
+        tie_order=tie_order or tiebreak is not None,
+        n_threads=n_threads,
+        rows=rows,
+    )
+    if grouping.interleaved and not rows and isinstance(rule, tuple) and _many_active(rule):
+        # Rows of interleaved queries, many of them active: the scores, the rule's values, the
+        # labels and the key (each distinct array once) are moved into grouped order in one
+        # scatter (8-24 bytes a row), then ranked as grouped rows, read in order. With few
+        # active rows, reading the rows at random through the grouped order costs less than
+        # moving them.
+        arrays = (scores, rule[0], labels, key)
+        carry = list({id(a): a for a in arrays if a is not None}.values())
+        if len(carry) <= 3:
+            moved = dict(zip(map(id, carry), grouping.gather(carry), strict=True))
+            scores, values, labels, key = (None if a is None else moved[id(a)] for a in arrays)
+            moved_rule = (values, *rule[1:])
+            # Counted on the moved rows, in order (unless counted before), and kept.
+            counts = grouping.count(active, moved=moved_rule)
+            return rank(scores, moved_rule, key, labels, counts=counts)
+    # Active rows per query: a sequential read (not through the grouped order), and no work
+    # at all when the same mask was counted before (the relevant rows, for the table).
+    counts = grouping.count(active)
+    grouped = grouping.grouped
+    if grouped is not None and isinstance(rule, tuple):
+        # Rows read through the grouped order are read at random: a one-byte mask costs less
+        # to read so than the 8-byte values the rule compares.
+        rule = _rule_mask(*rule).view(np.uint8)
+    order = None if grouped is None else _kernel_order(grouped)
+    return rank(scores, rule, key, labels, order, counts=counts)
+
+
+def _rank_grouped(
+    grouping, scores, rule, key, labels, grouped=None, *, counts, tie_order, n_threads, rows
+):
+    """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given)."""
+    counts, row, greater, tied, before, labels, offsets = _ranking.rank_support(
+        scores,
+        rule,
+        grouping.offsets.astype(np.intp, copy=False),
+        grouped=grouped,
+        key=key,
+        tie_order=tie_order,
+        n_threads=n_threads,
+        grain=_ROWS_PER_THREAD,
+        counts=counts,
+        labels=labels,
+        rows=rows,
+    )
+    return SupportRanks(counts, row, greater, tied, before, labels, offsets)
+
+
+class RowRanking:
+    """How the rows of every query rank under one tie-break, computed only as far as asked.
+
+    Metric terms need the rank geometry of a few rows (:meth:`support`, O(n log p) per
+    query); only the rank correlations need the full per-query order (:attr:`order`, a sort).
+
+    Parameters
+    ----------
+    grouping : Grouping
+        The rows grouped by query.
+    y_score : ndarray
+        Scores in input order (float or integer, compared exactly).
+    tiebreak : ndarray, optional
+        Tie-break key inside tied blocks, ascending, before input order.
+    tie_order : bool, default=False
+        Whether the order inside tied blocks matters (every policy but tie averaging and
+        block ranks); then :meth:`support` also counts the tied rows before each row.
+    n_threads : int, default=1
+    """
+
+    def __init__(self, grouping, y_score, *, tiebreak=None, tie_order=False, n_threads=1):
+        self.grouping = grouping
+        self.y_score = y_score
+        self.tiebreak = tiebreak
+        self.tie_order = tie_order or tiebreak is not None
+        self.n_threads = n_threads
+
+    def support(self, active, labels=None):
+        """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order, or an
+        :func:`active_rule`), with ``labels`` read at each of them when given; without their
+        input rows (``row`` is None: the metrics read labels, not rows)."""
+        return rank_support(
+            self.grouping,
+            self.y_score,
+            active,
+            tiebreak=self.tiebreak,
+            tie_order=self.tie_order,
+            n_threads=self.n_threads,
+            labels=labels,
+            rows=False,
+        )
+
+    @property
+    def grain(self):
+        """Rows per thread of the compiled kernels (fewer rows run on fewer threads)."""
+        return _ROWS_PER_THREAD
+
+    @cached_property
+    def order(self):
+        """Every row in ranked order: by query code, descending score, tie-break, input order."""
+        return rank_order(
+            self.grouping,
+            self.y_score,
+            stable=self.tie_order,
+            tiebreak=self.tiebreak,
+            n_threads=self.n_threads,
+        )

@@ -1,0 +1,518 @@
+# Rank the support: for each active row of a query, the rows scoring strictly higher (g), the
+# rows tying (t) and the tied rows before it on the tie-break, without sorting the query
+# (included by ``_ranking.pyx``; the Python face is ``_rank.py``).
+#
+#   rank_support                 outputs sized by the active rows of every query
+#     _rank_queries              queries in threads, each thread with its own _Scratch
+#       _rank_query_direct       few active rows: count above / level with each (vectors)
+#         _list_active, _count_direct, _place_direct
+#       _rank_query              many: sort them, then search each row among them
+#         _gather_active, _sort_active, _mark_row, _write_ranked
+
+
+cdef struct _Scratch:
+    # One thread's buffers for ranking one query at a time: ``width`` slots for its active
+    # rows, ``qwidth`` for its rows (scores ``score_t``, held as ``void*``).
+    void* val
+    void* sv
+    double* kv
+    double* skv
+    intp* pos
+    intp* perm
+    intp* tmp
+    int64_t* lt
+    int64_t* eq
+    int64_t* bf
+    void* qs
+    double* qk
+    int64_t* cg
+    int64_t* ct
+    int64_t* cb
+    intp* act
+    intp* slot
+    intp* rowbuf
+
+
+cdef _Scratch _new_scratch(intp width, intp qwidth, size_t score_size) noexcept nogil:
+    """A thread's :class:`_Scratch` for queries of at most ``qwidth`` rows, ``width - 1``
+    of them active."""
+    cdef _Scratch b
+    b.val = malloc(width * score_size)
+    b.sv = malloc(width * score_size)
+    b.kv = <double*> malloc(width * sizeof(double))
+    b.skv = <double*> malloc(width * sizeof(double))
+    b.pos = <intp*> malloc(width * sizeof(intp))
+    b.perm = <intp*> malloc(width * sizeof(intp))
+    b.tmp = <intp*> malloc(width * sizeof(intp))
+    b.lt = <int64_t*> malloc(width * sizeof(int64_t))
+    b.eq = <int64_t*> malloc(width * sizeof(int64_t))
+    b.bf = <int64_t*> malloc(width * sizeof(int64_t))
+    b.qs = malloc(qwidth * score_size)
+    b.qk = <double*> malloc(qwidth * sizeof(double))
+    b.cg = <int64_t*> malloc(width * sizeof(int64_t))
+    b.ct = <int64_t*> malloc(width * sizeof(int64_t))
+    b.cb = <int64_t*> malloc(width * sizeof(int64_t))
+    b.act = <intp*> malloc(width * sizeof(intp))
+    b.slot = <intp*> malloc(qwidth * sizeof(intp))
+    b.rowbuf = <intp*> malloc(width * sizeof(intp))
+    return b
+
+
+cdef void _free_scratch(_Scratch* b) noexcept nogil:
+    free(b.val)
+    free(b.sv)
+    free(b.kv)
+    free(b.skv)
+    free(b.pos)
+    free(b.perm)
+    free(b.tmp)
+    free(b.lt)
+    free(b.eq)
+    free(b.bf)
+    free(b.qs)
+    free(b.qk)
+    free(b.cg)
+    free(b.ct)
+    free(b.cb)
+    free(b.act)
+    free(b.slot)
+    free(b.rowbuf)
+
+
+cdef inline intp _count_above(const score_t* sv, intp m, score_t s, bint inclusive) noexcept nogil:
+    """Entries of the descending ``sv[:m]`` above ``s`` (``>= s`` when inclusive), branch-free."""
+    cdef intp base = 0, n = m, half
+    if m == 0:
+        return 0
+    if inclusive:
+        while n > 1:
+            half = n >> 1
+            base = base + half * (sv[base + half] >= s)
+            n = n - half
+        return base + (sv[base] >= s)
+    while n > 1:
+        half = n >> 1
+        base = base + half * (sv[base + half] > s)
+        n = n - half
+    return base + (sv[base] > s)
+
+
+# -- many active rows: sort them, then search every row among them ------------------------------
+
+
+cdef inline intp _gather_active(
+    const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
+    intp lo, intp hi, score_t* val, double* kv, intp* pos, intp* perm, score_t* qs, double* qk,
+) noexcept nogil:
+    """List the active rows of a query (grouped positions lo..hi): their scores in ``val``,
+    keys in ``kv``, positions in ``pos`` and ``perm`` the identity; returns how many. Rows in
+    another order are read once each (random access) into ``qs``/``qk`` for what follows."""
+    cdef intp i, r, m = 0
+    if ltr_reordered(grouped):
+        for i in range(lo, hi):
+            r = ltr_row(grouped, i)
+            qs[i - lo] = scores[r]
+            if key != NULL:
+                qk[i - lo] = key[r]
+            if ltr_active(active, r):
+                val[m] = qs[i - lo]
+                if key != NULL:
+                    kv[m] = qk[i - lo]
+                pos[m] = i
+                perm[m] = m
+                m = m + 1
+        return m
+    for i in range(lo, hi):
+        if ltr_active(active, i):
+            val[m] = scores[i]
+            if key != NULL:
+                kv[m] = key[i]
+            pos[m] = i
+            perm[m] = m
+            m = m + 1
+    return m
+
+
+cdef inline void _sort_active(
+    const score_t* val, const double* kv, intp* pos, intp* perm, intp* tmp, intp m,
+    score_t* sv, double* skv,
+) noexcept nogil:
+    """The active rows in rank order: scores in ``sv``, keys in ``skv`` (``kv`` not NULL),
+    grouped positions in ``pos``."""
+    cdef intp j
+    _sort_perm(val, kv, perm, tmp, m)
+    for j in range(m):
+        sv[j] = val[perm[j]]
+        tmp[j] = pos[perm[j]]
+        if kv != NULL:
+            skv[j] = kv[perm[j]]
+    for j in range(m):
+        pos[j] = tmp[j]
+
+
+cdef inline void _mark_row(
+    const score_t* sv, const double* skv, const intp* pos, intp m, score_t s, double k,
+    intp i, int64_t* lt, int64_t* eq, int64_t* bf,
+) noexcept nogil:
+    """Mark, in difference arrays, the active rows that row ``i`` (score ``s``, key ``k``)
+    ties with (``eq``), ranks below (``lt``) and precedes on the tie-break (``bf``, when not
+    NULL: the tied active rows with a larger (key, position)). ``skv`` NULL: no key."""
+    cdef intp gt = _count_above(sv, m, s, False)  # active rows scoring strictly higher
+    cdef intp le = gt, a, b, mid
+    if gt < m and sv[gt] == s:
+        le = gt + 1
+        if le < m and sv[le] == s:
+            le = gt + 1 + _count_above(sv + gt + 1, m - gt - 1, s, True)
+        eq[gt] += 1
+        eq[le] -= 1
+        if bf != NULL:
+            a = gt
+            b = le
+            while a < b:
+                mid = (a + b) >> 1
+                if skv != NULL and skv[mid] != k:
+                    if skv[mid] < k:
+                        a = mid + 1
+                    else:
+                        b = mid
+                elif pos[mid] <= i:
+                    a = mid + 1
+                else:
+                    b = mid
+            bf[a] += 1
+            bf[le] -= 1
+    lt[le] += 1
+
+
+cdef inline void _write_ranked(
+    const int64_t* lt, const int64_t* eq, const int64_t* bf, const intp* pos, intp m,
+    const ltr_order* grouped, intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+) noexcept nogil:
+    """Prefix sums of the difference arrays: g, t and the tie-break rank of each active row."""
+    cdef intp j
+    cdef int64_t run_lt = 0, run_eq = 0, run_bf = 0
+    for j in range(m):
+        run_lt = run_lt + lt[j]
+        run_eq = run_eq + eq[j]
+        out_g[j] = <rank_t> run_lt
+        out_t[j] = <rank_t> (run_eq - 1)
+        if out_before != NULL:
+            run_bf = run_bf + bf[j]
+            out_before[j] = <rank_t> run_bf
+        out_row[j] = ltr_row(grouped, pos[j])
+
+
+cdef intp _rank_query(
+    const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
+    intp lo, intp hi, _Scratch* b,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+) noexcept nogil:
+    """Rank the active rows of one query (grouped positions lo..hi); returns their count.
+
+    The m active scores are sorted (descending, then key, then input order); every row of the
+    query then finds, by binary search, the active rows it outranks, ties or precedes on the
+    tie-break, and marks those ranges in difference arrays; prefix sums give g, t and the
+    tie-break rank. O(n log m) for n rows and m active rows.
+    """
+    cdef score_t* sv = <score_t*> b.sv
+    cdef score_t* qs = <score_t*> b.qs
+    cdef double* skv = b.skv if key != NULL else NULL
+    cdef int64_t* bf = b.bf if out_before != NULL else NULL
+    cdef intp i, m
+    cdef const score_t* q = scores + lo
+    cdef const double* kq = key + lo if key != NULL else NULL
+    m = _gather_active(scores, key, active, grouped, lo, hi, <score_t*> b.val, b.kv, b.pos,
+                       b.perm, qs, b.qk)
+    if m == 0:
+        return 0
+    if ltr_reordered(grouped):  # the rows were read into the scratch buffers
+        q = qs
+        kq = b.qk if key != NULL else NULL
+    _sort_active(<score_t*> b.val, b.kv if key != NULL else NULL, b.pos, b.perm, b.tmp, m,
+                 sv, b.skv)
+    memset(b.lt, 0, (m + 1) * sizeof(int64_t))
+    memset(b.eq, 0, (m + 1) * sizeof(int64_t))
+    if bf != NULL:
+        memset(bf, 0, (m + 1) * sizeof(int64_t))
+    for i in range(lo, hi):
+        _mark_row(sv, skv, b.pos, m, q[i - lo], kq[i - lo] if kq != NULL else 0.0, i,
+                  b.lt, b.eq, bf)
+    _write_ranked(b.lt, b.eq, bf, b.pos, m, grouped, out_row, out_g, out_t, out_before)
+    return m
+
+
+# -- few active rows: count the rows above and level with each, on vectors ----------------------
+
+
+cdef inline intp _list_active(
+    const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
+    intp lo, intp n, score_t* qs, double* qk, intp* act,
+) noexcept nogil:
+    """The active rows' indices in the query, listed without a branch (``act`` has room for
+    one more); rows in another order are read once each into ``qs``/``qk``."""
+    cdef intp i, r, m = 0
+    if ltr_reordered(grouped):
+        for i in range(n):
+            r = ltr_row(grouped, lo + i)
+            qs[i] = scores[r]
+            if key != NULL:
+                qk[i] = key[r]
+            act[m] = i
+            m = m + ltr_active(active, r)
+        return m
+    for i in range(n):
+        act[m] = i
+        m = m + ltr_active(active, lo + i)
+    return m
+
+
+cdef inline void _count_direct(
+    const score_t* q, const double* kq, intp n, const intp* act, intp m,
+    int64_t* cg, int64_t* ct, int64_t* cb,
+) noexcept nogil:
+    """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
+    and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
+    order), in one branch-free pass over the query's contiguous scores each."""
+    cdef intp i, j, ia
+    cdef score_t sa
+    cdef double ka
+    cdef int64_t g, t, b
+    for j in range(m):
+        ia = act[j]
+        sa = q[ia]
+        if score_t is double:
+            ltr_count_f64(q, n, sa, &g, &t)
+        else:
+            ltr_count_i64(q, n, sa, &g, &t)
+        b = 0
+        if t > 1:
+            ka = kq[ia] if kq != NULL else 0.0
+            for i in range(n):
+                if q[i] == sa:
+                    if kq != NULL and kq[i] != ka:
+                        b += kq[i] < ka
+                    else:
+                        b += i < ia
+        cg[j] = g
+        ct[j] = t - 1
+        cb[j] = b
+
+
+cdef inline void _place_direct(
+    intp lo, intp n, intp m, const intp* act, intp* slot, const ltr_order* grouped,
+    const int64_t* cg, const int64_t* ct, const int64_t* cb,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+) noexcept nogil:
+    """Write the counted active rows in rank order: each one's place is the number of active
+    rows ranked before it (``g + tied rows before it`` is a distinct rank for every row)."""
+    cdef intp i, j, place
+    cdef int64_t rank
+    if m * m <= n:
+        for j in range(m):
+            rank = cg[j] + cb[j]
+            place = 0
+            for i in range(m):
+                place += cg[i] + cb[i] < rank
+            _put_ranked(j, place, lo, act, grouped, cg, ct, cb, out_row, out_g, out_t, out_before)
+        return
+    # Many active rows: a counting sort of the distinct ranks (each < n) puts them in order.
+    memset(slot, 0xFF, n * sizeof(intp))  # -1: no active row at that rank
+    for j in range(m):
+        slot[cg[j] + cb[j]] = j
+    # Compact the used slots in place, without a branch (``place <= i``: nothing unread is
+    # overwritten).
+    place = 0
+    for i in range(n):
+        j = slot[i]
+        slot[place] = j
+        place = place + (j >= 0)
+    for i in range(m):
+        _put_ranked(slot[i], i, lo, act, grouped, cg, ct, cb, out_row, out_g, out_t, out_before)
+
+
+cdef intp _rank_query_direct(
+    const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
+    intp lo, intp hi, _Scratch* b,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+) noexcept nogil:
+    """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
+
+    Every active row counts the rows above and level with it in one branch-free pass over the
+    query's (contiguous) scores, which the compiler vectorises; for the few active rows of a
+    typical query this beats sorting them and searching.
+    """
+    cdef intp n = hi - lo
+    cdef score_t* qs = <score_t*> b.qs
+    cdef intp m = _list_active(scores, key, active, grouped, lo, n, qs, b.qk, b.act)
+    cdef const score_t* q = scores + lo
+    cdef const double* kq = key + lo if key != NULL else NULL
+    if ltr_reordered(grouped):  # the rows were read into the scratch buffers
+        q = qs
+        kq = b.qk if key != NULL else NULL
+    _count_direct(q, kq, n, b.act, m, b.cg, b.ct, b.cb)
+    _place_direct(lo, n, m, b.act, b.slot, grouped, b.cg, b.ct, b.cb,
+                  out_row, out_g, out_t, out_before)
+    return m
+
+
+cdef inline void _put_ranked(
+    intp j, intp place, intp lo, const intp* act, const ltr_order* grouped,
+    const int64_t* cg, const int64_t* ct, const int64_t* cb,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+) noexcept nogil:
+    """Write the j-th counted active row at its place in rank order."""
+    out_row[place] = ltr_row(grouped, lo + act[j])
+    out_g[place] = <rank_t> cg[j]
+    out_t[place] = <rank_t> ct[j]
+    if out_before != NULL:
+        out_before[place] = <rank_t> cb[j]
+
+
+# -- every query, in threads -----------------------------------------------------------------------
+
+
+cdef object _active_counts(const ltr_rule* act, const ltr_order* gp, const intp[::1] offsets,
+                           int n_threads):
+    """Active rows of each query (intp), counted in threads."""
+    cdef intp nq = offsets.shape[0] - 1, q, i, c
+    counts_arr = np.zeros(nq, dtype=np.intp)
+    cdef intp[::1] counts = counts_arr
+    with nogil:
+        for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
+            c = 0
+            for i in range(offsets[q], offsets[q + 1]):
+                c = c + ltr_active(act, ltr_row(gp, i))
+            counts[q] = c
+    return counts_arr
+
+
+cdef intp _longest_query(const intp[::1] offsets) except -1:
+    """Rows of the longest query (at least 1); a ValueError beyond ``MAX_QUERY_ROWS``."""
+    cdef intp q, qwidth = 1
+    for q in range(offsets.shape[0] - 1):
+        qwidth = max(qwidth, offsets[q + 1] - offsets[q])
+    if qwidth > MAX_QUERY_ROWS:
+        raise ValueError(
+            f"a query holds {qwidth} rows; the ranking counts in 32 bits, so at most "
+            f"{MAX_QUERY_ROWS} rows per query are supported: split the query."
+        )
+    return qwidth
+
+
+cdef void _rank_queries(
+    const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
+    const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
+    intp width, intp qwidth, intp direct_max, int n_threads,
+    intp* row, rank_t* g, rank_t* t, rank_t* before, double* lab,
+):
+    """Rank every query's active rows, queries in threads (dynamic: sizes vary), each thread
+    with its own :class:`_Scratch`; write them at ``starts[q]`` of the outputs (``row`` NULL:
+    into a thread's buffer, for the labels only; ``before`` NULL: no tie-break rank)."""
+    cdef intp q, i, base
+    cdef intp* out_row
+    cdef _Scratch buf
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        buf = _new_scratch(width, qwidth, sizeof(score_t))
+        for q in prange(nq, schedule="dynamic", chunksize=16):
+            if counts[q] == 0:
+                continue
+            base = starts[q]
+            # Input rows go to the output, or to this thread's buffer when only labels are kept.
+            out_row = row + base if row != NULL else buf.rowbuf
+            if counts[q] <= direct_max:
+                _rank_query_direct(
+                    sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
+                    out_row, g + base, t + base, before + base if before != NULL else NULL,
+                )
+            else:
+                _rank_query(
+                    sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
+                    out_row, g + base, t + base, before + base if before != NULL else NULL,
+                )
+            if lp != NULL:
+                for i in range(counts[q]):
+                    lab[base + i] = lp[out_row[i]]
+        _free_scratch(&buf)
+
+
+cdef inline void* _data(cnp.ndarray arr):
+    """The data of a numpy array (NULL when it is empty)."""
+    return cnp.PyArray_DATA(arr) if cnp.PyArray_SIZE(arr) else NULL
+
+
+def rank_support(
+    const score_t[::1] scores,
+    active,
+    const intp[::1] offsets,
+    grouped=None,
+    key=None,
+    bint tie_order=False,
+    int n_threads=1,
+    intp direct_max=-1,
+    intp grain=MIN_ROWS_PER_THREAD,
+    counts=None,
+    labels=None,
+    bint rows=True,
+):
+    """Per query, the rank geometry of its active rows, in rank order.
+
+    Parameters: ``scores`` float64 or int64, input order; ``active`` a uint8 mask (input
+    order, 1 on the rows to rank) or ``(values, threshold, or_equal)``: the rows with
+    ``values > threshold`` (``>=``), float64 values, no mask written; ``offsets`` (intp,
+    ``n_queries + 1``) the query segments in grouped order; ``grouped`` the input row of each
+    grouped position (int32 or intp; None: identity); ``key`` a float64 tie-break key,
+    ascending, before input order; ``tie_order``: also count the tied rows preceding each
+    active row; ``counts``: the active rows per query, when the caller has them;
+    ``direct_max``: queries with at most this many active rows are ranked by direct counting,
+    the others sorted and searched (-1: ``DIRECT_MAX``); ``labels`` (float64, input order):
+    gathered for the active rows, in the threads that rank them; ``rows``: also return the
+    input row of each active row (else None: 8 bytes less written per active row).
+
+    Returns ``(counts, row, g, t, before, label, starts)``: active rows per query (intp); the
+    input row of each active row (queries in code order, rows in rank order: descending score,
+    then key, then input order) or None; rows of its query scoring strictly higher (int32);
+    other rows with an equal score (int32); tied rows that precede it (int32, or None without
+    ``tie_order``); its label (or None); where each query's active rows start in the outputs
+    (``n_queries + 1``, the running sum of ``counts``).
+
+    A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
+    refused with a ValueError.
+    """
+    cdef intp nq = offsets.shape[0] - 1, n = scores.shape[0]
+    cdef list keep = []
+    cdef ltr_rule rule = _rule(active, keep)
+    cdef ltr_order order = _row_order(grouped, keep)
+    cdef const score_t* sp = &scores[0] if n else NULL
+    n_threads = _threads(n_threads, n, grain)
+    if counts is None:
+        counts_arr = _active_counts(&rule, &order, offsets, n_threads)
+    else:
+        counts_arr = np.ascontiguousarray(counts, np.intp)
+    starts_arr = np.zeros(nq + 1, dtype=np.intp)
+    np.cumsum(counts_arr, out=starts_arr[1:])
+    total = starts_arr[nq]
+    row_arr = np.empty(total if rows else 0, dtype=np.intp)
+    g_arr, t_arr = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
+    before_arr = np.empty(total if tie_order else 0, dtype=np.int32)
+    lab_arr = np.empty(total if labels is not None else 0, dtype=np.float64)
+    key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
+    labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
+    cdef intp qwidth = _longest_query(offsets)
+    cdef intp width = (counts_arr.max() if nq else 0) + 1
+    cdef const double* kp = <const double*> _data(key_arr) if key is not None else NULL
+    cdef const double* lp = <const double*> _data(labels_arr) if labels is not None else NULL
+    cdef rank_t* bp = <rank_t*> _data(before_arr) if tie_order else NULL
+    if direct_max < 0:
+        direct_max = DIRECT_MAX
+    _rank_queries(
+        sp, kp, lp, &rule, &order, &offsets[0], <const intp*> _data(counts_arr),
+        <const intp*> _data(starts_arr), nq, width, qwidth, direct_max, n_threads,
+        <intp*> _data(row_arr),
+        <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr),
+    )
+    return (
+        counts_arr, (row_arr if rows else None), g_arr, t_arr,
+        (before_arr if tie_order else None),
+        (lab_arr if labels is not None else None),
+        starts_arr,
+    )

@@ -1,0 +1,40 @@
+"""Scans of the input arrays: one compiled pass that reads every row and writes nothing per row.
+
+The input checks (``sklearn_ltr_metrics._validation``) use them through the door: the range of
+labels or scores (NaN and infinity found on the way), and the runs of object query ids (so
+that the check of the ids, and then the grouping, read one row per run).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _ranking, _sums
+from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD
+
+__all__ = ["all_strings", "object_id_runs", "value_range"]
+
+
+def value_range(arr, n_threads=1):
+    """``(min, max)`` of a non-empty array, NaN when it holds a NaN, with no temporary array:
+    one compiled pass over float64 (in ``n_threads`` threads on large arrays), numpy's two
+    reductions otherwise. Exact, so the same for any number of threads."""
+    if arr.dtype == np.float64 and arr.ndim == 1 and arr.flags.c_contiguous:
+        return _sums.value_range(arr, n_threads, _ROWS_PER_THREAD)
+    return arr.min(), arr.max()
+
+
+def object_id_runs(ids, limit, n_threads=1):
+    """Starts of the runs of an object array of ids: runs of the very same object (addresses
+    compared in threads), or else, for ids built one object per row, runs of equal ids when
+    every id is a ``str``; None beyond ``limit`` runs. ``ids`` is C-contiguous."""
+    runs = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
+    if runs is None:
+        runs = _ranking.object_runs(ids, limit, strings_only=True)
+    return runs
+
+
+def all_strings(ids):
+    """Whether every entry of the object array ``ids`` is exactly a ``str`` (one pass over the
+    objects' types)."""
+    return _ranking.all_strings(ids)
