@@ -9,6 +9,7 @@ from ._evaluation import RankingEvaluation as RankingEvaluation
 from ._options import CONVENTIONS as CONVENTIONS
 from ._options import convention_options as convention_options
 from ._pr_curves import precision_recall_curves as precision_recall_curves
+from ._pr_points import precision_recall_points as precision_recall_points
 from ._reconcile import Reconciliation as Reconciliation
 from ._reconcile import reconcile as reconcile
 from ._reconcile import reconcile_run as reconcile_run
@@ -33,6 +34,7 @@ __all__ = [
     "make_ranking_scorer",
     "metric_names",
     "precision_recall_curves",
+    "precision_recall_points",
     "rank_agreement",
     "reconcile",
     "reconcile_run",

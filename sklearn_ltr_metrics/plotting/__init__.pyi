@@ -6,6 +6,7 @@ from ._curves import plot_precision_at_k as plot_precision_at_k
 from ._curves import plot_precision_recall as plot_precision_recall
 from ._curves import plot_recall_at_k as plot_recall_at_k
 from ._matrix import plot_significance_matrix as plot_significance_matrix
+from ._pr_points import plot_query_precision_recall as plot_query_precision_recall
 from ._queries import plot_difficulty as plot_difficulty
 from ._queries import plot_heatmap as plot_heatmap
 
@@ -15,6 +16,7 @@ __all__ = [
     "plot_metric_at_k",
     "plot_precision_at_k",
     "plot_precision_recall",
+    "plot_query_precision_recall",
     "plot_recall_at_k",
     "plot_significance_matrix",
 ]
