@@ -40,7 +40,10 @@ def test_plotting_imports_only_the_shared_leaves():
                     assert not alias.name.startswith("sklearn_ltr_metrics"), path.name
 
 
-pytest.importorskip("matplotlib")
+pytest.importorskip(
+    "matplotlib",
+    reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+)
 from matplotlib.figure import Figure  # noqa: E402
 
 

@@ -22,8 +22,14 @@ from sklearn_ltr_metrics.rankers import QueryAwareRanker, expected_failed_checks
 
 from ._data import make_data
 
-lightgbm = pytest.importorskip("lightgbm")
-xgboost = pytest.importorskip("xgboost")
+lightgbm = pytest.importorskip(
+    "lightgbm",
+    reason="lightgbm is missing: a dependency of the package (pip install -e .)",
+)
+xgboost = pytest.importorskip(
+    "xgboost",
+    reason="xgboost is missing: the 'test' extra has it (pip install -e '.[test]')",
+)
 
 
 def lgbm(**params):

@@ -141,7 +141,10 @@ def lgbm_data():
 
     train, test = LGBM_DATA / "rank.train.qid.svm", LGBM_DATA / "rank.test.qid.svm"
     if not (train.exists() and test.exists()):
-        pytest.skip(f"LightGBM lambdarank data not found in {LGBM_DATA}")
+        pytest.skip(
+            f"LightGBM's lambdarank example files are absent from {LGBM_DATA}: they come with "
+            "../shared/datasets/lightgbm-lambdarank, laid beside the checkout (see its SOURCE.md)"
+        )
     X_tr, y_tr, q_tr = load_svmlight_file(str(train), query_id=True, n_features=300)
     X_te, y_te, q_te = load_svmlight_file(str(test), query_id=True, n_features=300)
     return X_tr, y_tr, q_tr, X_te, y_te, q_te

@@ -139,7 +139,10 @@ def test_curves_keep_cut_offs_most_queries_share():
 
 
 def test_write_creates_every_file(tmp_path, report, systems):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     target = report.write(tmp_path / "rep")
     names = sorted(p.name for p in target.iterdir())
     assert names == sorted(REPORT_FILES.values())
@@ -254,7 +257,10 @@ def test_report_takes_a_cross_validation_result_and_precision_recall_curves():
     np.testing.assert_array_equal(report.precision_recall["precision"], pr["precision"])
     with pytest.raises(ValueError, match="upper_bounds names"):
         make_report(result, upper_bounds=["Oracle"], n_resamples=20)
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     line = report.plot_precision_recall().axes[0].get_lines()[0]
     np.testing.assert_allclose(line.get_ydata(), pr["precision"])
 
