@@ -316,6 +316,11 @@ def _add_duplicates(group):
     )
 
 
+def _add_compare_qrels(compare):
+    compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
+    _add_duplicates(compare)
+
+
 def _add_demo(sub, commands):
     demo = sub.add_parser(
         "demo",
@@ -447,8 +452,7 @@ def _add_compare(sub, commands):
         ),
         formatter_class=_formatter,
     )
-    compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
-    _add_duplicates(compare)
+    _add_compare_qrels(compare)
     compare.add_argument(
         "--run",
         action="append",
