@@ -118,6 +118,7 @@ def demo(tmp_path_factory):
     return run_main(*args), folder / "report", args
 
 
+@pytest.mark.slow  # the whole demo, end to end
 def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
     result, report, _ = demo
     assert result.returncode == 0, result.stderr
@@ -167,6 +168,7 @@ def test_demo_writes_a_complete_report_headlined_by_capped_recall(demo):
     assert (curve["value"] == 1.0).all()  # Recall@K of a perfect ranker is 1 at every K
 
 
+@pytest.mark.slow  # the whole demo, end to end
 def test_demo_twice_replaces_its_own_report_and_nothing_else(demo, tmp_path, monkeypatch):
     from sklearn_ltr_metrics.rankers import LambdaMARTRanker
 

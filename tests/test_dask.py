@@ -93,6 +93,7 @@ def _pipeline():
     [lambda: LambdaMARTRanker(n_estimators=5, random_state=0), _pipeline],
     ids=["ranker", "pipeline"],
 )
+@pytest.mark.slow  # cross-validation on a local cluster, end to end
 def test_cross_validate_ranking_on_cluster_equals_serial(client, data, make_ranker):
     X, y, qid = data
     ranker = make_ranker()
