@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..io import DataFormatError
 from ..metrics import convention_options, metric_names
+from ._parser import METRIC_PARAMETERS
 
 __all__ = [
     "TABLE_FLAGS",
@@ -57,8 +58,6 @@ def flag(key):
 
 
 def _option_keys():
-    from ._parser import METRIC_PARAMETERS
-
     return {key: flag(key) for key in [*convention_options(), *METRIC_PARAMETERS, "duplicates"]}
 
 
@@ -84,11 +83,9 @@ def in_flags(message, options=None):
     for pattern, replacement in _PHRASES:
         text = re.sub(pattern, replacement, text)
     keys = _option_keys() if options is None else {k: "--" + v for k, v in options.items()}
+    quote = "'" if options is not None else ""  # column names keep their quotes
     for key, option in sorted(keys.items(), key=lambda item: -len(item[0])):
-        quoted = "'" if options is not None else ""  # column names keep their quotes
-        text = re.sub(
-            rf"(?<![\w-]){key}='([^']*)'", lambda m, o=option, q=quoted: f"{o} {q}{m[1]}{q}", text
-        )
+        text = re.sub(rf"(?<![\w-]){key}='([^']*)'", rf"{option} {quote}\1{quote}", text)
         text = re.sub(
             rf"(?<![\w-]){key}=([^\s,;)']+?)(?=[\s,;)]|\.(?:\s|$)|$)", rf"{option} \1", text
         )
