@@ -192,3 +192,12 @@ def test_help_lists_each_command_once_and_presets_apart_from_their_values():
 def test_in_flags_leaves_plain_words_alone():
     assert in_flags("ties are averaged; gain is linear") == "ties are averaged; gain is linear"
     assert in_flags("gain='foo' is not valid") == "--gain foo is not valid"
+
+
+def test_odd_run_lines_are_found_in_compressed_runs_too(files):
+    import gzip
+
+    run = files / "odd.run.gz"
+    run.write_bytes(gzip.compress(b"1 Q0 a 1 0.9 run\n1 Q0 b 2 0.5\n"))
+    message = one_line_error(run_main("evaluate", "--qrels", files / "q.txt", "--run", run))
+    assert "odd.run.gz, line 2: expected 6 columns" in message and "got 5" in message
