@@ -10,9 +10,12 @@ import importlib.util
 
 import pytest
 
+#: How many slow tests a plain run left out (said at the end of the run).
+SLOW_DESELECTED = pytest.StashKey[int]()
+
 OPTIONAL_MODULES = {
-    "sklearn_ltr_metrics/_dask.py": (("dask", "distributed"), "dask"),
-    "sklearn_ltr_metrics/_plotting.py": (("matplotlib",), "plot"),
+    "sklearn_ltr_metrics/metrics/_dask.py": (("dask", "distributed"), "dask"),
+    "sklearn_ltr_metrics/plotting/": (("matplotlib",), "plot"),
 }
 
 
@@ -27,12 +30,13 @@ def pytest_collection_modifyitems(config, items):
         if slow:
             items[:] = [item for item in items if not item.get_closest_marker("slow")]
             config.hook.pytest_deselected(items=slow)
-            config._ltr_slow_deselected = len(slow)
+            config.stash[SLOW_DESELECTED] = len(slow)
     for path, (modules, extra) in OPTIONAL_MODULES.items():
         if all(importlib.util.find_spec(m) for m in modules):
             continue
         skip = pytest.mark.skip(
-            reason=f"needs the {extra!r} extra: pip install sklearn-ltr-metrics[{extra}]"
+            reason=f"{' and '.join(modules)} missing: the {extra!r} extra has them "
+            f"(pip install sklearn-ltr-metrics[{extra}])"
         )
         for item in items:
             if item.nodeid.startswith(path):
@@ -40,7 +44,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    n_slow = getattr(config, "_ltr_slow_deselected", 0)
+    n_slow = config.stash.get(SLOW_DESELECTED, 0)
     if n_slow:
         terminalreporter.write_line(
             f"{n_slow} slow end-to-end tests deselected: python -m pytest -m slow runs them "
