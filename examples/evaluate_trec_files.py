@@ -95,13 +95,13 @@ expected = pd.read_csv(
 ours = {"map": "map", "recip_rank": "mrr", "P_5": "precision@5", "recall_100": "recall@100"}
 ours["ndcg_cut_10"] = "ndcg@10"
 per_query = expected[expected["qid"] != "all"].pivot(index="qid", columns="measure", values="value")
-side_by_side = pd.concat(
+both = pd.concat(
     {
         "trec_eval": per_query[list(ours)].rename(columns=ours),
         "evaluate_run": sample.per_query[list(ours.values())].round(4),
     },
-    axis=1,
+    names=["source"],
 )
-print(side_by_side.to_string())
-differences = (side_by_side["trec_eval"] - side_by_side["evaluate_run"]).abs().to_numpy()
+print(both.to_string())
+differences = (both.loc["trec_eval"] - both.loc["evaluate_run"]).abs().to_numpy()
 print(f"largest difference over {differences.size} values: {differences.max():.4f}")
