@@ -201,3 +201,19 @@ def test_odd_run_lines_are_found_in_compressed_runs_too(files):
     run.write_bytes(gzip.compress(b"1 Q0 a 1 0.9 run\n1 Q0 b 2 0.5\n"))
     message = one_line_error(run_main("evaluate", "--qrels", files / "q.txt", "--run", run))
     assert "odd.run.gz, line 2: expected 6 columns" in message and "got 5" in message
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--empty-query", "error"], "pass --empty-query skip, zero or one."),
+        (["--ties", "trec_eval"], "--ties trec_eval (also set by --conventions trec_eval)"),
+        (["--conventions", "trec_eval"], "give document ids (--doc-col with --table)"),
+    ],
+)
+def test_evaluation_errors_are_told_in_flags_too(tmp_path, argv, expected):
+    table = tmp_path / "t.csv"
+    table.write_text("qid,label,score\n1,0,0.5\n1,0,0.3\n2,1,0.2\n")  # query 1: no relevant row
+    line = one_line_error(run_main("evaluate", "--table", table, *argv))
+    assert expected in line
+    assert not PYTHON_TERMS.search(line), line

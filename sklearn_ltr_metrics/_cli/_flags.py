@@ -38,6 +38,11 @@ TABLE_FLAGS = {"qid": "qid-col", "label": "label-col", "score": "score-col", "do
 #: Whole phrases of the library's messages and their command-line wording (applied first).
 _PHRASES = (
     (r"duplicates='first' or 'last'", "--duplicates first or --duplicates last"),
+    (r"empty_query='skip', 'zero' or 'one'", "--empty-query skip, zero or one"),
+    (
+        r"pass doc_id=\.\.\., or choose another ties= policy",
+        "give document ids (--doc-col with --table), or choose another --ties",
+    ),
     (r"k=(\S+) \(default_k\)", r"--default-k \1"),
     (r"None means y_true > 0", "without --min-relevance, labels > 0 are relevant"),
     (r"\by_true\b", "the label"),
@@ -58,7 +63,8 @@ def flag(key):
 
 
 def _option_keys():
-    return {key: flag(key) for key in [*convention_options(), *METRIC_PARAMETERS, "duplicates"]}
+    keys = [*convention_options(), *METRIC_PARAMETERS, "duplicates", "conventions"]
+    return {key: flag(key) for key in keys}
 
 
 def in_flags(message, options=None):
