@@ -1,22 +1,52 @@
-"""Root pytest hooks: doctests of optional-extra modules skip when the extra is missing."""
+"""Root pytest hooks: doctests of optional-extra modules skip when the extra is missing, and a
+plain ``python -m pytest`` leaves the slow end-to-end tests to ``python -m pytest -m slow``.
+
+The default run (the README's command, the first of ``.ci/run``) stays within a few minutes on
+two cores; ``.ci/run`` runs the tests marked ``slow`` right after it. Naming test files or a
+``-m`` expression on the command line runs what is named, slow or not.
+"""
 
 import importlib.util
 
 import pytest
 
+#: How many slow tests a plain run left out (said at the end of the run).
+SLOW_DESELECTED = pytest.StashKey[int]()
+
 OPTIONAL_MODULES = {
-    "sklearn_ltr_metrics/_dask.py": (("dask", "distributed"), "dask"),
-    "sklearn_ltr_metrics/_plotting.py": (("matplotlib",), "plot"),
+    "sklearn_ltr_metrics/metrics/_dask.py": (("dask", "distributed"), "dask"),
+    "sklearn_ltr_metrics/plotting/": (("matplotlib",), "plot"),
 }
 
 
+def _plain_run(config):
+    """Whether pytest was called without test paths or a marker expression."""
+    return not config.option.markexpr and config.args_source == pytest.Config.ArgsSource.TESTPATHS
+
+
 def pytest_collection_modifyitems(config, items):
+    if _plain_run(config):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+            config.hook.pytest_deselected(items=slow)
+            config.stash[SLOW_DESELECTED] = len(slow)
     for path, (modules, extra) in OPTIONAL_MODULES.items():
         if all(importlib.util.find_spec(m) for m in modules):
             continue
         skip = pytest.mark.skip(
-            reason=f"needs the {extra!r} extra: pip install sklearn-ltr-metrics[{extra}]"
+            reason=f"{' and '.join(modules)} missing: the {extra!r} extra has them "
+            f"(pip install sklearn-ltr-metrics[{extra}])"
         )
         for item in items:
             if item.nodeid.startswith(path):
                 item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    n_slow = config.stash.get(SLOW_DESELECTED, 0)
+    if n_slow:
+        terminalreporter.write_line(
+            f"{n_slow} slow end-to-end tests deselected: python -m pytest -m slow runs them "
+            "(.ci/run does, after this run)."
+        )

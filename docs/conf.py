@@ -1,6 +1,9 @@
 """Sphinx configuration: user guide, API reference generated from ``__all__``, example gallery.
 
 Build (offline, warnings as errors): ``python -m sphinx -W -b html docs docs/_build/html``.
+Every asset of the site is local: MathJax comes from ``sphinx-mathjax-offline`` (the ``doc``
+extra) and sphinx-gallery's execution-times pages, which load scripts from CDNs, are not
+written; ``tests/test_docs_offline.py`` checks both.
 
 The API reference is generated here, before Sphinx reads the sources: one page per public
 family (``docs/api/<family>.rst``, git-ignored) listing that family's ``__all__``, so a new
@@ -49,12 +52,24 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax itself, copied into _static/mathjax: formulas render without the network.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    # After the build: fail when a page loads from the network or shows a machine path.
+    "ltr_offline",
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_intersphinx", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+exclude_patterns = [
+    "_build",
+    "_intersphinx",
+    "**.ipynb_checkpoints",
+    "Thumbs.db",
+    ".DS_Store",
+    # Left by builds before write_computation_times was turned off (see below).
+    "**sg_execution_times.rst",
+]
 root_doc = "index"
 default_role = "literal"
 pygments_style = "sphinx"
@@ -271,6 +286,9 @@ sphinx_gallery_conf = {
     "matplotlib_animations": False,
     "remove_config_comments": True,
     "show_memory": False,
+    # The execution-times pages load jQuery and DataTables from CDNs: not written, so that
+    # every page of the site works offline.
+    "write_computation_times": False,
     "download_all_examples": False,
     "plot_gallery": "True",
     "abort_on_example_error": True,

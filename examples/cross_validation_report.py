@@ -96,4 +96,5 @@ fig = report.plot_heatmap()
 # ``report.html`` and ``plots/*.png``, built beside the target and renamed into place (all or
 # nothing).
 output = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "cv_report"
-print("written:", report.write(output, force=True))
+written = report.write(output, force=True)
+print(f"written to {written.name}/:", sorted(p.name for p in written.iterdir()))

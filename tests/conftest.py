@@ -11,5 +11,9 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 def datasets_dir():
     """The shared datasets folder; tests using it skip when it is absent."""
     if not SHARED.is_dir():
-        pytest.skip(f"shared datasets not found at {SHARED} (they live beside the checkout)")
+        pytest.skip(
+            f"the third-party datasets are absent: ../shared/datasets (here {SHARED}) is laid "
+            "beside the checkout by the project's shared folder (shared/datasets, see its "
+            "README.md); tests on real data need it"
+        )
     return SHARED

@@ -51,7 +51,10 @@ TREC_MEASURES = {
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_unjudged_remove_is_trec_eval_minus_j(seed, judged_only):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = pytest.importorskip(
+        "pytrec_eval",
+        reason="pytrec_eval is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     run, qrels = with_negatives_and_unjudged_queries(seed)
     run_dict, qrels_dict = as_dicts(run, qrels)
     evaluator = pytrec_eval.RelevanceEvaluator(
@@ -233,7 +236,10 @@ def test_log_base_matches_sklearn_dcg_score():
 def test_ranx_preset(seed):
     """ranx orders tied scores arbitrarily (its sort is not stable), so the data has no ties;
     gains, empty queries and denominators are what the preset sets."""
-    ranx = pytest.importorskip("ranx")
+    ranx = pytest.importorskip(
+        "ranx",
+        reason="ranx is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     run, qrels = random_trec_data(seed, ties=False)
     run_dict, qrels_dict = as_dicts(run, qrels[qrels["label"] > 0])
     mapping = {
@@ -256,7 +262,10 @@ def test_ranx_preset(seed):
 
 @pytest.mark.parametrize("seed", [0, 2])
 def test_ir_measures_preset_is_pytrec_eval_with_ties(seed):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = pytest.importorskip(
+        "pytrec_eval",
+        reason="pytrec_eval is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     run, qrels = random_trec_data(seed, ties=True)
     run_dict, qrels_dict = as_dicts(run, qrels)
     reference = pytrec_eval.RelevanceEvaluator(qrels_dict, set(TREC_MEASURES)).evaluate(run_dict)
@@ -269,7 +278,10 @@ def test_ir_measures_preset_is_pytrec_eval_with_ties(seed):
 
 
 def test_xgboost_preset_matches_xgboost_eval_metrics():
-    xgb = pytest.importorskip("xgboost")
+    xgb = pytest.importorskip(
+        "xgboost",
+        reason="xgboost is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     rng = np.random.default_rng(0)
     sizes = rng.integers(1, 60, 25)
     qid = np.repeat(np.arange(25), sizes)

@@ -10,7 +10,10 @@ from sklearn_ltr_metrics.datasets import make_ranking_data
 from sklearn_ltr_metrics.model_selection import cross_validate_ranking
 from sklearn_ltr_metrics.rankers import FeatureRanker, LambdaMARTRanker, OracleRanker
 
-pytest.importorskip("matplotlib")
+pytest.importorskip(
+    "matplotlib",
+    reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+)
 
 
 def test_report_from_cross_validation_tables():

@@ -12,9 +12,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-dask = pytest.importorskip("dask")
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip(
+    "dask",
+    reason="dask is missing: the 'dask' extra has it (pip install -e '.[dask]')",
+)
+dd = pytest.importorskip(
+    "dask.dataframe",
+    reason="dask.dataframe is missing: the 'dask' extra has it (pip install -e '.[dask]')",
+)
+distributed = pytest.importorskip(
+    "distributed",
+    reason="distributed is missing: the 'dask' extra has it (pip install -e '.[dask]')",
+)
 
 import joblib  # noqa: E402
 import sklearn  # noqa: E402
@@ -84,6 +93,7 @@ def _pipeline():
     [lambda: LambdaMARTRanker(n_estimators=5, random_state=0), _pipeline],
     ids=["ranker", "pipeline"],
 )
+@pytest.mark.slow  # cross-validation on a local cluster, end to end
 def test_cross_validate_ranking_on_cluster_equals_serial(client, data, make_ranker):
     X, y, qid = data
     ranker = make_ranker()

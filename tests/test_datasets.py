@@ -162,7 +162,10 @@ def test_baselines_order_random_bm25_oracle():
 
 
 def test_lambdamart_beats_bm25():
-    lightgbm = pytest.importorskip("lightgbm")
+    lightgbm = pytest.importorskip(
+        "lightgbm",
+        reason="lightgbm is missing: a dependency of the package (pip install -e .)",
+    )
     X, y, qid = make_ranking_data(60, random_state=3, **SMALL)
     train, test = qid < 30, qid >= 30
     model = lightgbm.LGBMRanker(n_estimators=50, n_jobs=1, random_state=0, verbose=-1)

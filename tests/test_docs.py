@@ -28,9 +28,13 @@ def test_readme_starts_with_the_two_commands():
     assert 'pip install -e ".[test,plot,dask,doc]"' in ci and "python -m pytest\n" in ci
 
 
+@pytest.mark.slow  # the README end to end: searches, cross-validation, a report
 def test_readme_python_snippets_run_as_written(tmp_path, monkeypatch):
     """Every ```python block of the README, in order, in one namespace, in an empty folder."""
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     import matplotlib
 
     matplotlib.use("Agg")

@@ -237,7 +237,10 @@ def test_evaluate_run_unjudged_remove_and_int_qids():
 
 
 def test_evaluate_dask_refuses_ids_of_two_kinds_in_different_partitions():
-    dd = pytest.importorskip("dask.dataframe")
+    dd = pytest.importorskip(
+        "dask.dataframe",
+        reason="dask.dataframe is missing: the 'dask' extra has it (pip install -e '.[dask]')",
+    )
     from sklearn_ltr_metrics.metrics import evaluate_dask
 
     frame = pd.DataFrame(

@@ -89,7 +89,10 @@ def test_recall_at_k_curves_from_cross_validation(results, report):
         for row in bm25[bm25["stratum"] == label].itertuples():
             assert row.mean == pytest.approx(inside[inside["k"] == row.k]["value"].mean())
     # Every (query, K) of the per-cut-off table is in per_cutoff.csv and in the plots.
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     fig = report.plot_recall_at_k()
     assert fig.axes[0].get_ylabel() == "mean capped_recall@K"
     for line in fig.axes[1].get_lines():  # the Oracle's panel
@@ -97,7 +100,10 @@ def test_recall_at_k_curves_from_cross_validation(results, report):
 
 
 def test_the_report_writes_every_file_and_no_false_alarm(tmp_path, results, report):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     target = report.write(tmp_path / "rep")
     plots = sorted(p.name for p in (target / "plots").iterdir())
     assert len(plots) == 5 and report.omissions == ()

@@ -40,7 +40,10 @@ def test_plotting_imports_only_the_shared_leaves():
                     assert not alias.name.startswith("sklearn_ltr_metrics"), path.name
 
 
-pytest.importorskip("matplotlib")
+pytest.importorskip(
+    "matplotlib",
+    reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+)
 from matplotlib.figure import Figure  # noqa: E402
 
 
@@ -197,3 +200,39 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"install the 'plot' extra: pip install"):
         plot_difficulty(table)
     assert "sklearn-ltr-metrics[plot]" in PLOT_EXTRA_HINT
+
+
+def test_the_legend_covers_no_line_even_a_perfect_ranking_s(evaluations):
+    # An oracle's Recall@K is 1.0 at every K: its lines run along the top of the panel, a
+    # poor ranking's along the bottom. The legend must cover neither.
+    y, score, qid = evaluations["good"].scores
+    ks = [1, 2, 5, 10, 20, 50, 100, 200]  # the demo's cut-offs
+    systems = {"model": score, "Reversed": -y, "noise": score[::-1], "Oracle": y}
+    evaluated = {
+        name: evaluate(y, s, qid=qid, metrics=["capped_recall"], k=ks)
+        for name, s in systems.items()
+    }
+    curves = cutoff_curves(
+        {name: e.per_cutoff for name, e in evaluated.items()},
+        {name: e.per_query for name, e in evaluated.items()},
+    )
+    fig = plot_recall_at_k(curves)
+    fig.canvas.draw()  # Agg: lay the figure out, so the legend has its place
+    assert np.allclose(fig.axes[3].get_lines()[-1].get_ydata(), 1.0)
+    for ax in fig.axes:
+        box = ax.get_legend().get_window_extent()
+        pad = 4  # pixels: a line's width and marker reach past its points
+        for line in ax.get_lines():
+            x, y = line.get_xdata(), line.get_ydata()
+            # Points along every segment (log x), not only the markers.
+            t = np.linspace(0, 1, 20)[:, None]
+            xs = np.exp(np.log(x[:-1]) * (1 - t) + np.log(x[1:]) * t).ravel()
+            ys = (y[:-1] * (1 - t) + y[1:] * t).ravel()
+            points = ax.transData.transform(np.c_[xs, ys])
+            inside = (
+                (points[:, 0] >= box.x0 - pad)
+                & (points[:, 0] <= box.x1 + pad)
+                & (points[:, 1] >= box.y0 - pad)
+                & (points[:, 1] <= box.y1 + pad)
+            )
+            assert not inside.any(), (ax.get_title(), line.get_label())

@@ -17,7 +17,10 @@ def _data(seed=0, n_queries=30):
 
 
 def test_eleven_points_match_trec_eval_iprec_at_recall():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = pytest.importorskip(
+        "pytrec_eval",
+        reason="pytrec_eval is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     y, score, qid = _data()
     qrels, run = {}, {}
     for i, (q, label, s) in enumerate(zip(qid, y, score, strict=True)):

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lightgbm
 import numpy as np
 import pandas as pd
 import pytest
@@ -26,6 +27,7 @@ from sklearn_ltr_metrics import (
     RandomRanker,
     evaluate,
 )
+from sklearn_ltr_metrics.rankers import QueryAwareRanker, expected_failed_checks
 from sklearn_ltr_metrics.rankers._lambdamart import LIGHTGBM_MAX_QUERY_SIZE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,82 +108,13 @@ class _SingleQueryLambdaMART(LambdaMARTRanker):
 # scikit-learn common checks
 # --------------------------------------------------------------------------------------------
 
-_NEEDS_QID = (
-    "the check calls fit(X, y) without qid; LambdaMARTRanker refuses to guess queries "
-    "(the same checks pass on _SingleQueryLambdaMART, which puts all rows in one query)"
-)
-_SCORE_NEEDS_QID = "the check calls score(X, y) without qid; NDCG@10 is a per-query metric"
-_ORACLE_NEEDS_Y = "the check calls predict(X) without y; the oracle ranks by the true labels"
-
-_LAMBDAMART_FIT_CHECKS = (
-    "check_fit_score_takes_y",
-    "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input",
-    "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit",
-    "check_estimators_dtypes",
-    "check_sample_weights_pandas_series",
-    "check_sample_weights_not_an_array",
-    "check_sample_weights_list",
-    "check_all_zero_sample_weights_error",
-    "check_sample_weights_shape",
-    "check_sample_weights_not_overwritten",
-    "check_sample_weight_equivalence_on_dense_data",
-    "check_sample_weight_equivalence_on_sparse_data",
-    "check_dtype_object",
-    "check_pipeline_consistency",
-    "check_estimators_nan_inf",
-    "check_estimator_sparse_tag",
-    "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix",
-    "check_estimators_pickle",
-    "check_f_contiguous_array_estimator",
-    "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance",
-    "check_fit2d_1sample",
-    "check_fit2d_1feature",
-    "check_dict_unchanged",
-    "check_fit_idempotent",
-    "check_fit_check_is_fitted",
-    "check_n_features_in",
-    "check_fit2d_predict1d",
-    # the regressor checks (rankers are regressors of relevance)
-    "check_regressor_data_not_an_array",
-    "check_regressors_int",
-    "check_regressors_no_decision_function",
-    "check_regressors_train",
-    "check_supervised_y_2d",
-)
-_ORACLE_PREDICT_CHECKS = (
-    "check_regressor_data_not_an_array",
-    "check_regressors_int",
-    "check_regressors_train",
-    "check_supervised_y_2d",
-    "check_estimators_dtypes",
-    "check_dtype_object",
-    "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix",
-    "check_estimators_pickle",
-    "check_f_contiguous_array_estimator",
-    "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance",
-    "check_dict_unchanged",
-    "check_fit_idempotent",
-)
-_SCORE_CHECKS = ("check_fit_score_takes_y", "check_pipeline_consistency")
-
 
 def _expected_failed_checks(estimator):
-    if type(estimator) is LambdaMARTRanker:
-        return dict.fromkeys(_LAMBDAMART_FIT_CHECKS, _NEEDS_QID)
+    # The package's own list (the one users pass to check_estimator); the single-query
+    # subclass supplies qid itself, so it fails nothing.
     if isinstance(estimator, _SingleQueryLambdaMART):
         return {}
-    failed = dict.fromkeys(_SCORE_CHECKS, _SCORE_NEEDS_QID)
-    if isinstance(estimator, OracleRanker):
-        failed.update(dict.fromkeys(_ORACLE_PREDICT_CHECKS, _ORACLE_NEEDS_Y))
-    return failed
+    return expected_failed_checks(estimator)
 
 
 @parametrize_with_checks(
@@ -210,7 +143,10 @@ def lgbm_data():
 
     train, test = LGBM_DATA / "rank.train.qid.svm", LGBM_DATA / "rank.test.qid.svm"
     if not (train.exists() and test.exists()):
-        pytest.skip(f"LightGBM lambdarank data not found in {LGBM_DATA}")
+        pytest.skip(
+            f"LightGBM's lambdarank example files are absent from {LGBM_DATA}: they come with "
+            "../shared/datasets/lightgbm-lambdarank, laid beside the checkout (see its SOURCE.md)"
+        )
     X_tr, y_tr, q_tr = load_svmlight_file(str(train), query_id=True, n_features=300)
     X_te, y_te, q_te = load_svmlight_file(str(test), query_id=True, n_features=300)
     return X_tr, y_tr, q_tr, X_te, y_te, q_te
@@ -673,3 +609,48 @@ def test_rankers_are_regressors_of_relevance():
         ).fit(X, y, qid=qid)
     lm = LambdaMARTRanker(n_estimators=5).fit(X, y, qid=qid)
     np.testing.assert_allclose(vote.predict(X), (lm.predict(X) + X[:, 0]) / 2)
+
+
+# --------------------------------------------------------------------------------------------
+# expected_failed_checks: the list users pass to check_estimator
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        LambdaMARTRanker(n_estimators=5),
+        QueryAwareRanker(lightgbm.LGBMRanker(n_estimators=3, verbose=-1)),
+        RandomRanker(random_state=0),
+        OracleRanker(),
+        FeatureRanker(0),
+    ],
+    ids=lambda est: type(est).__name__,
+)
+def test_check_estimator_with_expected_failures_reports_no_failure(estimator):
+    # What the docs tell users to run: every check either passes or is an expected failure,
+    # and every expected failure really fails (the list holds nothing stale).
+    from sklearn.utils.estimator_checks import check_estimator
+
+    expected = expected_failed_checks(estimator)
+    results = check_estimator(
+        estimator, expected_failed_checks=expected, on_fail=None, on_skip=None
+    )
+    status = {r["check_name"]: r["status"] for r in results}
+    assert "failed" not in status.values(), status
+    assert {name for name, s in status.items() if s == "xfail"} == set(expected)
+    assert all(
+        reason.startswith(("the check calls ", "the wrapped ranker's objective"))
+        for reason in expected.values()
+    )
+
+
+def test_expected_failed_checks_refuses_other_estimators():
+    from sklearn.linear_model import Ridge
+
+    with pytest.raises(TypeError, match="Ridge"):
+        expected_failed_checks(Ridge())
+    # A subclass gets its base class's list, its reasons naming the subclass.
+    subclass = expected_failed_checks(_SingleQueryLambdaMART())
+    assert subclass.keys() == expected_failed_checks(LambdaMARTRanker()).keys()
+    assert "_SingleQueryLambdaMART learns from pairs" in subclass["check_fit2d_1sample"]

@@ -58,7 +58,10 @@ PYTREC_MEASURES = {
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_matches_pytrec_eval(seed):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = pytest.importorskip(
+        "pytrec_eval",
+        reason="pytrec_eval is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     run, qrels = random_trec_data(seed)
     run_dict, qrels_dict = {}, {}
     for row in run.itertuples():
@@ -87,7 +90,10 @@ def test_matches_pytrec_eval(seed):
 @pytest.mark.filterwarnings("ignore:.*unsafe cast:Warning")
 @pytest.mark.parametrize("seed", [0, 1])
 def test_matches_ranx_without_ties(seed):
-    ranx = pytest.importorskip("ranx")
+    ranx = pytest.importorskip(
+        "ranx",
+        reason="ranx is missing: the 'test' extra has it (pip install -e '.[test]')",
+    )
     run, qrels = random_trec_data(seed, ties=False)
     qrels_dict, run_dict = {}, {}
     for row in qrels[qrels["label"] > 0].itertuples():
@@ -134,7 +140,10 @@ def test_matches_sklearn_ndcg_score_with_ties(k):
 
 
 def test_reproduces_lightgbm_own_metrics(datasets_dir):
-    lgb = pytest.importorskip("lightgbm")
+    lgb = pytest.importorskip(
+        "lightgbm",
+        reason="lightgbm is missing: a dependency of the package (pip install -e .)",
+    )
     from sklearn.datasets import load_svmlight_file
 
     folder = datasets_dir / "lightgbm-lambdarank"

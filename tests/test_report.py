@@ -139,7 +139,10 @@ def test_curves_keep_cut_offs_most_queries_share():
 
 
 def test_write_creates_every_file(tmp_path, report, systems):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     target = report.write(tmp_path / "rep")
     names = sorted(p.name for p in target.iterdir())
     assert names == sorted(REPORT_FILES.values())
@@ -260,7 +263,10 @@ def test_report_takes_a_cross_validation_result_and_precision_recall_curves():
     np.testing.assert_array_equal(report.precision_recall["precision"], pr["precision"])
     with pytest.raises(ValueError, match="upper_bounds names"):
         make_report(result, upper_bounds=["Oracle"], n_resamples=20)
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     line = report.plot_precision_recall().axes[0].get_lines()[0]
     np.testing.assert_allclose(line.get_ydata(), pr["precision"])
 
@@ -281,3 +287,30 @@ def test_intersect_reports_every_table_on_the_shared_queries(systems):
     merged = report.comparison.merge(report.overall, on=["system", "metric"])
     np.testing.assert_array_equal(merged["mean"], merged["macro"])
     np.testing.assert_array_equal(merged["ci_low_x"], merged["ci_low_y"])
+
+
+def test_one_warning_line_per_system_and_sign_and_no_upper_bound_in_the_worst_queries():
+    y, qid, rng = _data(3)
+    tables = {
+        "weak": evaluate(y, y + rng.normal(scale=4.0, size=y.size), qid=qid, metrics=METRICS),
+        "Oracle": evaluate(y, y, qid=qid, metrics=METRICS),
+    }
+    report = make_report(tables, n_resamples=100, n_permutations=100, random_state=0)
+    signs = report.warnings  # the data: one row per metric and sign
+    assert len(signs) > signs.groupby(["system", "kind"]).ngroups  # some sign repeats
+    text = report.to_text()
+    section = text.split("Warning signs\n-------------\n")[1].split("\n\n")[0]
+    rows = section.splitlines()[2:]  # under the header and its rule
+    assert len(rows) == signs.groupby(["system", "kind"]).ngroups
+    for (system, kind), group in signs.groupby(["system", "kind"]):
+        (row,) = [r for r in rows if r.split()[:2] == [system, kind]]
+        for metric, value in zip(group["metric"], group["value"], strict=True):
+            assert f"{metric} (" in row and f"{value:.2f})" in row, row
+    markdown = report.to_markdown().split("## Warning signs")[1].split("##")[0]
+    assert markdown.count("\n- ") == len(rows)
+    # The Oracle is an upper bound (1.0 on every query): not among the queries to look at.
+    worst = text.split("Queries to look at")[1].split("\n\n")[0]
+    assert "upper bounds left out: Oracle" in worst.splitlines()[0]
+    listed = [line.split()[0] for line in worst.splitlines()[4:] if line.strip()]
+    assert set(listed) == {"weak"} and len(listed) == 10
+    assert set(report.worst_queries["system"]) == {"weak", "Oracle"}  # the data keeps both

@@ -112,7 +112,10 @@ def test_read_only_old_report_is_refused_and_leaves_no_copy(tmp_path, report, mo
     assert sorted(p.name for p in target.iterdir()) == before
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root ignores permissions")
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0,
+    reason="needs a non-root POSIX user: root ignores the read-only permissions tested here",
+)
 def test_read_only_old_report_really_read_only(tmp_path, report):
     target = report.write(tmp_path / "rep")
     target.chmod(0o555)
@@ -158,7 +161,10 @@ def test_markdown_and_csv_are_safe_for_their_viewers(tmp_path):
 
 
 def test_html_reads_at_800_pixels_and_captions_every_figure(tmp_path, report):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip(
+        "matplotlib",
+        reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
+    )
     page = report.to_html()
     assert page.count('<div class="table-wrap"><table>') == page.count("<table>") > 3
     assert ".table-wrap{max-width:100%;overflow-x:auto" in page

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -64,6 +65,9 @@ def cmd_evaluate(args):
             title=f"ltr-eval evaluate: {source.name}",
             notes=[f"Conventions: {describe(evaluation.conventions)}"],
         )
+    if report is not None and not args.output:
+        # What a report directory would leave out says nothing when none is written.
+        report = dataclasses.replace(report, omissions=())
     if not args.per_query:
         emit(report_as(report, args.format, "overall"))
     write_report(report, args, force)
@@ -85,10 +89,9 @@ def _run_names(paths):
 
 
 def _evaluate_runs(args, names, metrics, *, curves):
-    from ..io import read_trec_qrels
-    from ._inputs import existing
+    from ._inputs import read_qrels
 
-    qrels = read_trec_qrels(existing(args.qrels, "qrels file"))
+    qrels = read_qrels(args.qrels, args)
     per_query, per_cutoff = {}, {}
     for name, path in zip(names, args.run, strict=True):
         progress(f"evaluating {name}...")

@@ -7,6 +7,7 @@ Every reader is the package's own (:mod:`sklearn_ltr_metrics.io`), so a malforme
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -17,6 +18,7 @@ from ..metrics import convention_options
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
 from ..report._write import GENERATOR, check_report_target
+from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
 from ._parser import (
     METRIC_PARAMETERS,
     UsageError,
@@ -34,6 +36,8 @@ __all__ = [
     "existing",
     "metric_specs",
     "progress",
+    "read_qrels",
+    "read_run",
     "read_source",
 ]
 
@@ -88,7 +92,7 @@ def metric_specs(args):
     try:
         parse_metrics(specs)
     except (TypeError, ValueError) as exc:
-        raise UsageError(f"--metrics: {exc}") from None
+        raise UsageError(metric_error(specs, exc)) from None
     return specs
 
 
@@ -113,15 +117,17 @@ def conventions(args, default_preset):
     try:
         check_options(**options)
     except (TypeError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(in_flags(str(exc))) from None
     return options
 
 
 def describe(options):
-    """One line naming the conventions an evaluation used (for the report's notes)."""
+    """One line naming the conventions an evaluation used, as options (the report's notes)."""
     preset = options.get("conventions")
-    shown = ", ".join(f"{k}={v}" for k, v in options.items() if k != "conventions")
-    return f"{preset or 'default'} ({shown})"
+    shown = " ".join(
+        f"{flag(k)} {v}" for k, v in options.items() if k != "conventions" and v is not None
+    )
+    return f"--conventions {preset or 'default'}: {shown}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,14 +169,43 @@ def _query_overlap_note(run, qrels, name, missing_queries):
     return f"note: {name}: {'; '.join(parts)}; {len(run_q & qrels_q)} in both."
 
 
+@contextlib.contextmanager
+def _flag_terms(options=None):
+    """Re-raise the library's file errors with their options written as flags."""
+    from ..io import DataFormatError
+
+    try:
+        yield
+    except DataFormatError as exc:
+        raise DataFormatError(exc.path, exc.line, in_flags(exc.reason, options)) from None
+
+
+def read_qrels(path, args):
+    """The qrels of ``--qrels``; a repeated ``(qid, doc_id)`` follows ``--duplicates``."""
+    from ..io import read_trec_qrels
+
+    with _flag_terms():
+        return read_trec_qrels(
+            existing(path, "qrels file"), duplicates=getattr(args, "duplicates", "error")
+        )
+
+
+def read_run(path, args):
+    """A run of ``--run``: exactly six columns per line, duplicates as ``--duplicates``."""
+    from ..io import read_trec_run
+
+    with _flag_terms():
+        check_run_columns(existing(path, "run file"))
+        return read_trec_run(path, duplicates=getattr(args, "duplicates", "error"))
+
+
 def read_trec(qrels_path, run_path, args, qrels=None):
     """A :class:`Source` for a TREC run against qrels (read here unless given)."""
-    from ..io import read_trec_qrels, read_trec_run
     from ..metrics import evaluate_run
 
     if qrels is None:
-        qrels = read_trec_qrels(existing(qrels_path, "qrels file"))
-    run = read_trec_run(existing(run_path, "run file"))
+        qrels = read_qrels(qrels_path, args)
+    run = read_run(run_path, args)
     options = conventions(args, "trec_eval")
     missing = getattr(args, "missing_queries", "skip")
     note = _query_overlap_note(run, qrels, Path(run_path).name, missing)
@@ -181,24 +216,51 @@ def read_trec(qrels_path, run_path, args, qrels=None):
     return Source(Path(run_path).name, evaluate, [note] if note else [])
 
 
-def read_source(args):
-    """The :class:`Source` of ``ltr-eval evaluate``'s input options."""
-    from ..io import read_letor, read_scores, read_table
-    from ..metrics import evaluate
+def _read_table(args):
+    """``--table`` with the ``--*-col`` columns; a missing column is named by its option."""
+    from ..io import read_table
 
-    if args.qrels or args.run:
-        if not (args.qrels and args.run):
-            raise UsageError("--qrels and --run go together: give both.")
-        return read_trec(args.qrels, args.run, args)
-    options = conventions(args, "default")
-    if args.table:
-        table = read_table(
+    with _flag_terms(TABLE_FLAGS):
+        return read_table(
             existing(args.table, "table"),
             qid=args.qid_col,
             label=args.label_col,
             score=args.score_col,
             doc_id=args.doc_col,
         )
+
+
+def _one_input(args):
+    """Refuse two kinds of input at once (one would be ignored)."""
+    given = [
+        flags
+        for flags, on in (
+            ("--qrels/--run", args.qrels or args.run),
+            ("--table", args.table),
+            ("--letor/--scores", args.letor or args.scores),
+        )
+        if on
+    ]
+    if len(given) > 1:
+        raise UsageError(
+            f"{' and '.join(given)} are different inputs and only one is evaluated; give "
+            "either --qrels Q --run R, or --table T, or --letor L --scores S."
+        )
+
+
+def read_source(args):
+    """The :class:`Source` of ``ltr-eval evaluate``'s input options."""
+    from ..io import read_letor, read_scores
+    from ..metrics import evaluate
+
+    _one_input(args)
+    if args.qrels or args.run:
+        if not (args.qrels and args.run):
+            raise UsageError("--qrels and --run go together: give both.")
+        return read_trec(args.qrels, args.run, args)
+    options = conventions(args, "default")
+    if args.table:
+        table = _read_table(args)
         doc_id = table["doc_id"] if args.doc_col else None
         return Source(
             Path(args.table).name,

@@ -17,6 +17,7 @@ import sys
 import warnings
 
 from ._commands import COMMANDS
+from ._flags import in_flags
 from ._parser import PROG, UsageError, build_parser
 
 __all__ = ["build_parser", "main"]
@@ -32,6 +33,8 @@ def _one_line(exc):
         )
     if isinstance(exc, FileNotFoundError) and exc.filename and str(exc.filename) not in text:
         text = f"{text}: {exc.filename}"
+    if isinstance(exc, (ValueError, TypeError)):
+        text = in_flags(text)  # the library's keyword arguments, as the options they are here
     if not isinstance(exc, (ValueError, TypeError, OSError)):
         # Not a failure the package reports on purpose: name its kind too.
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from ..report._figures import PLOT_EXTRA_HINT
 from ..report._render import markdown_table, text_table
 from ._inputs import progress
 
@@ -58,3 +59,10 @@ def write_report(report, args, force):
     if args.output:
         path = report.write(args.output, force=force)
         progress(f"report written to {path}/ (report.html, summary.md, summary.json, CSV)")
+        try:
+            import matplotlib  # noqa: F401 (only: were the plots drawn?)
+        except ImportError:
+            progress(
+                "note: no plots written (plots/ is empty): matplotlib is missing; "
+                + PLOT_EXTRA_HINT
+            )

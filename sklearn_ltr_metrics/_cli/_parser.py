@@ -32,6 +32,8 @@ FORMATS = ("text", "markdown", "json", "csv")
 MAX_CUTOFF = 2**63 - 1
 #: What ``--missing-queries`` accepts: ``evaluate_run(missing_queries=...)``.
 MISSING_QUERIES = ("skip", "zero")
+#: What ``--duplicates`` accepts: ``read_trec_run(duplicates=...)`` and ``read_trec_qrels``.
+DUPLICATES = ("error", "first", "last")
 
 
 class UsageError(Exception):
@@ -71,6 +73,17 @@ def _strategy_help(name):
     return f"     {name:<11}{shown}"
 
 
+def _wrap_units(units, first, width):
+    """Lines of ``units`` joined by spaces, never split inside one, after ``first``."""
+    lines, line = [], first
+    for unit in units:
+        if line.strip() and len(line) + 1 + len(unit) > width and len(line) > len(first):
+            lines.append(line)
+            line = " " * len(first)
+        line = f"{line}{unit}" if len(line) == len(first) else f"{line} {unit}"
+    return [*lines, line]
+
+
 def _metric_help():
     lines = ["metric specs (--metrics): name or name@K, comma-separated, e.g. ndcg@10,map."]
     lines.append("  names:")
@@ -89,10 +102,12 @@ def _metric_help():
     lines.append("  --metrics recall,precision --k 5,10  ->  recall@5 recall@10 precision@5 ...")
     lines.append("conventions presets (--conventions; explicit options such as --gain win):")
     defaults = CONVENTIONS[None]
+    width = max(map(len, preset_names())) + 2
     for name, options in CONVENTIONS.items():
         changed = {k: v for k, v in options.items() if name is None or v != defaults[k]}
-        shown = ", ".join(f"{k}={v}" for k, v in changed.items())
-        lines.append(f"  {'default' if name is None else name:<10}{shown}")
+        units = [f"--{k.replace('_', '-')} {v}" for k, v in changed.items() if v is not None]
+        label = "default" if name is None else name
+        lines.extend(_wrap_units(units, f"  {label:<{width}}", 80))
     lines.append("  TREC files default to trec_eval, tables and LETOR files to default.")
     return "\n".join(lines).replace("%", "%%") + "\n"
 
@@ -130,10 +145,21 @@ def parse_cutoff_token(token, where):
         return text
     try:
         return _integer(text, minimum=1, maximum=MAX_CUTOFF, what="a cut-off")
-    except argparse.ArgumentTypeError as exc:
+    except argparse.ArgumentTypeError:
+        digits = text.lstrip("+-")
+        shown = text if len(text) <= 20 else f"{text[:8]}...{text[-4:]} ({len(digits)} digits)"
+        if digits.isascii() and digits.isdigit():
+            bound = (
+                "must be at least 1 (ranks count from 1)"
+                if text.startswith("-") or not digits.strip("0")
+                else f"is too large (at most {MAX_CUTOFF}, 2**63 - 1)"
+            )
+            why = f"cut-off {shown} {bound}"
+        else:
+            why = f"cut-off {shown!r} is not an integer"
         raise UsageError(
-            f"{where}: cut-off {exc}; use an integer >= 1 (a cut-off at or beyond a list's "
-            f"length means the whole list), 'all', or one of {', '.join(STRATEGIES)}."
+            f"{where}: {why}; give an integer >= 1 (one at or beyond a list's length means "
+            f"the whole list), 'all', or one of {', '.join(STRATEGIES)}."
         ) from None
 
 
@@ -203,14 +229,6 @@ metrics, macro and weighted means with bootstrap intervals over queries, strata 
 number of relevant documents, difficulty correlations, warning signs, and paired tests
 against a baseline.
 
-commands:
-  demo       generate data, cross-validate LambdaMART against baselines, write a report
-  evaluate   evaluate one ranking: TREC qrels + run, a table of scores, or LETOR + scores
-  compare    compare several TREC runs on the same qrels (or a pipeline's stages)
-  reconcile  why tools disagree on a metric, rule by rule; which tool printed a value
-  fuse       fuse TREC runs into one (rrf, combsum, combmnz, ... as ranx names them)
-  pool       the judgment pool of TREC runs; with --qrels, each run's pool bias
-
 Run 'ltr-eval <command> --help' for each command's options and examples.
 """
 
@@ -220,8 +238,18 @@ the file and line), 130 interrupted.
 """
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions as written; the commands listed once, without argparse's metavar line."""
+
+    def _format_action(self, action):
+        text = super()._format_action(action)
+        if action.nargs == argparse.PARSER:
+            return text.partition("\n")[2]
+        return text
+
+
 def _formatter(prog):
-    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=30)
+    return _HelpFormatter(prog, max_help_position=30)
 
 
 def _add_report_options(parser, *, formats=True):
@@ -288,6 +316,21 @@ def _add_metric_options(parser):
             group.add_argument(option, dest=key, metavar=key.upper(), help=text)
     for key, text in METRIC_PARAMETERS.items():
         group.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(), help=text)
+
+
+def _add_duplicates(group):
+    group.add_argument(
+        "--duplicates",
+        choices=DUPLICATES,
+        default="error",
+        help="a (qid, doc_id) pair on two lines of a TREC file: refuse the file, as trec_eval "
+        "does, or keep its first or last line (default: error)",
+    )
+
+
+def _add_compare_qrels(compare):
+    compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
+    _add_duplicates(compare)
 
 
 def _add_demo(sub, commands):
@@ -374,6 +417,7 @@ def _add_evaluate(sub, commands):
         help="judged queries the run has nothing for: skip them, or score them 0 "
         "(trec_eval -c) (default: skip)",
     )
+    _add_duplicates(inputs)
     inputs.add_argument("--table", metavar="FILE", help="CSV/TSV/Parquet, one row per document")
     for role, default in (("qid", "qid"), ("label", "label"), ("score", "score")):
         inputs.add_argument(
@@ -432,7 +476,7 @@ def _add_compare(sub, commands):
         ),
         formatter_class=_formatter,
     )
-    compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
+    _add_compare_qrels(compare)
     compare.add_argument(
         "--run",
         action="append",
@@ -600,7 +644,7 @@ def build_parser(commands=None):
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    sub = parser.add_subparsers(title="commands", dest="command", required=True, metavar="command")
     _add_demo(sub, commands)
     _add_evaluate(sub, commands)
     _add_compare(sub, commands)

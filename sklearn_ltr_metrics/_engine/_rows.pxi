@@ -96,7 +96,9 @@ cdef Py_ssize_t _n_rows(spec):
     return len(spec[0]) if isinstance(spec, tuple) else len(spec)
 
 
-cdef ltr_order _row_order(grouped, list keep) except *:
+# inline: only _ranking.pyx calls it, and _sums.pyx includes this file too (a static function
+# left unused there would draw a compiler warning; an unused inline one does not).
+cdef inline ltr_order _row_order(grouped, list keep) except *:
     """The grouped order of ``grouped``: None (rows already grouped), or the input row of each
     grouped position as an int32 or intp array (appended to ``keep``)."""
     cdef ltr_order order

@@ -133,7 +133,11 @@ def _draw_strata(ax, part):
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("cut-off K (log scale)")
     ax.grid(True, which="major", alpha=0.3)
-    legend = ax.legend(title="stratum (by n_pos)", fontsize="small", loc="best")
+    # Beside the panel, never on it: a perfect ranking's lines run along the top at 1.0 and a
+    # poor one's along the bottom, so no corner inside is always free.
+    legend = ax.legend(
+        title="stratum (by n_pos)", fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1)
+    )
     plain_text(*legend.get_texts())
 
 

@@ -1,5 +1,6 @@
 """Rankers with a ``qid``-aware scikit-learn interface: LambdaMART, baselines, and
-``QueryAwareRanker`` for third-party rankers (LightGBM, XGBoost, CatBoost)."""
+``QueryAwareRanker`` for third-party rankers (LightGBM, XGBoost, CatBoost), and the
+scikit-learn estimator checks each is expected to fail (``expected_failed_checks``)."""
 
 from .._lazy import attach
 
@@ -10,5 +11,6 @@ __getattr__, __dir__, __all__ = attach(
         "._lambdamart": ("LambdaMARTRanker",),
         "._query_aware": ("QueryAwareRanker",),
         "._query_column": ("QueryColumn",),
+        "._checks": ("expected_failed_checks",),
     },
 )

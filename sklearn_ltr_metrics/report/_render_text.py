@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._render import markdown_table, markdown_text, text_table
-from ._tables import display_tables
+from ._tables import display_tables, grouped_warnings
 
 __all__ = ["header_lines", "render_markdown", "render_text", "warning_lines"]
 
@@ -26,12 +26,11 @@ def header_lines(report):
 
 
 def warning_lines(report):
+    """One line per system and warning sign, listing the metrics it concerns."""
     multi = len(report.systems) > 1
     return [
         f"{system}: {message}" if multi else message
-        for system, message in zip(
-            report.warnings["system"], report.warnings["message"], strict=True
-        )
+        for system, _, message in grouped_warnings(report)
     ]
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ._render import format_number, format_pvalue, split_spec
 
-__all__ = ["display_tables"]
+__all__ = ["display_tables", "grouped_warnings"]
 
 
 def _system(report, system):
@@ -204,16 +204,50 @@ def _ranges(report):
     return ("difficulty_ranges", title, pd.DataFrame(rows))
 
 
+#: Warning sign -> (what it means, the label of its value): one line per system and sign.
+_SIGNS = {
+    "high_cv": ("high coefficient of variation, the mean hides very different per-query "
+                "behaviour", "CV"),
+    "difficulty_bias": ("drops on hard queries, Spearman rho < 0 with difficulty n_neg/n_pos",
+                        "rho"),
+    "stratum_gap": ("stratum means far apart", "gap"),
+}  # fmt: skip
+
+
+def grouped_warnings(report):
+    """``[(system, sign, message)]``: one line per system and warning sign, its metrics listed.
+
+    The report's ``warnings`` table keeps one row per metric (with its full message); a
+    reader needs each sign once per system, with the metrics it concerns and their values.
+    """
+    lines = []
+    table = report.warnings
+    for (system, kind), rows in table.groupby(["system", "kind"], sort=False):
+        if kind not in _SIGNS:
+            lines.append((system, kind, " ".join(rows["message"])))
+            continue
+        meaning, label = _SIGNS[kind]
+        listed = ", ".join(
+            f"{metric} ({label} {value:.2f})"
+            for metric, value in zip(rows["metric"], rows["value"], strict=True)
+        )
+        lines.append((system, kind, f"{meaning}: {listed}."))
+    return lines
+
+
 def _warnings(report):
     rows = [
-        _system(report, r.system) | {"sign": r.kind, "message": r.message}
-        for r in report.warnings.itertuples(index=False)
+        _system(report, system) | {"sign": kind, "message": message}
+        for system, kind, message in grouped_warnings(report)
     ]
     columns = (["system"] if len(report.systems) > 1 else []) + ["sign", "message"]
     return ("warnings", "Warning signs", pd.DataFrame(rows, columns=columns))
 
 
 def _worst(report):
+    # Upper bounds (an oracle) are at the ceiling on every query: nothing to look at there.
+    bounds = set(report.settings.get("upper_bounds") or ())
+    worst = report.worst_queries[~report.worst_queries["system"].isin(bounds)]
     rows = [
         _system(report, r.system)
         | {
@@ -222,11 +256,14 @@ def _worst(report):
             "n_neg": str(r.n_neg),
             r.metric: format_number(r.value),
         }
-        for r in report.worst_queries.itertuples(index=False)
+        for r in worst.itertuples(index=False)
     ]
     metric = report.worst_queries["metric"].iloc[0]
     n = report.settings["n_worst"]
-    return ("worst_queries", f"Queries to look at: the {n} lowest {metric}", pd.DataFrame(rows))
+    title = f"Queries to look at: the {n} lowest {metric}"
+    if bounds:
+        title += f" (upper bounds left out: {', '.join(sorted(bounds))})"
+    return ("worst_queries", title, pd.DataFrame(rows))
 
 
 def display_tables(report):
