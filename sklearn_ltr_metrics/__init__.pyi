@@ -64,6 +64,7 @@ from .rankers import OracleRanker as OracleRanker
 from .rankers import QueryAwareRanker as QueryAwareRanker
 from .rankers import QueryColumn as QueryColumn
 from .rankers import RandomRanker as RandomRanker
+from .rankers import expected_failed_checks as expected_failed_checks
 from .report import RankingReport as RankingReport
 from .report import ReportDiff as ReportDiff
 from .report import make_report as make_report
@@ -152,6 +153,7 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "expected_failed_checks",
     "fuse",
     "fusion_method_names",
     "fusion_params",

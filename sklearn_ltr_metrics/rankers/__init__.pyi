@@ -4,6 +4,7 @@
 from ._base import FeatureRanker as FeatureRanker
 from ._base import OracleRanker as OracleRanker
 from ._base import RandomRanker as RandomRanker
+from ._checks import expected_failed_checks as expected_failed_checks
 from ._lambdamart import LambdaMARTRanker as LambdaMARTRanker
 from ._query_aware import QueryAwareRanker as QueryAwareRanker
 from ._query_column import QueryColumn as QueryColumn
@@ -15,4 +16,5 @@ __all__ = [
     "QueryAwareRanker",
     "QueryColumn",
     "RandomRanker",
+    "expected_failed_checks",
 ]
