@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..report._render import markdown_table, text_table
+from ._argtypes import UsageError
 from ._compare import print_matrix, resolve_baseline, run_gate
 from ._demo import CURVE_CUTOFFS, CURVE_METRICS, run_demo
 from ._inputs import (
@@ -20,7 +21,6 @@ from ._inputs import (
     read_trec,
 )
 from ._output import emit, frame_as, report_as, write_report
-from ._parser import UsageError
 from ._reconcile import cmd_reconcile
 from ._runs import ceiling_options, cmd_fuse, cmd_pool
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ._argtypes import UsageError
 from ._inputs import progress
 from ._output import emit, frame_as
-from ._parser import UsageError
 
 __all__ = ["print_matrix", "resolve_baseline", "run_gate"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import time
 
+from ._argtypes import UsageError
 from ._inputs import check_output, progress
 from ._output import emit, write_report
-from ._parser import UsageError
 
 __all__ = ["CURVE_CUTOFFS", "CURVE_METRICS", "DEMO_METRICS", "run_demo"]
 

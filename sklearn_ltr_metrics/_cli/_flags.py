@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..io import DataFormatError
 from ..metrics import convention_options, metric_names
-from ._parser import METRIC_PARAMETERS
+from ._argtypes import METRIC_PARAMETERS
 
 __all__ = [
     "TABLE_FLAGS",

@@ -18,8 +18,7 @@ from ..metrics import convention_options
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
 from ..report._write import GENERATOR, check_report_target
-from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
-from ._parser import (
+from ._argtypes import (
     METRIC_PARAMETERS,
     UsageError,
     convention_keys,
@@ -28,6 +27,7 @@ from ._parser import (
     parse_value,
     split_list,
 )
+from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
 
 __all__ = [
     "Source",

@@ -16,9 +16,10 @@ from __future__ import annotations
 import sys
 import warnings
 
+from ._argtypes import PROG, UsageError
 from ._commands import COMMANDS
 from ._flags import in_flags
-from ._parser import PROG, UsageError, build_parser
+from ._parser import build_parser
 
 __all__ = ["build_parser", "main"]
 

@@ -21,45 +21,23 @@ from .._engine import STRATEGIES
 from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
 from ..metrics._registry import get_metric
 from ..stats import correction_names, paired_test_names
+from ._argtypes import (
+    DUPLICATES,
+    EXIT_CODES,
+    FORMATS,
+    METRIC_PARAMETERS,
+    MISSING_QUERIES,
+    PROG,
+    bounded_int,
+    formatter,
+    preset_names,
+    probability,
+)
 from ._gate import add_gate_option
+from ._reconcile_args import add_reconcile
 from ._runs import add_run_commands, parse_reranks
 
-__all__ = ["FORMATS", "PROG", "UsageError", "build_parser"]
-
-PROG = "ltr-eval"
-FORMATS = ("text", "markdown", "json", "csv")
-#: Largest cut-off the command line takes (the engine's counters are 64-bit).
-MAX_CUTOFF = 2**63 - 1
-#: What ``--missing-queries`` accepts: ``evaluate_run(missing_queries=...)``.
-MISSING_QUERIES = ("skip", "zero")
-#: What ``--duplicates`` accepts: ``read_trec_run(duplicates=...)`` and ``read_trec_qrels``.
-DUPLICATES = ("error", "first", "last")
-
-
-class UsageError(Exception):
-    """A bad option value or combination: reported like argparse's own errors (exit code 2)."""
-
-
-# --------------------------------------------------------------------------------------------
-# Registries as the parser sees them
-# --------------------------------------------------------------------------------------------
-
-
-def preset_names():
-    """Conventions presets by their command-line names (``default`` for the package's own)."""
-    return ["default" if name is None else name for name in CONVENTIONS]
-
-
-def convention_keys():
-    """The convention keys (``ties``, ``gain``, ...), each its own option."""
-    return list(convention_options())
-
-
-#: Metric parameters that are options too (a preset never sets them).
-METRIC_PARAMETERS = {
-    "beta": "beta of fbeta (F-beta; f1 stays F1) (default: 1)",
-    "err_max_grade": "top relevance grade for err (default: 4)",
-}
+__all__ = ["build_parser"]
 
 
 def _strategy_help(name):
@@ -113,113 +91,6 @@ def _metric_help():
 
 
 # --------------------------------------------------------------------------------------------
-# Value checks (argparse ``type=`` functions)
-# --------------------------------------------------------------------------------------------
-
-
-def _integer(text, *, minimum, maximum, what):
-    token = text.strip()
-    digits = token.lstrip("+-")
-    if not digits.isascii() or not digits.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer ({what})")
-    if len(digits) > len(str(maximum)) or not minimum <= int(token) <= maximum:
-        shown = token if len(token) <= 20 else f"{token[:8]}...{token[-4:]} ({len(digits)} digits)"
-        raise argparse.ArgumentTypeError(f"{shown} must be between {minimum} and {maximum}")
-    return int(token)
-
-
-def bounded_int(minimum=1, maximum=10**9, what="a count"):
-    """An argparse type: an integer in ``[minimum, maximum]``."""
-
-    def convert(text):
-        return _integer(text, minimum=minimum, maximum=maximum, what=what)
-
-    convert.__name__ = what  # argparse names the type in its messages
-    return convert
-
-
-def parse_cutoff_token(token, where):
-    """One cut-off of ``--k`` or of ``name@K``: an int, ``all`` or a strategy name."""
-    text = token.strip().lower()
-    if text == "all" or text in STRATEGIES:
-        return text
-    try:
-        return _integer(text, minimum=1, maximum=MAX_CUTOFF, what="a cut-off")
-    except argparse.ArgumentTypeError:
-        digits = text.lstrip("+-")
-        shown = text if len(text) <= 20 else f"{text[:8]}...{text[-4:]} ({len(digits)} digits)"
-        if digits.isascii() and digits.isdigit():
-            bound = (
-                "must be at least 1 (ranks count from 1)"
-                if text.startswith("-") or not digits.strip("0")
-                else f"is too large (at most {MAX_CUTOFF}, 2**63 - 1)"
-            )
-            why = f"cut-off {shown} {bound}"
-        else:
-            why = f"cut-off {shown!r} is not an integer"
-        raise UsageError(
-            f"{where}: {why}; give an integer >= 1 (one at or beyond a list's length means "
-            f"the whole list), 'all', or one of {', '.join(STRATEGIES)}."
-        ) from None
-
-
-def split_list(text, what):
-    """Comma-separated items of an option, stripped; empty is a usage error."""
-    items = [item.strip() for item in text.split(",") if item.strip()]
-    if not items:
-        raise UsageError(f"{what} {text!r} is empty; give a comma-separated list.")
-    return items
-
-
-def parse_gain(text):
-    """``exponential``, ``linear`` or ``LABEL:GAIN,...`` (a mapping label -> gain)."""
-    if ":" not in text:
-        return text.strip()
-    mapping = {}
-    for item in split_list(text, "--gain"):
-        label, _, gain = item.partition(":")
-        try:
-            key, value = float(label), float(gain)
-        except ValueError:
-            raise UsageError(
-                f"--gain {text!r}: {item!r} is not LABEL:GAIN with two numbers, e.g. 0:0,1:1,2:3."
-            ) from None
-        mapping[int(key) if key.is_integer() else key] = value
-    return mapping
-
-
-def _probability(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must lie strictly between 0 and 1")
-    return value
-
-
-def _finite(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
-
-
-def parse_value(text):
-    """A free option value: an int, else a float, else the text (``default_k adaptive``)."""
-    token = text.strip()
-    for convert in (int, float):
-        try:
-            return convert(token)
-        except ValueError:
-            pass
-    return token
-
-
-# --------------------------------------------------------------------------------------------
 # The parser
 # --------------------------------------------------------------------------------------------
 
@@ -231,25 +102,6 @@ against a baseline.
 
 Run 'ltr-eval <command> --help' for each command's options and examples.
 """
-
-EXIT_CODES = """\
-exit codes: 0 success, 2 usage error, 1 data error (one line 'ltr-eval: error: ...' naming
-the file and line), 130 interrupted.
-"""
-
-
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Descriptions as written; the commands listed once, without argparse's metavar line."""
-
-    def _format_action(self, action):
-        text = super()._format_action(action)
-        if action.nargs == argparse.PARSER:
-            return text.partition("\n")[2]
-        return text
-
-
-def _formatter(prog):
-    return _HelpFormatter(prog, max_help_position=30)
 
 
 def _add_report_options(parser, *, formats=True):
@@ -351,7 +203,7 @@ def _add_demo(sub, commands):
             "examples:\n  ltr-eval demo\n"
             "  ltr-eval demo --n-queries 60 --output quick\n\n" + EXIT_CODES
         ),
-        formatter_class=_formatter,
+        formatter_class=formatter,
     )
     demo.add_argument(
         "--n-queries",
@@ -405,7 +257,7 @@ def _add_evaluate(sub, commands):
             + "\n"
             + EXIT_CODES
         ),
-        formatter_class=_formatter,
+        formatter_class=formatter,
     )
     inputs = evaluate.add_argument_group("input (one of the three)")
     inputs.add_argument("--qrels", metavar="FILE", help="TREC qrels: qid iter doc_id label")
@@ -457,40 +309,8 @@ COMPARE_DESCRIPTION = (
 )
 
 
-def _add_compare(sub, commands):
-    compare = sub.add_parser(
-        "compare",
-        help="compare TREC runs on the same qrels with paired significance tests",
-        description=COMPARE_DESCRIPTION,
-        epilog=(
-            "examples:\n"
-            "  ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
-            "      --metrics ndcg@10,map --baseline bm25\n"
-            "  ltr-eval compare --stages --qrels qrels.txt --run bm25.run --run fused.run \\\n"
-            "      --run reranked.run\n"
-            "  ltr-eval compare --qrels qrels.txt --baseline old.run --run new.run \\\n"
-            "      --fail-if-worse ndcg@10:0.01   # exit 1 if new.run is worse\n\n"
-            + _metric_help()
-            + "\n"
-            + EXIT_CODES
-        ),
-        formatter_class=_formatter,
-    )
-    _add_compare_qrels(compare)
-    compare.add_argument(
-        "--run",
-        action="append",
-        required=True,
-        metavar="FILE",
-        help="a TREC run; repeat for each system (two or more)",
-    )
-    compare.add_argument(
-        "--baseline",
-        metavar="NAME",
-        help="run to compare against: a --run's file stem, or a run file of its own "
-        "(default: the first --run)",
-    )
-    add_gate_option(compare)
+def _add_stage_options(compare):
+    """``--stages`` and the ceiling rule's ``--reranks`` / ``--depth`` of ``compare``."""
     compare.add_argument(
         "--stages",
         action="store_true",
@@ -510,9 +330,46 @@ def _add_compare(sub, commands):
         metavar="N",
         help="reranking depth of --reranks (default: 100)",
     )
+
+
+def _add_compare(sub, commands):
+    compare = sub.add_parser(
+        "compare",
+        help="compare TREC runs on the same qrels with paired significance tests",
+        description=COMPARE_DESCRIPTION,
+        epilog=(
+            "examples:\n"
+            "  ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
+            "      --metrics ndcg@10,map --baseline bm25\n"
+            "  ltr-eval compare --stages --qrels qrels.txt --run bm25.run --run fused.run \\\n"
+            "      --run reranked.run\n"
+            "  ltr-eval compare --qrels qrels.txt --baseline old.run --run new.run \\\n"
+            "      --fail-if-worse ndcg@10:0.01   # exit 1 if new.run is worse\n\n"
+            + _metric_help()
+            + "\n"
+            + EXIT_CODES
+        ),
+        formatter_class=formatter,
+    )
+    _add_compare_qrels(compare)
+    compare.add_argument(
+        "--run",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="a TREC run; repeat for each system (two or more)",
+    )
+    compare.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="run to compare against: a --run's file stem, or a run file of its own "
+        "(default: the first --run)",
+    )
+    add_gate_option(compare)
+    _add_stage_options(compare)
     compare.add_argument(
         "--alpha",
-        type=_probability,
+        type=probability,
         default=0.05,
         metavar="A",
         help="significance level of the stage table, the matrix and the gate (default: 0.05)",
@@ -532,85 +389,6 @@ def _add_compare(sub, commands):
     _add_metric_options(compare)
     _add_report_options(compare)
     compare.set_defaults(subparser=compare, func=commands.get("compare"))
-
-
-_RECONCILE_HELP = """\
-Evaluate one metric under several tools' conventions (presets) and explain the
-differences: the mean under each tool, how much of each pair's difference every
-option explains (exact Shapley values over the options in which the two differ; they
-add up to the difference), and the queries that differ most, each with the rule that
-moves it. With --value, also the settings that reproduce a number seen elsewhere (a
-training log, a paper): presets first, then one option changed, then two."""
-
-_RECONCILE_TOOLS = (
-    "comma-separated tools: presets (default, trec_eval, lightgbm, sklearn, ranx, "
-    "ir_measures, xgboost, torchmetrics), each optionally followed by trec_eval flags "
-    "-c, -J, -M<N>, -l<N>, 'judged_only' (ir_measures) or option=value, e.g. "
-    "'trec_eval -M100,lightgbm' (default: every preset)"
-)
-
-
-_RECONCILE_TOL = "tolerance of --value (default: 1e-4)"
-
-
-def _add_reconcile(sub, commands):
-    """``ltr-eval reconcile``: the command lives in ``_reconcile.py``."""
-    parser = sub.add_parser(
-        "reconcile",
-        help="why tools disagree on a metric; which tool printed a value",
-        description=_RECONCILE_HELP,
-        epilog=(
-            "examples:\n"
-            "  ltr-eval reconcile --table scores.csv --metrics ndcg@10 --value 0.7312\n"
-            "  ltr-eval reconcile --table scores.csv --metrics ndcg@10 --tools lightgbm,trec_eval\n"
-            "  ltr-eval reconcile --qrels qrels.txt --run bm25.run --metrics map \\\n"
-            "      --tools 'trec_eval,trec_eval -c -J,ir_measures judged_only'\n\n" + EXIT_CODES
-        ),
-        formatter_class=_formatter,
-    )
-    inputs = parser.add_argument_group("input (one of the three)")
-    inputs.add_argument("--qrels", metavar="FILE", help="TREC qrels: qid iter doc_id label")
-    inputs.add_argument("--run", metavar="FILE", help="TREC run: qid Q0 doc_id rank score tag")
-    inputs.add_argument("--table", metavar="FILE", help="CSV/TSV/Parquet, one row per document")
-    for role in ("qid", "label", "score"):
-        inputs.add_argument(
-            f"--{role}-col",
-            default=role,
-            metavar="NAME",
-            help=f"{role} column of --table (default: {role})",
-        )
-    inputs.add_argument(
-        "--doc-col", metavar="NAME", help="document-id column of --table (trec_eval's ties)"
-    )
-    inputs.add_argument("--letor", metavar="FILE", help="LETOR/SVMlight file with qid: fields")
-    inputs.add_argument("--scores", metavar="FILE", help="one score per line, in LETOR row order")
-    group = parser.add_argument_group("what to reconcile")
-    group.add_argument(
-        "--metrics", metavar="SPECS", default="ndcg@10", help="metric specs (default: ndcg@10)"
-    )
-    group.add_argument("--k", metavar="K", help="cut-off(s) for metrics given without @K")
-    group.add_argument("--tools", metavar="TOOLS", help=_RECONCILE_TOOLS)
-    group.add_argument(
-        "--value",
-        type=_finite,
-        metavar="V",
-        help="a number seen elsewhere: list the settings that reproduce it (tables, LETOR)",
-    )
-    group.add_argument("--tol", type=_finite, default=1e-4, metavar="T", help=_RECONCILE_TOL)
-    group.add_argument(
-        "--queries",
-        type=bounded_int(0, 10**6, "a number of queries"),
-        default=3,
-        metavar="N",
-        help="queries listed per pair of tools (default: 3)",
-    )
-    parser.add_argument(
-        "--format",
-        choices=("text", "markdown"),
-        default="text",
-        help="text, or markdown to paste into an issue (default: text)",
-    )
-    parser.set_defaults(subparser=parser, func=commands.get("reconcile"))
 
 
 def build_parser(commands=None):
@@ -639,7 +417,7 @@ def build_parser(commands=None):
     if commands is None:
         commands = {}
     parser = argparse.ArgumentParser(
-        prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=_formatter
+        prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=formatter
     )
     from .. import __version__
 
@@ -648,6 +426,6 @@ def build_parser(commands=None):
     _add_demo(sub, commands)
     _add_evaluate(sub, commands)
     _add_compare(sub, commands)
-    _add_reconcile(sub, commands)
-    add_run_commands(sub, commands, formatter_class=_formatter, epilog=EXIT_CODES)
+    add_reconcile(sub, commands)
+    add_run_commands(sub, commands, formatter_class=formatter, epilog=EXIT_CODES)
     return parser

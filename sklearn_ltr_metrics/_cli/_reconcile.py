@@ -12,9 +12,9 @@ import warnings
 from pathlib import Path
 
 from ..metrics._reconcile import check_tools
+from ._argtypes import UsageError, split_list
 from ._inputs import existing, metric_specs, progress
 from ._output import emit, frame_as
-from ._parser import UsageError, split_list
 
 __all__ = ["cmd_reconcile"]
 

@@ -1,0 +1,199 @@
+"""What the ``ltr-eval`` options take: names, value checks (argparse ``type=`` functions),
+the usage error, and the help formatter, shared by the parser and the commands.
+
+Option values are checked while parsing (a bad value is a usage error, exit code 2): numbers
+are bounded before any work (``--k 1000...0`` with 400 digits is refused here, not deep in
+the engine).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from .._engine import STRATEGIES
+from ..metrics import CONVENTIONS, convention_options
+
+__all__ = [
+    "DUPLICATES",
+    "EXIT_CODES",
+    "FORMATS",
+    "MAX_CUTOFF",
+    "METRIC_PARAMETERS",
+    "MISSING_QUERIES",
+    "PROG",
+    "UsageError",
+    "bounded_int",
+    "convention_keys",
+    "finite",
+    "formatter",
+    "parse_cutoff_token",
+    "parse_gain",
+    "parse_value",
+    "preset_names",
+    "probability",
+    "split_list",
+]
+
+PROG = "ltr-eval"
+FORMATS = ("text", "markdown", "json", "csv")
+#: Largest cut-off the command line takes (the engine's counters are 64-bit).
+MAX_CUTOFF = 2**63 - 1
+#: What ``--missing-queries`` accepts: ``evaluate_run(missing_queries=...)``.
+MISSING_QUERIES = ("skip", "zero")
+#: What ``--duplicates`` accepts: ``read_trec_run(duplicates=...)`` and ``read_trec_qrels``.
+DUPLICATES = ("error", "first", "last")
+
+
+class UsageError(Exception):
+    """A bad option value or combination: reported like argparse's own errors (exit code 2)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Registries as the parser sees them
+# --------------------------------------------------------------------------------------------
+
+
+def preset_names():
+    """Conventions presets by their command-line names (``default`` for the package's own)."""
+    return ["default" if name is None else name for name in CONVENTIONS]
+
+
+def convention_keys():
+    """The convention keys (``ties``, ``gain``, ...), each its own option."""
+    return list(convention_options())
+
+
+#: Metric parameters that are options too (a preset never sets them).
+METRIC_PARAMETERS = {
+    "beta": "beta of fbeta (F-beta; f1 stays F1) (default: 1)",
+    "err_max_grade": "top relevance grade for err (default: 4)",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Value checks (argparse ``type=`` functions)
+# --------------------------------------------------------------------------------------------
+
+
+def _integer(text, *, minimum, maximum, what):
+    token = text.strip()
+    digits = token.lstrip("+-")
+    if not digits.isascii() or not digits.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer ({what})")
+    if len(digits) > len(str(maximum)) or not minimum <= int(token) <= maximum:
+        shown = token if len(token) <= 20 else f"{token[:8]}...{token[-4:]} ({len(digits)} digits)"
+        raise argparse.ArgumentTypeError(f"{shown} must be between {minimum} and {maximum}")
+    return int(token)
+
+
+def bounded_int(minimum=1, maximum=10**9, what="a count"):
+    """An argparse type: an integer in ``[minimum, maximum]``."""
+
+    def convert(text):
+        return _integer(text, minimum=minimum, maximum=maximum, what=what)
+
+    convert.__name__ = what  # argparse names the type in its messages
+    return convert
+
+
+def parse_cutoff_token(token, where):
+    """One cut-off of ``--k`` or of ``name@K``: an int, ``all`` or a strategy name."""
+    text = token.strip().lower()
+    if text == "all" or text in STRATEGIES:
+        return text
+    try:
+        return _integer(text, minimum=1, maximum=MAX_CUTOFF, what="a cut-off")
+    except argparse.ArgumentTypeError:
+        digits = text.lstrip("+-")
+        shown = text if len(text) <= 20 else f"{text[:8]}...{text[-4:]} ({len(digits)} digits)"
+        if digits.isascii() and digits.isdigit():
+            bound = (
+                "must be at least 1 (ranks count from 1)"
+                if text.startswith("-") or not digits.strip("0")
+                else f"is too large (at most {MAX_CUTOFF}, 2**63 - 1)"
+            )
+            why = f"cut-off {shown} {bound}"
+        else:
+            why = f"cut-off {shown!r} is not an integer"
+        raise UsageError(
+            f"{where}: {why}; give an integer >= 1 (one at or beyond a list's length means "
+            f"the whole list), 'all', or one of {', '.join(STRATEGIES)}."
+        ) from None
+
+
+def split_list(text, what):
+    """Comma-separated items of an option, stripped; empty is a usage error."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    if not items:
+        raise UsageError(f"{what} {text!r} is empty; give a comma-separated list.")
+    return items
+
+
+def parse_gain(text):
+    """``exponential``, ``linear`` or ``LABEL:GAIN,...`` (a mapping label -> gain)."""
+    if ":" not in text:
+        return text.strip()
+    mapping = {}
+    for item in split_list(text, "--gain"):
+        label, _, gain = item.partition(":")
+        try:
+            key, value = float(label), float(gain)
+        except ValueError:
+            raise UsageError(
+                f"--gain {text!r}: {item!r} is not LABEL:GAIN with two numbers, e.g. 0:0,1:1,2:3."
+            ) from None
+        mapping[int(key) if key.is_integer() else key] = value
+    return mapping
+
+
+def probability(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must lie strictly between 0 and 1")
+    return value
+
+
+def finite(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def parse_value(text):
+    """A free option value: an int, else a float, else the text (``default_k adaptive``)."""
+    token = text.strip()
+    for convert in (int, float):
+        try:
+            return convert(token)
+        except ValueError:
+            pass
+    return token
+
+
+EXIT_CODES = """\
+exit codes: 0 success, 2 usage error, 1 data error (one line 'ltr-eval: error: ...' naming
+the file and line), 130 interrupted.
+"""
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions as written; the commands listed once, without argparse's metavar line."""
+
+    def _format_action(self, action):
+        text = super()._format_action(action)
+        if action.nargs == argparse.PARSER:
+            return text.partition("\n")[2]
+        return text
+
+
+def formatter(prog):
+    return _HelpFormatter(prog, max_help_position=30)
