@@ -19,6 +19,7 @@ from .._table import difficulty_values
 from .._validation import _value_range
 from ._cutoffs import cutoff_pairs
 from ._evaluation import RankingEvaluation
+from ._kernels import KernelContext
 from ._options import make_gain
 from ._ranked import RankedLists, support_rule
 
@@ -257,11 +258,9 @@ def evaluate_arrays(
             kk, k_eff = _clipped(pair_k, sizes, cutoff, sizes_float)
         else:
             kk, k_eff = _clipped(pair_k, sizes[pair_query], cutoff)
-        kernel_options = {**options, **dict(spec.params)}
+        pairs = KernelContext(ctx, pair_query, pair_k, kk, k_eff, {**options, **dict(spec.params)})
         with np.errstate(divide="ignore", invalid="ignore"):
-            values = np.asarray(
-                metric.kernel(ctx, pair_query, pair_k, kk, k_eff, kernel_options), dtype=np.float64
-            )
+            values = np.asarray(metric.kernel(pairs), dtype=np.float64)
         if metric.undefined != "never" and metric.undefined not in undefined_of:
             undefined = n_pos == 0 if metric.undefined == "n_pos" else ~ctx.has_positive_gain
             undefined_of[metric.undefined] = undefined if undefined.any() else None

@@ -51,7 +51,7 @@ class Metric:
     name : str
         The canonical name.
     kernel : callable
-        ``kernel(ctx, pair_query, pair_k, kk, k_eff, options) -> values`` (:mod:`._kernels`).
+        ``kernel(c) -> values``, ``c`` a :class:`~._kernels.KernelContext` (:mod:`._kernels`).
     description : str
         One line for docs, errors and ``--help``.
     graded : bool, default=False
