@@ -15,6 +15,7 @@ from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
 from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
+from ._kernels_trec import empty_ranking_values
 from ._options import check_options, make_gain
 from ._registry import parse_metrics
 
@@ -181,7 +182,7 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     cutoff_parts = {}
     ids = np.asarray(queries)
     for spec in specs:
-        values = np.zeros(ids.size)
+        values = empty_ranking_values(spec.metric, spec.params, n_pos)
         undefined = {"n_pos": n_pos == 0, "ideal": ~has_gain}.get(spec.metric.undefined)
         if undefined_rule and undefined is not None and undefined.any():
             if options["empty_query"] == "error":

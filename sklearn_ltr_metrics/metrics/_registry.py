@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import unknown_name_error
 from . import _kernels as K
 from ._cutoffs import cutoff_label, parse_cutoff
+from ._names import foreign_names, foreign_specs
 
 __all__ = [
     "ALIASES",
@@ -72,6 +73,14 @@ class Metric:
         refused with a message naming it.
     needs_judgments : bool, default=False
         Needs judgments apart from the ranked list (``evaluate_run`` only).
+    params : tuple of (str, value), default=()
+        The metric's parameters and their defaults (``p`` of rbp), which a spec may set.
+    strict : bool, default=False
+        Defined on a strict order only: refused under ``ties="average"`` or
+        ``"label_ranking"`` when relevant or judged rows tie (:mod:`._kernels_order`).
+    total : {"mean", "sum", "geometric"}, default="mean"
+        How trec_eval summarises the measure over topics (``all``): the mean, the sum (the
+        counts) or ``exp`` of the mean (a column of logs, gm_map).
     """
 
     name: str
@@ -84,6 +93,9 @@ class Metric:
     undefined: str = "never"
     max_label: str | None = None
     needs_judgments: bool = False
+    params: tuple = ()
+    strict: bool = False
+    total: str = "mean"
 
     @property
     def takes_cutoff(self):
@@ -235,17 +247,28 @@ METRICS = _register(
     ),
 )
 
+from ._registry_trec import TREC_ALIASES, TREC_METRICS  # noqa: E402 (needs Metric)
+
+METRICS.update(_register(*TREC_METRICS))
+
 #: Other accepted names.
-ALIASES = {"map": "average_precision"}
+ALIASES = {"map": "average_precision", **TREC_ALIASES}
 
 
-def metric_names():
+def metric_names(*, foreign=False):
     """The metric names accepted in metric specs (``name`` or ``name@k``).
+
+    Parameters
+    ----------
+    foreign : bool, default=False
+        Also list the measure names of trec_eval (``P``, ``ndcg_cut``, ``Rprec_mult``...)
+        and ir_measures (``nDCG``, ``RBP``, ``NumRelRet``...) that specs accept as those tools
+        spell them (``P_10``, ``P.5,10``, ``ndcg_cut.10``, ``nDCG@10``, ``P(rel=2)@5``).
 
     Returns
     -------
     list of str
-        Sorted canonical names and aliases.
+        Sorted canonical names and aliases (then the foreign families, sorted).
 
     See Also
     --------
@@ -256,8 +279,11 @@ def metric_names():
     >>> from sklearn_ltr_metrics import metric_names
     >>> "ndcg" in metric_names() and "map" in metric_names()
     True
+    >>> "Rprec_mult" in metric_names(foreign=True)
+    True
     """
-    return sorted([*METRICS, *ALIASES])
+    own = sorted([*METRICS, *ALIASES])
+    return [*own, *(n for n in foreign_names() if n not in own)] if foreign else own
 
 
 def get_metric(name, *, param="metrics"):
@@ -265,7 +291,7 @@ def get_metric(name, *, param="metrics"):
     key = str(name).strip().lower()
     key = ALIASES.get(key, key)
     if key not in METRICS:
-        raise unknown_name_error("metric", name, metric_names(), param=param)
+        raise unknown_name_error("metric", name, metric_names(foreign=True), param=param)
     return METRICS[key]
 
 
@@ -275,19 +301,34 @@ def describe_metric(name):
     Parameters
     ----------
     name : str
-        A metric name or alias (see :func:`metric_names`).
+        A metric name or alias, or a trec_eval or ir_measures measure name (see
+        :func:`metric_names`).
 
     Returns
     -------
     str
-        ``"name: description"``.
+        ``"name: description"``; for a foreign name, the package's spec it stands for first.
 
     Examples
     --------
     >>> from sklearn_ltr_metrics.metrics import describe_metric
     >>> describe_metric("mrr")
     'mrr: 1 / rank of the first relevant row within k, else 0'
+    >>> describe_metric("P_10")
+    'P_10: precision@10 (hits@k / k (precision_denominator=\'min_k_n_docs\': / min(k, n_docs)))'
     """
+    key = str(name).strip()
+    if not _is_own(key.partition("@")[0]):
+        foreign = foreign_specs(key)
+        if foreign:
+            parts = []
+            for f in foreign:
+                metric = METRICS[ALIASES.get(f.metric, f.metric)]
+                extra = [f"{k}={v!r}" for k, v in (*f.params, *f.implied)]
+                at = "" if f.k is None else f"@{f.k}"
+                shown = f"{metric.name}{at}" + (f"({', '.join(extra)})" if extra else "")
+                parts.append(f"{shown} ({metric.description})")
+            return f"{key}: {'; '.join(parts)}"
     metric = get_metric(name, param="name")
     return f"{metric.name}: {metric.description}"
 
@@ -304,6 +345,12 @@ class _Spec:
     metric: object
     k: object
     params: tuple = ()  # metric parameters fixed by the spec, e.g. (("beta", 2.0),)
+    implied: tuple = ()  # evaluation options a foreign name implies, e.g. min_relevance=2
+
+
+def _is_own(name):
+    """Whether a name (before ``@``, as typed) is one of the package's own metric names."""
+    return name in METRICS or name in ALIASES or bool(_F_BETA.fullmatch(name))
 
 
 def _beta_label(beta):
@@ -334,6 +381,15 @@ def parse_metrics(metrics, k=None, *, options=None):
         if not isinstance(raw, str):
             raise TypeError(f"metrics entries must be strings like 'ndcg@10', got {raw!r}.")
         name, sep, k_text = raw.strip().lower().partition("@")
+        foreign = None if _is_own(raw.strip().partition("@")[0]) else foreign_specs(raw)
+        if foreign is not None:
+            for f in foreign:
+                if f.column not in seen:
+                    seen.add(f.column)
+                    metric = get_metric(f.metric)
+                    params = (*metric.params, *f.params)
+                    specs.append(_Spec(f.column, metric, f.k, params, f.implied))
+            continue
         params = ()
         f_beta = _F_BETA.fullmatch(name)
         if f_beta and name != "f1":
@@ -364,5 +420,5 @@ def parse_metrics(metrics, k=None, *, options=None):
         column = name if label is None else f"{name}@{label}"
         if column not in seen:
             seen.add(column)
-            specs.append(_Spec(column, metric, parsed, params))
+            specs.append(_Spec(column, metric, parsed, (*metric.params, *params)))
     return specs

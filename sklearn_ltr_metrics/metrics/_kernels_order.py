@@ -1,0 +1,174 @@
+"""trec_eval's measures that read the order of the relevant and judged rows themselves.
+
+bpref, infAP, the interpolated precision at recall levels (and 11pt_avg), binG, G, ndcg_rel
+and Rndcg weigh each relevant row by counts of the rows ranked before it (non-relevant judged
+rows, relevant rows, cumulative gains): not sums of independent per-row terms, so they have no
+exact tie-averaged form here. They are computed on a strict order (``ties="trec_eval"``,
+``"doc_id"``, ``"stable"``, ``"pessimistic"``, ``"optimistic"``) and refused, with a message
+naming ``ties=``, when ``ties="average"`` or ``"label_ranking"`` meets tied relevant or
+judged rows. Every kernel works on the support rows (the rows that can count), vectorised
+over all queries. Formulas: ``docs/conventions.rst`` ("trec_eval's other measures").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels_trec import judged_rows, row_support
+
+__all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
+
+#: trec_eval's floor of a value before its log in a geometric mean (gm_map, gm_bpref).
+MIN_GEO_MEAN = 1e-5
+#: trec_eval's infAP smoothing.
+INFAP_EPSILON = 1e-5
+#: The 11 recall levels of iprec_at_recall and 11pt_avg.
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+
+
+def _strict_order(c, name):
+    lists = c.lists
+    if lists.average_ties or lists.threshold_ties:
+        raise ValueError(
+            f"metric {name!r} has no exact form under ties={c.options['ties']!r} and this "
+            "ranking has tied scores among its relevant or judged rows; pass ties='trec_eval' "
+            "(with doc_id), 'doc_id', 'stable', 'pessimistic' or 'optimistic'."
+        )
+
+
+def _per_query(lists, s, values):
+    return np.bincount(s.query, weights=values, minlength=lists.n_queries)
+
+
+def _judged_support(lists):
+    """Judged rows in rank order with which are relevant, judged non-relevant and judged
+    without a grade (negative label: trec_eval's "in the pool, unjudged")."""
+    s = row_support(lists, "judged", judged_rows(lists))
+    rel = lists.is_relevant(s.labels)
+    nonrel = (s.labels >= 0) & ~rel
+    return s, rel, nonrel, s.labels < 0
+
+
+def _judged_nonrelevant_count(lists):
+    """Judged non-relevant documents of each query (retrieved or not)."""
+    if lists.ideal_labels is not None:
+        labels = lists.ideal_labels
+        codes = lists.ideal_codes_of(np.arange(labels.size))
+    else:
+        s = row_support(lists, "judged", judged_rows(lists))
+        labels, codes = s.labels, s.query
+    nonrel = (labels >= 0) & ~lists.is_relevant(labels)
+    return np.bincount(codes, weights=nonrel, minlength=lists.n_queries)
+
+
+def _exclusive(s, flags):
+    flags = flags.astype(np.int64)
+    return s.prefix(flags) - flags
+
+
+def _bpref_values(c):
+    _strict_order(c, "bpref")
+    lists = c.lists
+    s, rel, nonrel, _ = _judged_support(lists)
+    n_rel = lists.n_pos
+    bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[s.query]
+    before = np.minimum(_exclusive(s, nonrel), n_rel[s.query])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        term = np.where(before > 0, 1.0 - before / bound, 1.0)
+    total = _per_query(lists, s, np.where(rel, term, 0.0))
+    return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
+
+
+def _bpref(c):
+    return c.at(_bpref_values(c))
+
+
+def _gm(values):
+    return np.log(np.maximum(values, MIN_GEO_MEAN))
+
+
+def _gm_bpref(c):
+    return c.at(_gm(_bpref_values(c)))
+
+
+def _gm_map(c):
+    from ._kernels import _average_precision
+
+    return _gm(np.nan_to_num(_average_precision(c), nan=0.0))
+
+
+def _infap(c):
+    """trec_eval's inferred AP (Yilmaz and Aslam): the precision above each relevant row
+    estimated from the judged rows above it, unjudged pool rows taking the judged rate."""
+    _strict_order(c, "infap")
+    lists = c.lists
+    s, rel, nonrel, pool = _judged_support(lists)
+    j = s.position.astype(np.float64)
+    rel_before = _exclusive(s, rel).astype(np.float64)
+    nonrel_before = _exclusive(s, nonrel).astype(np.float64)
+    pool_before = _exclusive(s, pool).astype(np.float64)
+    judged_before = rel_before + nonrel_before
+    with np.errstate(invalid="ignore", divide="ignore"):
+        above = (j / (j + 1.0)) * ((judged_before + pool_before) / j)
+        rate = (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
+        term = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + above * rate)
+    n_rel = lists.n_pos
+    total = _per_query(lists, s, np.where(rel, term, 0.0))
+    return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
+
+
+def _interpolated(c):
+    """Per relevant row (in rank order): the largest precision at it or below it, and the
+    offsets of each query's relevant rows; and each query's precision over the whole list."""
+    lists = c.lists
+    s = lists.support
+    rel = s.relevant
+    rank_hits = s.prefix(rel)
+    idx = np.flatnonzero(rel)
+    query = s.query[idx]
+    precision = rank_hits[idx] / (s.position[idx] + 1.0)
+    # Running maximum from each query's end: an offset per query keeps queries apart.
+    shifted = precision - 2.0 * query
+    best = np.maximum.accumulate(shifted[::-1])[::-1] + 2.0 * query
+    counts = np.bincount(query, minlength=lists.n_queries)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    overall = counts / lists.sizes
+    return best, offsets, counts, overall
+
+
+def _iprec_at(c, level, parts):
+    lists = c.lists
+    best, offsets, rel_ret, overall = parts
+    cut = np.floor(level * lists.n_pos + 0.5).astype(np.int64)  # C's lround, level >= 0
+    index = offsets[:-1] + np.maximum(cut, 1) - 1
+    inside = (cut <= rel_ret) & (rel_ret > 0)
+    at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.size)
+    return np.where(inside, np.maximum(at, overall), np.where(cut == 0, overall, 0.0))
+
+
+def _iprec_at_recall(c):
+    """Interpolated precision at a recall level: the largest precision at or beyond the
+    ``round(level * n_pos)``-th relevant row (trec_eval's iprec_at_recall)."""
+    _strict_order(c, "iprec_at_recall")
+    return c.at(_iprec_at(c, c.options["recall_level"], _interpolated(c)))
+
+
+def _eleven_point(c):
+    """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1."""
+    _strict_order(c, "11pt_avg")
+    parts = _interpolated(c)
+    values = [_iprec_at(c, level, parts) for level in RECALL_LEVELS]
+    return c.at(np.mean(values, axis=0))
+
+
+def _bin_g(c):
+    """trec_eval's binG: the mean over relevant documents of ``1 / log2(2 + non-relevant rows
+    above)``."""
+    _strict_order(c, "bing")
+    lists = c.lists
+    s = lists.support
+    rel = s.relevant
+    nonrel_above = s.position - (s.prefix(rel) - 1)
+    total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
+    n_rel = lists.n_pos
+    return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))

@@ -1,0 +1,217 @@
+"""Measure names as trec_eval and ir_measures users type them, mapped to the package's specs.
+
+``foreign_specs("P.5,10")`` gives one :class:`ForeignSpec` per measure the name stands for:
+the column (trec_eval's printed name, ``P_5``, or ir_measures' own, ``nDCG@10``), the
+package's metric, its cut-off, its parameters and the evaluation options the name implies
+(``P(rel=2)@5``: ``min_relevance=2``). :func:`~._registry.parse_metrics` turns them into
+specs; :func:`foreign_names` lists the families for ``metric_names()``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["ALL_TREC", "ForeignSpec", "foreign_names", "foreign_specs"]
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_LEVELS = tuple(i / 10 for i in range(11))
+_MULTS = tuple(i / 5 for i in range(1, 11))
+
+#: trec_eval family -> (package metric, parameter kind, default parameters).
+#: Kinds: "cut" (integer cut-offs, ``P_10``), "level" (recall levels), "mult", "utility",
+#: "p" (``rbp.p=0.9``), None (no parameter).
+TREC_FAMILIES = {
+    "num_ret": ("num_ret", None, ()),
+    "num_rel": ("num_rel", None, ()),
+    "num_rel_ret": ("num_rel_ret", None, ()),
+    "map": ("average_precision", None, ()),
+    "gm_map": ("gm_map", None, ()),
+    "Rprec": ("r_precision", None, ()),
+    "bpref": ("bpref", None, ()),
+    "recip_rank": ("mrr", None, ()),
+    "iprec_at_recall": ("iprec_at_recall", "level", _LEVELS),
+    "P": ("precision", "cut", _CUTS),
+    "recall": ("recall", "cut", _CUTS),
+    "unj": ("unjudged", "cut", (5, 10, 20)),
+    "rbp": ("rbp", "p", (0.9,)),
+    "rbp_resid": ("rbp_residual", "p", (0.9,)),
+    "infAP": ("infap", None, ()),
+    "gm_bpref": ("gm_bpref", None, ()),
+    "utility": ("utility", "utility", ((1.0, -1.0, 0.0, 0.0),)),
+    "11pt_avg": ("11pt_avg", None, ()),
+    "ndcg": ("ndcg", None, ()),
+    "relative_P": ("relative_precision", "cut", _CUTS),
+    "Rprec_mult": ("r_precision_mult", "mult", _MULTS),
+    "success": ("hit_rate", "cut", (1, 5, 10)),
+    "map_cut": ("average_precision", "cut", _CUTS),
+    "ndcg_cut": ("ndcg", "cut", _CUTS),
+    "ndcg_rel": ("ndcg_rel", None, ()),
+    "Rndcg": ("rndcg", None, ()),
+    "binG": ("bing", None, ()),
+    "G": ("g", None, ()),
+    "set_P": ("set_precision", None, ()),
+    "set_recall": ("set_recall", None, ()),
+    "set_relative_P": ("set_relative_precision", None, ()),
+    "set_map": ("set_ap", None, ()),
+    "set_F": ("set_f", None, ()),
+    "num_nonrel_judged_ret": ("num_nonrel_judged_ret", None, ()),
+}
+
+#: ``-m all_trec``: every trec_eval measure above, in trec_eval's order, default parameters.
+ALL_TREC = tuple(TREC_FAMILIES)
+
+#: ir_measures measure -> (package metric, cut-off taken, parameters it forwards).
+IR_MEASURES = {
+    "AP": ("average_precision", True),
+    "P": ("precision", True),
+    "R": ("recall", True),
+    "RR": ("mrr", True),
+    "nDCG": ("ndcg", True),
+    "ERR": ("err", True),
+    "Judged": ("judged", True),
+    "Bpref": ("bpref", False),
+    "infAP": ("infap", False),
+    "IPrec": ("iprec_at_recall", "level"),
+    "NumRet": ("num_ret", False),
+    "NumRel": ("num_rel", False),
+    "NumRelRet": ("num_rel_ret", False),
+    "Rprec": ("r_precision", False),
+    "RBP": ("rbp", True),
+    "SetP": ("set_precision", False),
+    "SetR": ("set_recall", False),
+    "SetF": ("set_f", False),
+    "SetAP": ("set_ap", False),
+    "Success": ("hit_rate", True),
+}
+
+#: ir_measures parameters that set an evaluation option, and that option.
+_IMPLIED = {"rel": "min_relevance", "judged_only": "unjudged"}
+
+
+@dataclass(frozen=True)
+class ForeignSpec:
+    """One measure a foreign name stands for (see the module docstring)."""
+
+    column: str
+    metric: str
+    k: object = None
+    params: tuple = ()
+    implied: tuple = ()
+
+
+def foreign_names():
+    """The trec_eval and ir_measures measure names accepted (families, without parameters)."""
+    return sorted({*TREC_FAMILIES, *IR_MEASURES})
+
+
+def _number(text, raw):
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"metrics entry {raw!r}: {text!r} is not a number.") from None
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def _trec_params(text, kind, raw):
+    """The parameters of ``P.5,10`` / ``P_10`` / ``rbp.p=0.8`` / ``utility.1,-1,0,0``."""
+    if kind == "utility":
+        values = tuple(float(_number(v, raw)) for v in text.split(","))
+        if len(values) != 4:
+            raise ValueError(f"metrics entry {raw!r}: utility takes 4 coefficients a,b,c,d.")
+        return (values,)
+    if kind == "p":
+        key, _, value = text.partition("=")
+        if key != "p" or not value:
+            raise ValueError(f"metrics entry {raw!r}: rbp takes 'p=<persistence>', e.g. rbp.p=0.8.")
+        return (float(_number(value, raw)),)
+    values = tuple(_number(v, raw) for v in text.split(",") if v)
+    if kind == "cut" and not all(isinstance(v, int) and v > 0 for v in values):
+        raise ValueError(f"metrics entry {raw!r}: cut-offs must be positive integers.")
+    return values
+
+
+def _trec_spec(family, metric, kind, value):
+    if kind is None:
+        return ForeignSpec(family, metric)
+    if kind == "cut":
+        return ForeignSpec(f"{family}_{value}", metric, k=int(value))
+    if kind == "level":
+        return ForeignSpec(f"{family}_{value:.2f}", metric, params=(("recall_level", value),))
+    if kind == "mult":
+        return ForeignSpec(f"{family}_{value:.2f}", metric, params=(("mult", value),))
+    if kind == "utility":
+        return ForeignSpec(family, metric, params=(("utility", value),))
+    return ForeignSpec(family, metric, params=(("p", value),))
+
+
+def _trec(raw):
+    """trec_eval's spelling: ``family``, ``family.params`` or ``family_param`` (as printed)."""
+    if raw in ("all_trec",):
+        return [s for family in ALL_TREC for s in _trec(family)]
+    family, dot, text = raw.partition(".")
+    if family not in TREC_FAMILIES:
+        head, _, tail = raw.rpartition("_")
+        if head in TREC_FAMILIES and TREC_FAMILIES[head][1] not in (None, "p"):
+            family, dot, text = head, ".", tail
+        else:
+            return None
+    metric, kind, defaults = TREC_FAMILIES[family]
+    if dot and text and kind is None:
+        raise ValueError(f"metrics entry {raw!r}: trec_eval's {family} takes no parameter.")
+    values = _trec_params(text, kind, raw) if dot and text else defaults
+    return [_trec_spec(family, metric, kind, v) for v in values] or [ForeignSpec(family, metric)]
+
+
+_IR = re.compile(r"(?P<name>[A-Za-z]+)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?")
+
+
+def _ir_args(text, raw):
+    args = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise ValueError(f"metrics entry {raw!r}: parameters are name=value, got {part!r}.")
+        value = value.strip()
+        args[key.strip()] = value == "True" if value in ("True", "False") else _number(value, raw)
+    return args
+
+
+def _ir(raw):
+    """ir_measures' spelling: ``Name(param=value, ...)@cutoff``."""
+    match = _IR.fullmatch(raw.replace(" ", ""))
+    if match is None or match["name"] not in IR_MEASURES:
+        return None
+    metric, takes = IR_MEASURES[match["name"]]
+    args = _ir_args(match["args"], raw)
+    params, implied, k = [], [], None
+    if match["cut"] is not None:
+        if takes == "level":
+            params.append(("recall_level", float(match["cut"])))
+        elif takes:
+            k = int(_number(match["cut"], raw))
+        else:
+            raise ValueError(f"metrics entry {raw!r}: {match['name']} takes no '@cut-off'.")
+    for key, value in args.items():
+        if key == "p" and metric == "rbp":
+            params.append(("p", float(value)))
+        elif key == "rel":
+            implied.append(("min_relevance", float(value)))
+            if metric == "rbp":
+                params.append(("rbp_binary", True))
+        elif key == "judged_only" and value:
+            implied.append(("unjudged", "remove"))
+        elif key != "judged_only":
+            raise ValueError(
+                f"metrics entry {raw!r}: parameter {key!r} is not supported here; the "
+                "supported ir_measures parameters are p (RBP), rel and judged_only."
+            )
+    if metric == "rbp" and "p" not in dict(params):
+        params.append(("p", 0.8))
+    return [ForeignSpec(raw, metric, k=k, params=tuple(params), implied=tuple(implied))]
+
+
+def foreign_specs(raw):
+    """The :class:`ForeignSpec` list of a trec_eval or ir_measures name, or None."""
+    raw = raw.strip()
+    return _trec(raw) or _ir(raw)
