@@ -13,6 +13,7 @@ from .._validation import (
 from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._options import CONVENTIONS, check_options
+from ._names import check_implied
 from ._registry import parse_metrics
 
 __all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]
@@ -159,6 +160,7 @@ def evaluate(
         err_max_grade=err_max_grade,
     )
     specs = parse_metrics(metrics, k, options=options)
+    check_implied(specs, options)
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
     if coded is None:

@@ -17,6 +17,7 @@ from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._kernels_trec import empty_ranking_values
 from ._options import check_options, make_gain
+from ._names import implied_groups, merge_columns
 from ._registry import parse_metrics
 
 __all__ = ["evaluate_run"]
@@ -106,7 +107,20 @@ def evaluate_run(
     engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
     resolved = check_options(conventions, **options)
     specs = parse_metrics(metrics, k, options=resolved)
+    parts = []
+    for implied, group in implied_groups(specs):
+        group_options = {**resolved, **{key: v for key, v in implied if key in resolved}}
+        group_unjudged = dict(implied).get("unjudged", unjudged)
+        parts.append(
+            _evaluate_specs(
+                run, qrels, group, group_options, missing_queries, group_unjudged, engine_options
+            )
+        )
+    return parts[0] if len(parts) == 1 else merge_columns(parts, resolved)
 
+
+def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engine_options):
+    """:func:`evaluate_run` of parsed specs that share their options."""
     judged_queries = pd.Index(qrels["qid"].unique())
     run = run[run["qid"].isin(judged_queries)]
     if run.empty:

@@ -154,10 +154,12 @@ def _iprec_at_recall(c):
 
 
 def _eleven_point(c):
-    """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1."""
+    """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1 (or at
+    ``recall_levels=``)."""
     _strict_order(c, "11pt_avg")
     parts = _interpolated(c)
-    values = [_iprec_at(c, level, parts) for level in RECALL_LEVELS]
+    levels = c.options.get("recall_levels", RECALL_LEVELS)
+    values = [_iprec_at(c, level, parts) for level in levels]
     return c.at(np.mean(values, axis=0))
 
 

@@ -12,7 +12,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["ALL_TREC", "ForeignSpec", "foreign_names", "foreign_specs"]
+import pandas as pd
+
+__all__ = [
+    "ALL_TREC",
+    "ForeignSpec",
+    "foreign_names",
+    "foreign_specs",
+    "check_implied",
+    "implied_groups",
+    "merge_columns",
+]
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _LEVELS = tuple(i / 10 for i in range(11))
@@ -39,7 +49,7 @@ TREC_FAMILIES = {
     "infAP": ("infap", None, ()),
     "gm_bpref": ("gm_bpref", None, ()),
     "utility": ("utility", "utility", ((1.0, -1.0, 0.0, 0.0),)),
-    "11pt_avg": ("11pt_avg", None, ()),
+    "11pt_avg": ("11pt_avg", "levels", (_LEVELS,)),
     "ndcg": ("ndcg", None, ()),
     "relative_P": ("relative_precision", "cut", _CUTS),
     "Rprec_mult": ("r_precision_mult", "mult", _MULTS),
@@ -126,14 +136,19 @@ def _trec_params(text, kind, raw):
             raise ValueError(f"metrics entry {raw!r}: rbp takes 'p=<persistence>', e.g. rbp.p=0.8.")
         return (float(_number(value, raw)),)
     values = tuple(_number(v, raw) for v in text.split(",") if v)
-    if kind == "cut" and not all(isinstance(v, int) and v > 0 for v in values):
-        raise ValueError(f"metrics entry {raw!r}: cut-offs must be positive integers.")
-    return values
+    if kind == "cut":
+        if not all(v >= 1 for v in values):
+            raise ValueError(f"metrics entry {raw!r}: cut-offs must be numbers >= 1.")
+        return tuple(int(v) for v in values)  # trec_eval truncates: ndcg_cut.23.4 is @23
+    return (tuple(float(v) for v in values),) if kind == "levels" else values
 
 
-def _trec_spec(family, metric, kind, value):
+def _trec_spec(family, metric, kind, value, text):
     if kind is None:
         return ForeignSpec(family, metric)
+    named = f"{family}_{text}" if text else family  # trec_eval prints the parameters as given
+    if kind == "levels":
+        return ForeignSpec(named, metric, params=(("recall_levels", value),))
     if kind == "cut":
         return ForeignSpec(f"{family}_{value}", metric, k=int(value))
     if kind == "level":
@@ -141,7 +156,7 @@ def _trec_spec(family, metric, kind, value):
     if kind == "mult":
         return ForeignSpec(f"{family}_{value:.2f}", metric, params=(("mult", value),))
     if kind == "utility":
-        return ForeignSpec(family, metric, params=(("utility", value),))
+        return ForeignSpec(named, metric, params=(("utility", value),))
     return ForeignSpec(family, metric, params=(("p", value),))
 
 
@@ -152,15 +167,17 @@ def _trec(raw):
     family, dot, text = raw.partition(".")
     if family not in TREC_FAMILIES:
         head, _, tail = raw.rpartition("_")
-        if head in TREC_FAMILIES and TREC_FAMILIES[head][1] not in (None, "p"):
+        if head in TREC_FAMILIES and TREC_FAMILIES[head][1] not in (None, "p", "levels"):
             family, dot, text = head, ".", tail
         else:
             return None
     metric, kind, defaults = TREC_FAMILIES[family]
     if dot and text and kind is None:
         raise ValueError(f"metrics entry {raw!r}: trec_eval's {family} takes no parameter.")
-    values = _trec_params(text, kind, raw) if dot and text else defaults
-    return [_trec_spec(family, metric, kind, v) for v in values] or [ForeignSpec(family, metric)]
+    given = text if dot else ""
+    values = _trec_params(text, kind, raw) if given else defaults
+    specs = [_trec_spec(family, metric, kind, v, given) for v in values]
+    return specs or [ForeignSpec(family, metric)]
 
 
 _IR = re.compile(r"(?P<name>[A-Za-z]+)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?")
@@ -173,7 +190,10 @@ def _ir_args(text, raw):
         if not eq:
             raise ValueError(f"metrics entry {raw!r}: parameters are name=value, got {part!r}.")
         value = value.strip()
-        args[key.strip()] = value == "True" if value in ("True", "False") else _number(value, raw)
+        try:
+            args[key.strip()] = value == "True" if value in ("True", "False") else float(value)
+        except ValueError:
+            args[key.strip()] = value  # refused below, with the supported parameters
     return args
 
 
@@ -215,3 +235,39 @@ def foreign_specs(raw):
     """The :class:`ForeignSpec` list of a trec_eval or ir_measures name, or None."""
     raw = raw.strip()
     return _trec(raw) or _ir(raw)
+
+
+def implied_groups(specs):
+    """Specs grouped by the options their names imply, in first-seen order:
+    ``[(implied, [spec, ...]), ...]``; one group with ``implied == ()`` when none does."""
+    groups = {}
+    for spec in specs:
+        groups.setdefault(spec.implied, []).append(spec)
+    return list(groups.items())
+
+
+def merge_columns(evaluations, options):
+    """One evaluation with the metric columns of several over the same queries (the count
+    columns of the first)."""
+    from ._evaluation import RankingEvaluation
+
+    first = evaluations[0]
+    tables = [first.per_query] + [e.per_query[list(e.metrics)] for e in evaluations[1:]]
+    per_query = pd.concat(tables, axis=1, join="outer").reindex(first.per_query.index)
+    parts = {}
+    for evaluation in evaluations:
+        parts.update(evaluation._cutoff_parts)
+    return RankingEvaluation(per_query, parts, options)
+
+
+def check_implied(specs, options):
+    """Refuse a name whose implied options differ from the call's (flat arrays evaluate every
+    spec under one set of options; ``evaluate_run`` evaluates each group apart)."""
+    for spec in specs:
+        for key, value in spec.implied:
+            if options.get(key) != value:
+                raise ValueError(
+                    f"metrics entry {spec.column!r} implies {key}={value!r}, but this "
+                    f"evaluation has {key}={options.get(key)!r}; pass {key}={value!r} (and "
+                    "give such names in separate calls), or use evaluate_run(run, qrels, ...)."
+                )
