@@ -109,7 +109,9 @@ def test_cwl_fixture_all_trec(datasets_dir):
     evaluation = evaluate_run(
         plain_run(folder / "cwl.run"), plain_qrels(folder / "cwl.qrels"), metrics="all_trec"
     )
-    checked = _compare(evaluation.per_query, _expected(folder / "derived.trec_eval.cwl.all_trec.out"))
+    checked = _compare(
+        evaluation.per_query, _expected(folder / "derived.trec_eval.cwl.all_trec.out")
+    )
     assert len(checked) >= 95
 
 
@@ -130,9 +132,7 @@ def test_default_measures_of_the_rag_fixture(datasets_dir):
 RUN = pd.DataFrame(
     {"qid": "q", "doc_id": ["a", "b", "c", "d", "e"], "score": [5.0, 4.0, 3.0, 2.0, 1.0]}
 )
-QRELS = pd.DataFrame(
-    {"qid": "q", "doc_id": ["a", "c", "d", "x", "b"], "label": [2, 1, 0, 1, -1]}
-)
+QRELS = pd.DataFrame({"qid": "q", "doc_id": ["a", "c", "d", "x", "b"], "label": [2, 1, 0, 1, -1]})
 
 
 @pytest.mark.parametrize(
@@ -170,7 +170,7 @@ def test_names_are_listed_and_explained():
     assert "P" not in metric_names()
     assert describe_metric("P_10").startswith("P_10: precision@10 (")
     assert "min_relevance=2.0" in describe_metric("P(rel=2)@5")
-    with pytest.raises(ValueError, match="ndcg_cutt.*ndcg_cut"):
+    with pytest.raises(ValueError, match=r"ndcg_cutt.*ndcg_cut"):
         evaluate_run(RUN, QRELS, metrics=["ndcg_cutt.10"])
     with pytest.raises(ValueError, match="takes no parameter"):
         evaluate_run(RUN, QRELS, metrics=["map.5"])

@@ -12,8 +12,8 @@ from .._validation import (
 )
 from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
-from ._options import CONVENTIONS, check_options
 from ._names import check_implied
+from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
 
 __all__ = ["CONVENTIONS", "RankingEvaluation", "evaluate"]

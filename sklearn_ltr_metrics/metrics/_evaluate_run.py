@@ -16,8 +16,8 @@ from .._validation import check_choice, check_columns, check_labels, check_qid, 
 from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._kernels_trec import empty_ranking_values
-from ._options import check_options, make_gain
 from ._names import implied_groups, merge_columns
+from ._options import check_options, make_gain
 from ._registry import parse_metrics
 
 __all__ = ["evaluate_run"]

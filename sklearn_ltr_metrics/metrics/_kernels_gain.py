@@ -28,7 +28,7 @@ def _levels(lists):
 def _run_at(lists, s, levels):
     """Index of the ideal's level run at each support row's rank, and whether there is one
     (False beyond the ideal's positive gains)."""
-    gain, count, upper, query, offsets = levels
+    _gain, _count, upper, query, offsets = levels
     width = float(max(int(lists.sizes.max(initial=0)), int(upper.max(initial=0))) + 2)
     keys = query * width + upper
     at = np.searchsorted(keys, s.query * width + s.position, side="right")
@@ -79,7 +79,7 @@ def _ndcg_rel(c):
     with np.errstate(divide="ignore", invalid="ignore"):
         points = np.where(row_gain > 0, dcg / ideal, 0.0)
     total = _per_query(lists, s, points)
-    gain, count, upper, query, offsets = _levels(lists)
+    _gain, count, _upper, query, _offsets = _levels(lists)
     n_ideal = np.bincount(query, weights=count, minlength=lists.n_queries)
     n_found = _per_query(lists, s, (row_gain > 0).astype(np.float64))
     whole = lists.dcg(every, lists.sizes.astype(np.int64))
@@ -96,7 +96,7 @@ def _rndcg(c):
     gains by more than one row; 0 for a query without relevant documents."""
     _strict_order(c, "rndcg")
     lists = c.lists
-    gain, count, upper, query, offsets = _levels(lists)
+    _gain, count, upper, query, _offsets = _levels(lists)
     sizes = lists.sizes
     at = upper.astype(np.float64)
     dcg = lists.dcg(query, np.minimum(upper, sizes[query]).astype(np.int64))

@@ -17,9 +17,9 @@ import pandas as pd
 __all__ = [
     "ALL_TREC",
     "ForeignSpec",
+    "check_implied",
     "foreign_names",
     "foreign_specs",
-    "check_implied",
     "implied_groups",
     "merge_columns",
 ]

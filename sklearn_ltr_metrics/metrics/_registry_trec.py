@@ -169,8 +169,7 @@ TREC_METRICS = (
     _whole(
         "11pt_avg",
         O._eleven_point,
-        "mean interpolated precision at recall 0, 0.1, ..., 1 (trec_eval 11pt_avg; "
-        "recall_levels=)",
+        "mean interpolated precision at recall 0, 0.1, ..., 1 (trec_eval 11pt_avg; recall_levels=)",
         ideal=None,
         strict=True,
         params=(("recall_levels", O.RECALL_LEVELS),),
