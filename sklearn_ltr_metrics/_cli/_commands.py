@@ -18,6 +18,7 @@ from ._inputs import (
 )
 from ._output import emit, frame_as, report_as, write_report
 from ._parser import UsageError
+from ._trec import trec_layout
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -40,6 +41,8 @@ def cmd_evaluate(args):
     from ..report import make_report
 
     force = check_output(args)
+    if args.format == "trec" and args.output:
+        raise UsageError("--format trec prints trec_eval's layout only; drop --output.")
     metrics = metric_specs(args)
     source = read_source(args)
     for note in source.notes:
@@ -48,6 +51,9 @@ def cmd_evaluate(args):
         evaluation, per_cutoff = _with_curves(source.evaluate, metrics)
     else:
         evaluation, per_cutoff = source.evaluate(metrics), None
+    if args.format == "trec":
+        emit(trec_layout(evaluation.per_query, metrics, source.name))
+        return 0
     if args.per_query:
         emit(frame_as(evaluation.per_query.reset_index(), args.format))
     report = None
@@ -138,6 +144,8 @@ def cmd_compare(args):
     from ..report import make_report
 
     force = check_output(args)
+    if args.format == "trec":
+        raise UsageError("--format trec is trec_eval's layout of one run: use ltr-eval evaluate.")
     if len(args.run) < 2:
         raise UsageError("compare needs at least two --run files (one is the baseline).")
     names = _run_names(args.run)

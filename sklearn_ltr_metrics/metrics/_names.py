@@ -68,8 +68,46 @@ TREC_FAMILIES = {
     "num_nonrel_judged_ret": ("num_nonrel_judged_ret", None, ()),
 }
 
-#: ``-m all_trec``: every trec_eval measure above, in trec_eval's order, default parameters.
-ALL_TREC = tuple(TREC_FAMILIES)
+#: ``-m all_trec``: every trec_eval measure above, default parameters, in the order trec_eval
+#: prints them.
+ALL_TREC = (
+    *[
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ],
+    *[
+        "recall",
+        "infAP",
+        "gm_bpref",
+        "Rprec_mult",
+        "utility",
+        "11pt_avg",
+        "binG",
+        "G",
+        "ndcg",
+        "ndcg_rel",
+        "Rndcg",
+    ],
+    *[
+        "ndcg_cut",
+        "map_cut",
+        "relative_P",
+        "success",
+        "set_P",
+        "set_relative_P",
+        "set_recall",
+        "set_map",
+    ],
+    *["set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"],
+)
 
 #: ir_measures measure -> (package metric, cut-off taken, parameters it forwards).
 IR_MEASURES = {
