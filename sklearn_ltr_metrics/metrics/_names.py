@@ -242,6 +242,8 @@ def _ir(raw):
         return None
     metric, takes = IR_MEASURES[match["name"]]
     args = _ir_args(match["args"], raw)
+    if metric == "num_ret" and "rel" in args:
+        metric = "num_rel_ret"  # ir_measures' NumRelRet is NumRet(rel=1)
     params, implied, k = [], [], None
     if match["cut"] is not None:
         if takes == "level":
@@ -264,6 +266,8 @@ def _ir(raw):
                 f"metrics entry {raw!r}: parameter {key!r} is not supported here; the "
                 "supported ir_measures parameters are p (RBP), rel and judged_only."
             )
+    if metric == "judged":
+        implied.append(("ties", "doc_id"))  # ir_measures' Judged breaks ties by doc_id ascending
     if metric == "rbp" and "p" not in dict(params):
         params.append(("p", 0.8))
     return [ForeignSpec(raw, metric, k=k, params=tuple(params), implied=tuple(implied))]

@@ -1,0 +1,76 @@
+"""Random runs and judgments: every measure equals ir_measures' under ir_measures' own names.
+
+ir_measures (its pytrec_eval provider, i.e. trec_eval) is the independent reference; the
+package reads the same data frames through ``evaluate_run`` with the names as typed.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sklearn_ltr_metrics import evaluate_run
+
+ir_measures = pytest.importorskip("ir_measures")
+
+NAMES = [
+    "AP",
+    "AP@5",
+    "P@3",
+    "P(rel=2)@5",
+    "R@5",
+    "RR",
+    "RR(rel=2)",
+    "nDCG@5",
+    "nDCG",
+    "Bpref",
+    "infAP",
+    "Judged@5",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "Rprec",
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "Success@3",
+    "AP(judged_only=True)",
+]
+
+
+@st.composite
+def run_and_qrels(draw):
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    runs, qrels = [], []
+    for q in range(draw(st.integers(1, 4))):
+        n_docs = int(rng.integers(1, 9))
+        docs = [f"d{i}" for i in range(12)]
+        retrieved = rng.choice(docs, n_docs, replace=False)
+        # Coarse scores: ties are broken by doc_id, as trec_eval does.
+        scores = rng.integers(0, 4, n_docs).astype(float)
+        runs.append(pd.DataFrame({"qid": f"q{q}", "doc_id": retrieved, "score": scores}))
+        judged = rng.choice(docs, int(rng.integers(1, 10)), replace=False)
+        labels = rng.integers(-1, 3, judged.size)
+        labels[0] = max(labels[0], 1)  # at least one relevant document per query
+        qrels.append(pd.DataFrame({"qid": f"q{q}", "doc_id": judged, "label": labels}))
+    return pd.concat(runs, ignore_index=True), pd.concat(qrels, ignore_index=True)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run_and_qrels())
+def test_every_measure_equals_ir_measures(data):
+    run, qrels = data
+    measures = [ir_measures.parse_measure(name) for name in NAMES]
+    reference = ir_measures.iter_calc(
+        measures,
+        qrels.rename(columns={"qid": "query_id", "label": "relevance"}),
+        run.rename(columns={"qid": "query_id"}),
+    )
+    typed = {str(ir_measures.parse_measure(name)): name for name in NAMES}
+    expected = {(typed[str(m.measure)], m.query_id): m.value for m in reference}
+    table = evaluate_run(run, qrels, metrics=NAMES).per_query
+    for (name, qid), value in expected.items():
+        assert table.loc[qid, name] == pytest.approx(value, abs=1e-9), (name, qid)
+    assert len(expected) >= len(NAMES)
