@@ -1,6 +1,6 @@
 """The registry entries of trec_eval's other measures and the user-model measures.
 
-Imported by :mod:`._registry` once :class:`~._registry.Metric` is defined; the entries join
+The entries join
 ``METRICS`` there, so everything that reads the registry (specs, names, the command line,
 the invariant tests) sees them as it sees the others.
 """
@@ -13,7 +13,7 @@ from . import _kernels as K
 from . import _kernels_gain as G
 from . import _kernels_order as O
 from . import _kernels_trec as T
-from ._registry import Metric, _whole_list
+from ._metric import Metric, _whole_list
 
 __all__ = ["TREC_ALIASES", "TREC_METRICS"]
 
