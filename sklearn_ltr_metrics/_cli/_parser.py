@@ -77,7 +77,11 @@ def _metric_help():
         alias = f" (= {metric.name})" if metric.name != name else ""
         cutoff = "" if metric.takes_cutoff else " [own cut-off, no @K]"
         description = describe_metric(name).partition(": ")[2]
-        lines.append(f"     {name:<18}{description}{alias}{cutoff}")
+        lines.append(f"     {name + ' ':<18}{description}{alias}{cutoff}")
+    lines.append(
+        "  also trec_eval's and ir_measures' names: P_10, P.5,10, ndcg_cut.10, all_trec, "
+        "nDCG@10, P(rel=2)@5, ... (--format trec prints trec_eval -q's lines)"
+    )
     lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
     lines.extend(_strategy_help(name) for name in STRATEGIES)
     lines.append("  a query with several cut-offs gets the mean over them.")
