@@ -11,9 +11,12 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sklearn_ltr_metrics import evaluate, evaluate_run
 from sklearn_ltr_metrics.metrics import describe_metric, metric_names
+from sklearn_ltr_metrics.metrics._registry import METRICS
 
 from .test_conformance import plain_qrels, plain_run
 
@@ -218,3 +221,79 @@ def test_implied_options_apply_to_their_measure_only():
     assert table.loc["q", "P@2"] == 1.0 and table.loc["q", "P(rel=2)@2"] == 0.5
     assert table.loc["q", "AP"] == pytest.approx((1 + 1 + 3 / 4) / 3)
     assert table.loc["q", "AP(judged_only=True)"] == pytest.approx(1.0)
+
+
+# -- registry-driven invariants of the new measures -----------------------------------------
+
+NEW = [
+    name
+    for name, m in METRICS.items()
+    if not m.needs_judgments
+    and name
+    in {
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "num_nonrel_judged_ret",
+        "set_precision",
+        "set_recall",
+        "set_f",
+        "set_ap",
+        "set_relative_precision",
+        "relative_precision",
+        "r_precision_mult",
+        "utility",
+        "rbp",
+        "bpref",
+        "gm_bpref",
+        "gm_map",
+        "infap",
+        "iprec_at_recall",
+        "11pt_avg",
+        "bing",
+        "g",
+        "ndcg_rel",
+        "rndcg",
+    }
+]
+
+
+@st.composite
+def ranking_data(draw):
+    n_queries = draw(st.integers(1, 4))
+    sizes = draw(st.lists(st.integers(1, 7), min_size=n_queries, max_size=n_queries))
+    n = sum(sizes)
+    labels = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+    scores = draw(st.lists(st.integers(-4, 4), min_size=n, max_size=n))
+    qid = np.repeat([f"q{i}" for i in range(n_queries)], sizes)
+    return np.array(labels, dtype=float), np.array(scores, dtype=float), qid
+
+
+def _new_table(labels, scores, qid):
+    # Pessimistic ties: a strict order that does not depend on the input order of the rows.
+    return evaluate(
+        labels, scores, qid=qid, metrics=NEW, ties="pessimistic", gain="linear", min_relevance=1
+    ).per_query
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=ranking_data(), seed=st.integers(0, 2**16))
+def test_new_measures_invariants(data, seed):
+    labels, scores, qid = data
+    base = _new_table(labels, scores, qid)
+    perm = np.random.default_rng(seed).permutation(labels.size)
+    shuffled = _new_table(labels[perm], scores[perm], qid[perm])
+    pd.testing.assert_frame_equal(base, shuffled, check_exact=False, rtol=1e-9, atol=1e-12)
+    rescaled = _new_table(labels, 2.0 * scores - 1.0, qid)
+    pd.testing.assert_frame_equal(base, rescaled, check_exact=False, rtol=1e-9, atol=1e-12)
+    for name in NEW:
+        low, high = METRICS[name].value_range
+        values = base[name].dropna()
+        assert ((values >= low - 1e-12) & (values <= high + 1e-12)).all(), name
+    ideal = _new_table(labels, labels, qid)
+    has_pos = ideal["n_pos"] > 0
+    for name in NEW:
+        if METRICS[name].ideal is not None:
+            np.testing.assert_allclose(
+                ideal.loc[has_pos, name], METRICS[name].ideal, atol=1e-12, err_msg=name
+            )
