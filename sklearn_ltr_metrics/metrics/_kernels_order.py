@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels_trec import judged_rows, row_support
+from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
 
 __all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
 
@@ -41,12 +41,25 @@ def _per_query(lists, s, values):
 
 
 def _judged_support(lists):
-    """Judged rows in rank order with which are relevant, judged non-relevant and judged
-    without a grade (negative label: trec_eval's "in the pool, unjudged")."""
-    s = row_support(lists, "judged", judged_rows(lists))
-    rel = lists.is_relevant(s.labels)
-    nonrel = (s.labels >= 0) & ~rel
-    return s, rel, nonrel, s.labels < 0
+    """Rows in rank order with the relevant ones and, per row, the judged non-relevant rows
+    and the judged rows without a grade (negative label: trec_eval's "in the pool,
+    unjudged") above it. When every row is judged, the support rows suffice: the
+    non-relevant rows above a row are its position less the relevant rows above."""
+
+    def compute():
+        if every_row_judged(lists):
+            s = lists.support
+            rel = s.relevant
+            rel_before = _exclusive(s, rel)
+            nonrel_before = s.position - rel_before
+            return s, rel, rel_before, nonrel_before, np.zeros(rel.size, dtype=np.int64)
+        s = row_support(lists, "judged", judged_rows(lists))
+        rel = lists.is_relevant(s.labels)
+        nonrel = (s.labels >= 0) & ~rel
+        pool = s.labels < 0
+        return s, rel, _exclusive(s, rel), _exclusive(s, nonrel), _exclusive(s, pool)
+
+    return cached(lists, "judged_support", compute)
 
 
 def _judged_nonrelevant_count(lists):
@@ -69,14 +82,20 @@ def _exclusive(s, flags):
 def _bpref_values(c):
     _strict_order(c, "bpref")
     lists = c.lists
-    s, rel, nonrel, _ = _judged_support(lists)
-    n_rel = lists.n_pos
-    bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[s.query]
-    before = np.minimum(_exclusive(s, nonrel), n_rel[s.query])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        term = np.where(before > 0, 1.0 - before / bound, 1.0)
-    total = _per_query(lists, s, np.where(rel, term, 0.0))
-    return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
+
+    def compute():
+        s, rel, _, nonrel_before, _ = _judged_support(lists)
+        n_rel = lists.n_pos
+        idx = np.flatnonzero(rel)
+        query = s.query[idx]
+        bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[query]
+        before = np.minimum(nonrel_before[idx], n_rel[query])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            term = np.where(before > 0, 1.0 - before / bound, 1.0)
+        total = np.bincount(query, weights=term, minlength=lists.n_queries)
+        return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
+
+    return cached(lists, "bpref", compute)
 
 
 def _bpref(c):
@@ -102,25 +121,29 @@ def _infap(c):
     estimated from the judged rows above it, unjudged pool rows taking the judged rate."""
     _strict_order(c, "infap")
     lists = c.lists
-    s, rel, nonrel, pool = _judged_support(lists)
-    j = s.position.astype(np.float64)
-    rel_before = _exclusive(s, rel).astype(np.float64)
-    nonrel_before = _exclusive(s, nonrel).astype(np.float64)
-    pool_before = _exclusive(s, pool).astype(np.float64)
+    s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
+    idx = np.flatnonzero(rel)
+    j = s.position[idx].astype(np.float64)
+    rel_before = rel_before[idx].astype(np.float64)
+    nonrel_before = nonrel_before[idx].astype(np.float64)
+    pool_before = pool_before[idx].astype(np.float64)
     judged_before = rel_before + nonrel_before
     with np.errstate(invalid="ignore", divide="ignore"):
         above = (j / (j + 1.0)) * ((judged_before + pool_before) / j)
         rate = (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
         term = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + above * rate)
     n_rel = lists.n_pos
-    total = _per_query(lists, s, np.where(rel, term, 0.0))
+    total = np.bincount(s.query[idx], weights=term, minlength=lists.n_queries)
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
 
 
 def _interpolated(c):
+    return cached(c.lists, "interpolated", lambda: _interpolated_of(c.lists))
+
+
+def _interpolated_of(lists):
     """Per relevant row (in rank order): the largest precision at it or below it, and the
     offsets of each query's relevant rows; and each query's precision over the whole list."""
-    lists = c.lists
     s = lists.support
     rel = s.relevant
     rank_hits = s.prefix(rel)

@@ -16,18 +16,38 @@ import numpy as np
 from .._grouping import active_rule
 from ._support import Support
 
-__all__ = ["empty_ranking_values", "row_support"]
+__all__ = ["cached", "empty_ranking_values", "every_row_judged", "row_support"]
 
-_SUPPORTS = weakref.WeakKeyDictionary()  # RankedLists -> {name: Support}
+_CACHE = weakref.WeakKeyDictionary()  # RankedLists -> {key: value}
+
+
+def cached(lists, key, compute):
+    """``compute()``, once per evaluation: the kernels of several specs (bpref and gm_bpref,
+    the 11 recall levels) share what they read of the same ranked lists."""
+    cache = _CACHE.setdefault(lists, {})
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
 
 
 def row_support(lists, name, rule):
     """The :class:`Support` of the rows ``rule`` selects (an :func:`active_rule` or a mask),
     built once per evaluation and shared by the kernels that ask for ``name``."""
-    cache = _SUPPORTS.setdefault(lists, {})
-    if name not in cache:
-        cache[name] = Support(lists, lists.ranking.support(rule, labels=lists.y_true))
-    return cache[name]
+    return cached(
+        lists,
+        ("support", name),
+        lambda: Support(lists, lists.ranking.support(rule, labels=lists.y_true)),
+    )
+
+
+def every_row_judged(lists):
+    """Whether every row is a judgment >= 0 (flat arrays without negative labels): the rows
+    above a support row are then all judged, and no row needs ranking besides the support."""
+    return cached(
+        lists,
+        "every_row_judged",
+        lambda: lists.judged is None and not bool((lists.y_true < 0).any()),
+    )
 
 
 def _whole(c):
@@ -79,7 +99,10 @@ def _judged_nonnegative(lists):
 
 def _num_nonrel_judged_ret(c):
     lists = c.lists
-    judged = _count_rows(lists, "judged_nonneg", _judged_nonnegative(lists))
+    if every_row_judged(lists):
+        judged = lists.sizes.astype(np.float64)
+    else:
+        judged = _count_rows(lists, "judged_nonneg", _judged_nonnegative(lists))
     return c.at(judged - _rel_ret(c))
 
 
