@@ -64,6 +64,10 @@ def _judged_support(lists):
 
 def _judged_nonrelevant_count(lists):
     """Judged non-relevant documents of each query (retrieved or not)."""
+    if lists.ideal_labels is None and every_row_judged(lists):
+        s = lists.support
+        relevant = np.bincount(s.query, weights=s.relevant, minlength=lists.n_queries)
+        return lists.sizes - relevant
     if lists.ideal_labels is not None:
         labels = lists.ideal_labels
         codes = lists.ideal_codes_of(np.arange(labels.size))
