@@ -131,6 +131,20 @@ IR_MEASURES = {
     "SetF": ("set_f", False),
     "SetAP": ("set_ap", False),
     "Success": ("hit_rate", True),
+    "SDCG": ("sdcg", True),
+    "INSQ": ("insq", False),
+    "INST": ("inst", False),
+    "NERR8": ("nerr8", True),
+    "NERR9": ("nerr9", True),
+    "NERR10": ("nerr10", False),
+    "NERR11": ("nerr11", False),
+}
+
+#: ir_measures parameters that are the measure's own parameters: name -> the measures.
+_OWN_PARAMS = {
+    "p": {"rbp", "nerr10"},
+    "T": {"inst", "insq", "nerr11"},
+    "max_rel": {"sdcg", "inst", "insq", "nerr8", "nerr9", "nerr10", "nerr11"},
 }
 
 #: ir_measures parameters that set an evaluation option, and that option.
@@ -218,7 +232,7 @@ def _trec(raw):
     return specs or [ForeignSpec(family, metric)]
 
 
-_IR = re.compile(r"(?P<name>[A-Za-z]+)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?")
+_IR = re.compile(r"(?P<name>[A-Za-z]+[0-9]*)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?")
 
 
 def _ir_args(text, raw):
@@ -253,8 +267,12 @@ def _ir(raw):
         else:
             raise ValueError(f"metrics entry {raw!r}: {match['name']} takes no '@cut-off'.")
     for key, value in args.items():
-        if key == "p" and metric == "rbp":
-            params.append(("p", float(value)))
+        if metric in _OWN_PARAMS.get(key, ()):
+            params.append((key, float(value)))
+        elif key == "min_rel" and value == 0:
+            pass  # cwl_eval's default: labels below 0 count as 0
+        elif key == "dcg" and value == "log2" and metric == "sdcg":
+            pass
         elif key == "rel":
             implied.append(("min_relevance", float(value)))
             if metric == "rbp":
@@ -264,7 +282,8 @@ def _ir(raw):
         elif key != "judged_only":
             raise ValueError(
                 f"metrics entry {raw!r}: parameter {key!r} is not supported here; the "
-                "supported ir_measures parameters are p (RBP), rel and judged_only."
+                "supported ir_measures parameters are rel, judged_only, p (RBP, NERR10), T "
+                "(INST, INSQ, NERR11), max_rel and min_rel=0 (the C/W/L measures)."
             )
     if metric == "judged":
         implied.append(("ties", "doc_id"))  # ir_measures' Judged breaks ties by doc_id ascending

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import _kernels as K
+from . import _kernels_cwl as C
 from . import _kernels_gain as G
 from . import _kernels_order as O
 from . import _kernels_trec as T
@@ -203,6 +204,68 @@ TREC_METRICS = (
         graded=True,
         ideal=None,
         strict=True,
+    ),
+)
+
+_CWL = {"graded": True, "ideal": None}
+
+TREC_METRICS += (
+    Metric(
+        name="sdcg",
+        kernel=C._sdcg,
+        description="cwl_eval's scaled DCG@k: sum of g / log2(rank + 1) over the sum of the "
+        "discounts to k, g = min(label, max_rel) / max_rel (max_rel=, default 1)",
+        params=(("max_rel", 1.0),),
+        **_CWL,
+    ),
+    _whole(
+        "insq",
+        C._insq,
+        "C/W/L INSQ: continuation ((i + 2T - 1) / (i + 2T))**2 (T=, max_rel=; cwl_eval)",
+        params=(("T", 1.0), ("max_rel", 1.0)),
+        **_CWL,
+    ),
+    _whole(
+        "inst",
+        C._inst,
+        "C/W/L INST: continuation ((i + T + T_i - 1) / (i + T + T_i))**2, T_i = T - gain so far "
+        "(T=, max_rel=; cwl_eval)",
+        params=(("T", 1.0), ("max_rel", 1.0)),
+        strict=True,
+        **_CWL,
+    ),
+    Metric(
+        name="nerr8",
+        kernel=C._nerr8,
+        description="C/W/L NERR eq. 8 at k: continuation 1 - g before rank k (max_rel=; cwl_eval)",
+        params=(("max_rel", 1.0),),
+        strict=True,
+        **_CWL,
+    ),
+    Metric(
+        name="nerr9",
+        kernel=C._nerr9,
+        description="C/W/L NERR eq. 9 at k: continuation i / (i + 1) * (1 - g) before rank k "
+        "(max_rel=; cwl_eval)",
+        params=(("max_rel", 1.0),),
+        strict=True,
+        **_CWL,
+    ),
+    _whole(
+        "nerr10",
+        C._nerr10,
+        "C/W/L NERR eq. 10: continuation p * (1 - g) (p=, default 0.9; max_rel=; cwl_eval)",
+        params=(("p", 0.9), ("max_rel", 1.0)),
+        strict=True,
+        **_CWL,
+    ),
+    _whole(
+        "nerr11",
+        C._nerr11,
+        "C/W/L NERR eq. 11: INSQ's continuation times 1 - g (T=, max_rel=; cwl_eval)",
+        params=(("T", 1.0), ("max_rel", 1.0)),
+        strict=True,
+        **_CWL,
     ),
 )
 
