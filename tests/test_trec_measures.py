@@ -254,6 +254,13 @@ NEW = [
         "g",
         "ndcg_rel",
         "rndcg",
+        "sdcg",
+        "insq",
+        "inst",
+        "nerr8",
+        "nerr9",
+        "nerr10",
+        "nerr11",
     }
 ]
 
