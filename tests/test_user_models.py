@@ -76,3 +76,23 @@ def test_static_user_models_are_exact_under_tie_averaging():
             for r in ([0, 1, 2, 3], [0, 2, 1, 3])
         ]
         assert average == pytest.approx(np.mean(orders), rel=1e-12), spec
+
+
+def test_compat_equals_the_reference_code(datasets_dir):
+    """Compat(p) on ir_measures' compat fixture (claclark/Compatibility's values, 1e-9)."""
+    folder = datasets_dir / "ir_measures-fixtures"
+    rows = [
+        line.split("\t")
+        for line in (folder / "compat.expected.tsv").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    evaluation = evaluate_run(
+        plain_run(folder / "compat.run"),
+        plain_qrels(folder / "compat.qrels"),
+        metrics=[row[0] for row in rows],
+    )
+    for row in rows:
+        got = evaluation.per_query.loc[["31_1", "31_2"], row[0]].to_numpy()
+        np.testing.assert_allclose(got, np.array(row[1:3], dtype=float), rtol=0, atol=1e-9)
+    mean = evaluation.per_query["Compat(p=0.95)"].mean()
+    assert mean == pytest.approx(float(rows[0][3]), abs=1e-9)

@@ -138,11 +138,13 @@ IR_MEASURES = {
     "NERR9": ("nerr9", True),
     "NERR10": ("nerr10", False),
     "NERR11": ("nerr11", False),
+    "Compat": ("compat", False),
 }
 
 #: ir_measures parameters that are the measure's own parameters: name -> the measures.
 _OWN_PARAMS = {
-    "p": {"rbp", "nerr10"},
+    "p": {"rbp", "nerr10", "compat"},
+    "normalize": {"compat"},
     "T": {"inst", "insq", "nerr11"},
     "max_rel": {"sdcg", "inst", "insq", "nerr8", "nerr9", "nerr10", "nerr11"},
 }
@@ -268,7 +270,7 @@ def _ir(raw):
             raise ValueError(f"metrics entry {raw!r}: {match['name']} takes no '@cut-off'.")
     for key, value in args.items():
         if metric in _OWN_PARAMS.get(key, ()):
-            params.append((key, float(value)))
+            params.append((key, value if isinstance(value, bool) else float(value)))
         elif key == "min_rel" and value == 0:
             pass  # cwl_eval's default: labels below 0 count as 0
         elif key == "dcg" and value == "log2" and metric == "sdcg":
@@ -285,8 +287,8 @@ def _ir(raw):
                 "supported ir_measures parameters are rel, judged_only, p (RBP, NERR10), T "
                 "(INST, INSQ, NERR11), max_rel and min_rel=0 (the C/W/L measures)."
             )
-    if metric == "judged":
-        implied.append(("ties", "doc_id"))  # ir_measures' Judged breaks ties by doc_id ascending
+    if metric in ("judged", "compat"):
+        implied.append(("ties", "doc_id"))  # ir_measures breaks their ties by doc_id ascending
     if metric == "rbp" and "p" not in dict(params):
         params.append(("p", 0.8))
     return [ForeignSpec(raw, metric, k=k, params=tuple(params), implied=tuple(implied))]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import _kernels as K
+from . import _kernels_compat as P
 from . import _kernels_cwl as C
 from . import _kernels_gain as G
 from . import _kernels_order as O
@@ -266,6 +267,18 @@ TREC_METRICS += (
         params=(("T", 1.0), ("max_rel", 1.0)),
         strict=True,
         **_CWL,
+    ),
+)
+
+TREC_METRICS += (
+    _whole(
+        "compat",
+        P._compat,
+        "compatibility (Clarke et al.): rank-biased overlap with the ideal ranking of the "
+        "judged relevant documents, p=0.95, normalize=True divides by the ideal's own",
+        graded=True,
+        strict=True,
+        params=(("p", 0.95), ("normalize", True)),
     ),
 )
 
