@@ -304,3 +304,12 @@ def test_new_measures_invariants(data, seed):
             np.testing.assert_allclose(
                 ideal.loc[has_pos, name], METRICS[name].ideal, atol=1e-12, err_msg=name
             )
+
+
+def test_evaluate_applies_implied_options_per_name():
+    table = evaluate(
+        [2, 1, 0], [3.0, 2.0, 1.0], qid=[1, 1, 1], metrics=["P@2", "P(rel=2)@2"], ties="stable"
+    ).per_query
+    assert table.loc[1, "P@2"] == 1.0 and table.loc[1, "P(rel=2)@2"] == 0.5
+    with pytest.raises(ValueError, match="evaluate_run"):
+        evaluate([1, 0], [1.0, 0.0], qid=[1, 1], metrics=["AP(judged_only=True)"])

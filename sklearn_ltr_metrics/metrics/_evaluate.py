@@ -12,7 +12,7 @@ from .._validation import (
 )
 from ._engine import check_n_jobs, evaluate_arrays
 from ._evaluation import RankingEvaluation
-from ._names import check_implied
+from ._names import merge_columns, option_groups
 from ._options import CONVENTIONS, check_options
 from ._registry import parse_metrics
 
@@ -160,7 +160,6 @@ def evaluate(
         err_max_grade=err_max_grade,
     )
     specs = parse_metrics(metrics, k, options=options)
-    check_implied(specs, options)
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
     if coded is None:
@@ -176,15 +175,19 @@ def evaluate(
     y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
-    return evaluate_arrays(
-        y_true_arr,
-        y_score_arr,
-        qid_arr,
-        specs,
-        options,
-        doc_id=doc_arr,
-        query_stats=query_stats,
-        n_jobs=n_jobs,
-        qid_runs=qid_runs,
-        qid_values=qid_values,
-    )
+    parts = [
+        evaluate_arrays(
+            y_true_arr,
+            y_score_arr,
+            qid_arr,
+            group,
+            group_options,
+            doc_id=doc_arr,
+            query_stats=query_stats,
+            n_jobs=n_jobs,
+            qid_runs=qid_runs,
+            qid_values=qid_values,
+        )
+        for group, group_options in option_groups(specs, options)
+    ]
+    return parts[0] if len(parts) == 1 else merge_columns(parts, options)

@@ -17,11 +17,11 @@ import pandas as pd
 __all__ = [
     "ALL_TREC",
     "ForeignSpec",
-    "check_implied",
     "foreign_names",
     "foreign_specs",
     "implied_groups",
     "merge_columns",
+    "option_groups",
 ]
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -323,14 +323,17 @@ def merge_columns(evaluations, options):
     return RankingEvaluation(per_query, parts, options)
 
 
-def check_implied(specs, options):
-    """Refuse a name whose implied options differ from the call's (flat arrays evaluate every
-    spec under one set of options; ``evaluate_run`` evaluates each group apart)."""
-    for spec in specs:
-        for key, value in spec.implied:
-            if options.get(key) != value:
+def option_groups(specs, options):
+    """``[(specs, options), ...]``: the specs of each set of implied options, with the
+    options it gives, for flat arrays (``evaluate``): ``judged_only`` needs judgments apart
+    from the ranked rows, so it is refused there with the fix."""
+    out = []
+    for implied, group in implied_groups(specs):
+        for key, value in implied:
+            if key not in options:
                 raise ValueError(
-                    f"metrics entry {spec.column!r} implies {key}={value!r}, but this "
-                    f"evaluation has {key}={options.get(key)!r}; pass {key}={value!r} (and "
-                    "give such names in separate calls), or use evaluate_run(run, qrels, ...)."
+                    f"metrics entry {group[0].column!r} implies {key}={value!r}, which needs "
+                    "judgments apart from the ranked rows; use evaluate_run(run, qrels, ...)."
                 )
+        out.append((group, {**options, **dict(implied)}))
+    return out
