@@ -16,7 +16,7 @@ from .._validation import check_choice, check_columns, check_labels, check_qid, 
 from ._engine import evaluate_arrays
 from ._evaluation import RankingEvaluation
 from ._kernels_trec import empty_ranking_values
-from ._names import implied_groups, merge_columns
+from ._names import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._registry import parse_metrics
 
@@ -110,6 +110,9 @@ def evaluate_run(
     parts = []
     for implied, group in implied_groups(specs):
         group_options = {**resolved, **{key: v for key, v in implied if key in resolved}}
+        if "trec_gains" in dict(implied):
+            pairs = dict(implied)["trec_gains"]
+            group_options["gain"] = trec_gain_mapping(np.asarray(label, dtype=np.float64), pairs)
         group_unjudged = dict(implied).get("unjudged", unjudged)
         parts.append(
             _evaluate_specs(

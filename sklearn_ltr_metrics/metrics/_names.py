@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "implied_groups",
     "merge_columns",
     "option_groups",
+    "trec_gain_mapping",
 ]
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -30,7 +32,7 @@ _MULTS = tuple(i / 5 for i in range(1, 11))
 
 #: trec_eval family -> (package metric, parameter kind, default parameters).
 #: Kinds: "cut" (integer cut-offs, ``P_10``), "level" (recall levels), "mult", "utility",
-#: "p" (``rbp.p=0.9``), None (no parameter).
+#: "p" (``rbp.p=0.9``), "gains" (``ndcg.1=3,2=9``: a gain per label), None (no parameter).
 TREC_FAMILIES = {
     "num_ret": ("num_ret", None, ()),
     "num_rel": ("num_rel", None, ()),
@@ -50,16 +52,16 @@ TREC_FAMILIES = {
     "gm_bpref": ("gm_bpref", None, ()),
     "utility": ("utility", "utility", ((1.0, -1.0, 0.0, 0.0),)),
     "11pt_avg": ("11pt_avg", "levels", (_LEVELS,)),
-    "ndcg": ("ndcg", None, ()),
+    "ndcg": ("ndcg", "gains", ()),
     "relative_P": ("relative_precision", "cut", _CUTS),
     "Rprec_mult": ("r_precision_mult", "mult", _MULTS),
     "success": ("hit_rate", "cut", (1, 5, 10)),
     "map_cut": ("average_precision", "cut", _CUTS),
     "ndcg_cut": ("ndcg", "cut", _CUTS),
-    "ndcg_rel": ("ndcg_rel", None, ()),
-    "Rndcg": ("rndcg", None, ()),
+    "ndcg_rel": ("ndcg_rel", "gains", ()),
+    "Rndcg": ("rndcg", "gains", ()),
     "binG": ("bing", None, ()),
-    "G": ("g", None, ()),
+    "G": ("g", "gains", ()),
     "set_P": ("set_precision", None, ()),
     "set_recall": ("set_recall", None, ()),
     "set_relative_P": ("set_relative_precision", None, ()),
@@ -184,6 +186,16 @@ def _trec_params(text, kind, raw):
         if len(values) != 4:
             raise ValueError(f"metrics entry {raw!r}: utility takes 4 coefficients a,b,c,d.")
         return (values,)
+    if kind == "gains":
+        pairs = []
+        for part in text.split(","):
+            level, eq, gain = part.partition("=")
+            if not eq:
+                raise ValueError(
+                    f"metrics entry {raw!r}: gains are label=gain pairs, e.g. ndcg.1=3,2=9."
+                )
+            pairs.append((float(_number(level, raw)), float(_number(gain, raw))))
+        return (tuple(pairs),)
     if kind == "p":
         key, _, value = text.partition("=")
         if key != "p" or not value:
@@ -198,11 +210,13 @@ def _trec_params(text, kind, raw):
 
 
 def _trec_spec(family, metric, kind, value, text):
-    if kind is None:
+    if kind is None or (kind == "gains" and not text):
         return ForeignSpec(family, metric)
     named = f"{family}_{text}" if text else family  # trec_eval prints the parameters as given
     if kind == "levels":
         return ForeignSpec(named, metric, params=(("recall_levels", value),))
+    if kind == "gains":
+        return ForeignSpec(named, metric, implied=(("trec_gains", value),))
     if kind == "cut":
         return ForeignSpec(f"{family}_{value}", metric, k=int(value))
     if kind == "level":
@@ -221,7 +235,7 @@ def _trec(raw):
     family, dot, text = raw.partition(".")
     if family not in TREC_FAMILIES:
         head, _, tail = raw.rpartition("_")
-        if head in TREC_FAMILIES and TREC_FAMILIES[head][1] not in (None, "p", "levels"):
+        if head in TREC_FAMILIES and TREC_FAMILIES[head][1] not in (None, "p", "levels", "gains"):
             family, dot, text = head, ".", tail
         else:
             return None
@@ -230,6 +244,8 @@ def _trec(raw):
         raise ValueError(f"metrics entry {raw!r}: trec_eval's {family} takes no parameter.")
     given = text if dot else ""
     values = _trec_params(text, kind, raw) if given else defaults
+    if kind == "gains" and not given:
+        values = (None,)
     specs = [_trec_spec(family, metric, kind, v, given) for v in values]
     return specs or [ForeignSpec(family, metric)]
 
@@ -333,7 +349,16 @@ def option_groups(specs, options):
             if key not in options:
                 raise ValueError(
                     f"metrics entry {group[0].column!r} implies {key}={value!r}, which needs "
-                    "judgments apart from the ranked rows; use evaluate_run(run, qrels, ...)."
+                    "judgments apart from the ranked rows; use evaluate_run(run, qrels, ...) "
+                    "(or, for trec_eval's gains, gain={label: gain, ...})."
                 )
         out.append((group, {**options, **dict(implied)}))
     return out
+
+
+def trec_gain_mapping(labels, pairs):
+    """trec_eval's gains of ``ndcg.1=3,2=9``: every label >= 0 of the judgments is its own gain
+    unless the pairs give it another (a mapping for ``gain=``)."""
+    mapping = {float(v): float(v) for v in np.unique(labels[np.asarray(labels) >= 0])}
+    mapping.update(dict(pairs))
+    return mapping
