@@ -250,6 +250,7 @@ NEW = [
         "nerr9",
         "nerr10",
         "nerr11",
+        "bpm",
     }
 ]
 

@@ -8,9 +8,6 @@ from sklearn_ltr_metrics import evaluate, evaluate_run
 
 from .test_conformance import plain_qrels, plain_run
 
-#: Measures of cwl.expected.tsv not implemented here (BPM: the bejeweled player model).
-NOT_HERE = ("BPM",)
-
 
 def _expected(folder):
     rows = [
@@ -23,14 +20,14 @@ def _expected(folder):
 
 def test_cwl_measures_equal_cwl_eval(datasets_dir):
     folder = datasets_dir / "ir_measures-fixtures"
-    expected = {k: v for k, v in _expected(folder).items() if not k.startswith(NOT_HERE)}
+    expected = _expected(folder)
     evaluation = evaluate_run(
         plain_run(folder / "cwl.run"), plain_qrels(folder / "cwl.qrels"), metrics=list(expected)
     )
     for name, values in expected.items():
         got = evaluation.per_query.loc[["T1", "T2", "T3"], name].to_numpy()
         np.testing.assert_allclose(got, values, atol=1e-4, err_msg=name)
-    assert len(expected) >= 15
+    assert len(expected) == 18  # every measure of the fixture
 
 
 def _dense_cwl(gains, continuation, depth=1000):
@@ -52,6 +49,7 @@ def _dense_cwl(gains, continuation, depth=1000):
         ("NERR8(max_rel=4)@4", lambda i, cg, g: (1 - g) if i < 4 else 0.0),
         ("NERR9(max_rel=4)@4", lambda i, cg, g: i / (i + 1) * (1 - g) if i < 4 else 0.0),
         ("SDCG(max_rel=4)@4", lambda i, cg, g: np.log2(i + 1) / np.log2(i + 2) if i < 4 else 0.0),
+        ("BPM(T=1.5,max_rel=4)@5", lambda i, cg, g: 1.0 if cg < 1.5 and i < 5 else 0.0),
     ],
 )
 def test_graded_gains_follow_the_definition(spec, continuation):

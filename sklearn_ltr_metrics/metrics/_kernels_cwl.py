@@ -192,3 +192,24 @@ def _query_of(c, rank):
     lists = c.lists
     sizes = np.minimum(lists.sizes, DEPTH)
     return np.repeat(np.arange(lists.n_queries), sizes)
+
+
+def _bpm(c):
+    """The bejeweled player model (static): the user reads to rank ``L``, the first rank where
+    the gain so far reaches ``T`` or the rank ``k`` (the cost bound), and the value is the gain
+    of the first ``L`` rows over ``L``."""
+    _strict_order(c, "bpm")
+    lists = c.lists
+    s = lists.support
+    gain = _gain(s.labels, c.options)
+    so_far = s.prefix(gain)
+    reached = np.flatnonzero(so_far >= c.options["T"])
+    first_rank = np.full(lists.n_queries, np.inf)
+    queries, first = np.unique(s.query[reached], return_index=True)
+    first_rank[queries] = s.position[reached[first]] + 1.0
+    k = np.where(np.isinf(c.k), DEPTH, np.minimum(c.k, DEPTH))
+    depth = np.minimum(k, c.at(first_rank))
+    kk = np.minimum(depth, c.at(lists.sizes)).astype(np.int64)
+    name = f"bpm_{c.options['max_rel']!r}"
+    total = lists._term_sums(name, lambda s: _gain(s.labels, c.options), c.query, kk)
+    return total / depth

@@ -141,14 +141,15 @@ IR_MEASURES = {
     "NERR10": ("nerr10", False),
     "NERR11": ("nerr11", False),
     "Compat": ("compat", False),
+    "BPM": ("bpm", True),
 }
 
 #: ir_measures parameters that are the measure's own parameters: name -> the measures.
 _OWN_PARAMS = {
     "p": {"rbp", "nerr10", "compat"},
     "normalize": {"compat"},
-    "T": {"inst", "insq", "nerr11"},
-    "max_rel": {"sdcg", "inst", "insq", "nerr8", "nerr9", "nerr10", "nerr11"},
+    "T": {"inst", "insq", "nerr11", "bpm"},
+    "max_rel": {"sdcg", "inst", "insq", "nerr8", "nerr9", "nerr10", "nerr11", "bpm"},
 }
 
 #: ir_measures parameters that set an evaluation option, and that option.

@@ -252,6 +252,15 @@ TREC_METRICS += (
         strict=True,
         **_CWL,
     ),
+    Metric(
+        name="bpm",
+        kernel=C._bpm,
+        description="C/W/L bejeweled player model at k: the gain of the first L rows over L, L "
+        "the first rank where the gain so far reaches T or k (T=, max_rel=; cwl_eval)",
+        params=(("T", 1.0), ("max_rel", 1.0)),
+        strict=True,
+        **_CWL,
+    ),
     _whole(
         "nerr10",
         C._nerr10,
