@@ -231,8 +231,8 @@ def describe_metric(name):
     >>> from sklearn_ltr_metrics.metrics import describe_metric
     >>> describe_metric("mrr")
     'mrr: 1 / rank of the first relevant row within k, else 0'
-    >>> describe_metric("P_10")
-    'P_10: precision@10 (hits@k / k (precision_denominator=\'min_k_n_docs\': / min(k, n_docs)))'
+    >>> describe_metric("recip_rank")
+    'recip_rank: mrr (1 / rank of the first relevant row within k, else 0)'
     """
     key = str(name).strip()
     if not _is_own(key.partition("@")[0]):
