@@ -270,6 +270,28 @@ def _is_own(name):
     return name in METRICS or name in ALIASES or bool(_F_BETA.fullmatch(name))
 
 
+def _own_metric(raw, name, options):
+    """``(metric, column name, parameters)`` of a spec in the package's own names (``name`` is
+    ``raw`` lower-cased, before ``@``); an unknown name is refused, shown as typed."""
+    f_beta = _F_BETA.fullmatch(name)
+    if f_beta and name != "f1":
+        beta = float(f_beta.group(1))
+        if not beta > 0:
+            raise ValueError(
+                f"metrics entry {raw!r} asks for F-beta with beta={beta:g}; beta must be > 0, "
+                "e.g. 'f2@10' or 'f0.5@10'."
+            )
+        return get_metric("fbeta"), name, (("beta", beta),)
+    if not _is_own(name):  # nor a trec_eval / ir_measures name: shown as typed
+        shown = raw.strip().partition("@")[0]
+        raise unknown_name_error("metric", shown, metric_names(foreign=True), param="metrics")
+    metric = get_metric(name)
+    if metric.name == "fbeta":
+        beta = options.get("beta", 1.0)
+        return metric, _beta_label(beta), (("beta", beta),)
+    return metric, name, ()
+
+
 def _beta_label(beta):
     return f"f{float(beta):g}"
 
@@ -307,21 +329,7 @@ def parse_metrics(metrics, k=None, *, options=None):
                     params = (*metric.params, *f.params)
                     specs.append(_Spec(f.column, metric, f.k, params, f.implied))
             continue
-        params = ()
-        f_beta = _F_BETA.fullmatch(name)
-        if f_beta and name != "f1":
-            beta = float(f_beta.group(1))
-            if not beta > 0:
-                raise ValueError(
-                    f"metrics entry {raw!r} asks for F-beta with beta={beta:g}; beta must be > 0, "
-                    "e.g. 'f2@10' or 'f0.5@10'."
-                )
-            metric, params = get_metric("fbeta"), (("beta", beta),)
-        else:
-            metric = get_metric(name)
-            if metric.name == "fbeta":
-                beta = options.get("beta", 1.0)
-                name, params = _beta_label(beta), (("beta", beta),)
+        metric, name, params = _own_metric(raw, name, options)
         if sep:
             if not k_text:
                 raise ValueError(f"metrics entry {raw!r} has '@' but no cut-off; e.g. 'ndcg@10'.")
