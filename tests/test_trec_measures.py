@@ -175,7 +175,7 @@ def test_names_are_listed_and_explained():
 
 def test_order_measures_refuse_tie_averaging():
     with pytest.raises(ValueError, match="ties="):
-        evaluate([1, 0, 1], [1.0, 1.0, 0.5], qid=[1, 1, 1], metrics=["bpref"])
+        evaluate([1, 0, 1], [1.0, 1.0, 0.5], qid=[1, 1, 1], metrics=["infap"])
     # Without ties among the relevant rows the policy does not matter.
     got = evaluate([1, 0, 0], [2.0, 1.0, 1.0], qid=[1, 1, 1], metrics=["bpref", "infap"])
     assert got.per_query.loc[1, "bpref"] == 1.0 and got.per_query.loc[1, "infap"] == 1.0
@@ -183,7 +183,17 @@ def test_order_measures_refuse_tie_averaging():
 
 @pytest.mark.parametrize(
     "spec",
-    ["set_precision", "set_ap", "relative_precision@2", "r_precision_mult", "rbp", "rbp@3"],
+    [
+        "set_precision",
+        "set_ap",
+        "relative_precision@2",
+        "r_precision_mult",
+        "rbp",
+        "rbp@3",
+        "bpref",
+        "bing",
+        "sdcg@3",
+    ],
 )
 def test_tie_averaged_values_are_the_mean_over_orderings(spec):
     """ties='average' equals the mean over every order of the tied rows (ties='stable')."""
@@ -303,3 +313,27 @@ def test_evaluate_applies_implied_options_per_name():
     assert table.loc[1, "P@2"] == 1.0 and table.loc[1, "P(rel=2)@2"] == 0.5
     with pytest.raises(ValueError, match="evaluate_run"):
         evaluate([1, 0], [1.0, 0.0], qid=[1, 1], metrics=["AP(judged_only=True)"])
+
+
+@pytest.mark.parametrize("spec", ["bpref", "bing", "num_nonrel_judged_ret", "unjudged@3"])
+def test_tie_averaged_run_values_are_the_mean_over_orderings(spec):
+    """evaluate_run with unjudged and negatively judged rows in tied blocks: ties='average'
+    equals the mean over every order of the tied rows (ties='stable' follows input order)."""
+    run = pd.DataFrame(
+        {
+            "qid": "q",
+            "doc_id": ["a", "b", "c", "d", "e", "f", "g"],
+            "score": [3.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"qid": "q", "doc_id": ["a", "b", "c", "e", "f", "g", "z"], "label": [0, 1, 0, -1, 1, 0, 1]}
+    )
+    average = evaluate_run(run, qrels, metrics=[spec], ties="average").per_query.iloc[0, -1]
+    values = []
+    for first in itertools.permutations([1, 2, 3, 4]):
+        for second in itertools.permutations([5, 6]):
+            rows = run.iloc[[0, *first, *second]]
+            table = evaluate_run(rows, qrels, metrics=[spec], ties="stable").per_query
+            values.append(table.iloc[0, -1])
+    assert average == pytest.approx(np.mean(values), rel=1e-12)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels_ties import bin_g_tied, bpref_tied
 from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
 
 __all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
@@ -26,9 +27,11 @@ INFAP_EPSILON = 1e-5
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
-def _strict_order(c, name):
+def _strict_order(c, name, average=False):
+    """Refuse a ranking with tied relevant or judged rows unless the order is strict (or,
+    with ``average``, the measure has its tie-averaged form and ties are averaged)."""
     lists = c.lists
-    if lists.average_ties or lists.threshold_ties:
+    if (lists.average_ties and not average) or lists.threshold_ties:
         raise ValueError(
             f"metric {name!r} has no exact form under ties={c.options['ties']!r} and this "
             "ranking has tied scores among its relevant or judged rows; pass ties='trec_eval' "
@@ -84,10 +87,12 @@ def _exclusive(s, flags):
 
 
 def _bpref_values(c):
-    _strict_order(c, "bpref")
+    _strict_order(c, "bpref", average=True)
     lists = c.lists
 
     def compute():
+        if lists.average_ties:
+            return _bpref_tied(lists)
         s, rel, _, nonrel_before, _ = _judged_support(lists)
         n_rel = lists.n_pos
         idx = np.flatnonzero(rel)
@@ -100,6 +105,15 @@ def _bpref_values(c):
         return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
 
     return cached(lists, "bpref", compute)
+
+
+def _bpref_tied(lists):
+    n_nonrel = _judged_nonrelevant_count(lists)
+    if every_row_judged(lists):
+        return bpref_tied(lists, lists.support, None, n_nonrel)
+    s = row_support(lists, "judged", judged_rows(lists))
+    counted = s.member & (s.labels >= 0) & ~lists.is_relevant(s.labels)
+    return bpref_tied(lists, s, counted, n_nonrel)
 
 
 def _bpref(c):
@@ -193,8 +207,10 @@ def _eleven_point(c):
 def _bin_g(c):
     """trec_eval's binG: the mean over relevant documents of ``1 / log2(2 + non-relevant rows
     above)``."""
-    _strict_order(c, "bing")
+    _strict_order(c, "bing", average=True)
     lists = c.lists
+    if lists.average_ties:
+        return c.at(bin_g_tied(lists))
     s = lists.support
     rel = s.relevant
     nonrel_above = s.position - (s.prefix(rel) - 1)

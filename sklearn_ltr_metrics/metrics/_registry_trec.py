@@ -131,8 +131,7 @@ TREC_METRICS = (
         "bpref",
         O._bpref,
         "mean over relevant documents of 1 - (judged non-relevant rows above, at most n_pos) "
-        "/ min(judged non-relevant, n_pos) (trec_eval bpref; strict order)",
-        strict=True,
+        "/ min(judged non-relevant, n_pos) (trec_eval bpref)",
     ),
     _whole(
         "gm_bpref",
@@ -141,7 +140,6 @@ TREC_METRICS = (
         value_range=_LOG,
         ideal=0.0,
         total="geometric",
-        strict=True,
     ),
     _whole(
         "gm_map",
@@ -180,7 +178,6 @@ TREC_METRICS = (
         "bing",
         O._bin_g,
         "mean over relevant documents of 1 / log2(2 + non-relevant rows above) (trec_eval binG)",
-        strict=True,
     ),
     _whole(
         "g",

@@ -1,0 +1,72 @@
+"""bpref and binG under ``ties="average"``: their exact expectation over the orders of each
+tied block.
+
+Both score a relevant row by the non-relevant rows above it (bpref: the judged non-relevant
+ones; binG: all of them). In a tied block holding ``m`` such rows, the number of them a given
+relevant row of the block finds above it is uniform on ``0..m`` (its place among those ``m``
+rows is uniform; the block's other rows do not matter), so its expected term is the mean of
+the term at ``a, a+1, ..., a+m``, ``a`` the rows of that kind in the blocks above. Both means
+are read from closed forms or a prefix table: no sampling, no loop per query.
+Formulas: ``docs/conventions.rst`` ("trec_eval's other measures").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["bin_g_tied", "bpref_tied"]
+
+
+def _blocks(s, counted=None):
+    """Per tied block of the support ``s``: its query, relevant rows ``r``, size, and the rows
+    of the kind counted above a relevant row in the block (``m``) and in the query's blocks
+    above it (``a``). ``counted`` flags those rows; None counts every non-relevant row (the
+    support then misses some of the rows above: they are counted from the block's rank)."""
+    first, size = s.block_first, s.block_size
+    query = s.query[first]
+    rel = (s.relevant & s.member).astype(np.int64)
+    r = np.add.reduceat(rel, first) if rel.size else rel
+    if counted is None:
+        a = s.block_start - (s.prefix(rel) - rel)[first] if rel.size else rel
+        return query, r, size - r, a
+    counted = counted.astype(np.int64)
+    m = np.add.reduceat(counted, first) if counted.size else counted
+    a = (s.prefix(counted) - counted)[first] if counted.size else counted
+    return query, r, m, a
+
+
+def _min_sum(y, cap):
+    """``sum_{x=0}^{y-1} min(x, cap)``."""
+    below = np.minimum(y, cap + 1.0)
+    return below * (below - 1.0) / 2.0 + cap * np.maximum(y - cap - 1.0, 0.0)
+
+
+def _per_relevant(lists, query, r, mean):
+    total = np.bincount(query, weights=r * mean, minlength=lists.n_queries)
+    n_pos = lists.n_pos
+    return np.where(n_pos > 0, total / np.where(n_pos > 0, n_pos, 1.0), 0.0)
+
+
+def bpref_tied(lists, s, counted, n_nonrel):
+    """Per query bpref, each relevant row's term averaged over the orders of its block.
+
+    ``s`` is the support of the judged rows with ``counted`` flagging the judged non-relevant
+    ones, or, with ``counted=None``, the ranked support of flat arrays where every row is
+    judged. ``n_nonrel``: the judged non-relevant documents of each query.
+    """
+    query, r, m, a = _blocks(s, counted)
+    n_rel = lists.n_pos[query]
+    bound = np.minimum(n_nonrel[query], n_rel)
+    sums = _min_sum(a + m + 1.0, n_rel) - _min_sum(a, n_rel)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(bound > 0, 1.0 - sums / ((m + 1.0) * bound), 1.0)
+    return _per_relevant(lists, query, r, mean)
+
+
+def bin_g_tied(lists):
+    """Per query binG, each relevant row's term averaged over the orders of its block."""
+    query, r, m, a = _blocks(lists.support)
+    longest = int(lists.sizes.max(initial=0)) + 2
+    table = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(2.0 + np.arange(longest)))))
+    mean = (table[(a + m + 1).astype(np.int64)] - table[a.astype(np.int64)]) / (m + 1.0)
+    return _per_relevant(lists, query, r, mean)
