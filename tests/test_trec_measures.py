@@ -337,3 +337,12 @@ def test_tie_averaged_run_values_are_the_mean_over_orderings(spec):
             table = evaluate_run(rows, qrels, metrics=[spec], ties="stable").per_query
             values.append(table.iloc[0, -1])
     assert average == pytest.approx(np.mean(values), rel=1e-12)
+
+
+def test_scorers_take_the_foreign_names():
+    from sklearn_ltr_metrics.metrics import make_ranking_scorer
+
+    scorer = make_ranking_scorer(["nDCG@10", "P.5,10"])
+    assert scorer.metrics == ("nDCG@10", "P_5", "P_10")
+    with pytest.raises(ValueError, match="stands for 2 measures"):
+        make_ranking_scorer("P.5,10")

@@ -217,6 +217,12 @@ class RankingScorer:
             **{key: options[key] for key in OPTION_KEYS if key in options},
         )
         specs = parse_metrics(list(metric) if self.multimetric else metric, k, options=resolved)
+        if not self.multimetric and len(specs) > 1:
+            raise ValueError(
+                f"metric={metric!r} stands for {len(specs)} measures "
+                f"({', '.join(spec.column for spec in specs)}); a single-metric scorer scores "
+                "one: pass one of them, or a list for a multi-metric scorer."
+            )
         if resolved["ties"] in ("trec_eval", "doc_id"):
             raise ValueError(
                 f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
