@@ -26,6 +26,8 @@ NAMES = [
     "nDCG",
     "Bpref",
     "infAP",
+    "IPrec@0.3",
+    "IPrec@0.8",
     "Judged@5",
     "NumRet",
     "NumRel",
@@ -89,3 +91,33 @@ def _compare(run, qrels, names):
     for (name, qid), value in expected.items():
         assert table.loc[qid, name] == pytest.approx(value, abs=1e-9), (name, qid)
     assert len(expected) >= len(names)
+
+
+#: pytrec_eval's measures not compared per topic: strings and counts of topics, the geometric
+#: means (summaries only), and the interpolated precision, which pytrec_eval computes with
+#: trec_eval 9's rounding (the IPrec test above checks that rounding through ir_measures).
+NOT_PER_TOPIC = {"relstring", "runid", "num_q", "gm_map", "gm_bpref", "iprec_at_recall"}
+NOT_PER_TOPIC |= {"11pt_avg"}
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run_and_qrels())
+def test_all_trec_equals_pytrec_eval(data):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels = data
+    judged, ranked = {}, {}
+    for q, doc, label in qrels.itertuples(index=False):
+        judged.setdefault(q, {})[doc] = int(label)
+    for q, doc, score in run.itertuples(index=False):
+        ranked.setdefault(q, {})[doc] = float(score)
+    measures = set(pytrec_eval.supported_measures) - NOT_PER_TOPIC
+    reference = pytrec_eval.RelevanceEvaluator(judged, measures).evaluate(ranked)
+    table = evaluate_run(run, qrels, metrics="all_trec").per_query
+    checked = 0
+    for qid, values in reference.items():
+        for name, value in values.items():
+            if name.startswith(("iprec_at_recall", "11pt_avg")):
+                continue
+            assert table.loc[qid, name] == pytest.approx(value, abs=1e-9), (name, qid)
+            checked += 1
+    assert checked >= 75 * len(reference)  # every per-topic measure of pytrec_eval

@@ -180,7 +180,10 @@ def _interpolated_of(lists):
 def _iprec_at(c, level, parts):
     lists = c.lists
     best, offsets, rel_ret, overall = parts
-    cut = np.floor(level * lists.n_pos + 0.5).astype(np.int64)  # C's lround, level >= 0
+    # trec_eval 10 rounds level * n_pos to the nearest (C's lround, level >= 0); trec_eval 9,
+    # hence pytrec_eval and ir_measures, adds 0.9 and truncates.
+    shift = 0.9 if c.options.get("recall_rounding") == "trec_eval_9" else 0.5
+    cut = np.floor(level * lists.n_pos + shift).astype(np.int64)
     index = offsets[:-1] + np.maximum(cut, 1) - 1
     inside = (cut <= rel_ret) & (rel_ret > 0)
     at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.size)

@@ -280,7 +280,9 @@ def _ir(raw):
     params, implied, k = [], [], None
     if match["cut"] is not None:
         if takes == "level":
+            # ir_measures computes IPrec with pytrec_eval, i.e. trec_eval 9's rounding.
             params.append(("recall_level", float(match["cut"])))
+            params.append(("recall_rounding", "trec_eval_9"))
         elif takes:
             k = int(_number(match["cut"], raw))
         else:

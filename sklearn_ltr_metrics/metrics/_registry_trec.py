@@ -161,10 +161,11 @@ TREC_METRICS = (
         "iprec_at_recall",
         O._iprec_at_recall,
         "interpolated precision at recall_level= (largest precision at or past the "
-        "round(level * n_pos)-th relevant row; trec_eval iprec_at_recall_0.10)",
+        "round(level * n_pos)-th relevant row; trec_eval iprec_at_recall_0.10; "
+        "recall_rounding='trec_eval_9': floor(level * n_pos + 0.9), ir_measures' IPrec)",
         ideal=None,
         strict=True,
-        params=(("recall_level", 0.0),),
+        params=(("recall_level", 0.0), ("recall_rounding", "nearest")),
     ),
     _whole(
         "11pt_avg",
