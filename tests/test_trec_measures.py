@@ -59,6 +59,7 @@ def _top(run, depth):
     ("expected", "qrels", "run", "options", "depth"),
     [
         ("out.test.aq", "qrels.test", "results.test", {}, None),
+        ("out.test.a", "qrels.test", "results.test", {}, None),
         ("out.test.aql", "qrels.rel_level", "results.test", {"min_relevance": 2}, None),
         ("out.test.aqc", "qrels.test", "results.trunc", {"missing_queries": "zero"}, None),
         ("out.test.aqcM", "qrels.test", "results.trunc", {"missing_queries": "zero"}, 100),
@@ -72,6 +73,18 @@ def test_all_trec_equals_trec_eval(datasets_dir, expected, qrels, run, options, 
     evaluation = evaluate_run(ranked, plain_qrels(folder / qrels), metrics="all_trec", **options)
     checked = _compare(evaluation.per_query, _expected(folder / expected))
     assert len(checked) >= 95  # every per-topic measure of -m all_trec
+
+
+def test_default_measures_equal_trec_eval(datasets_dir):
+    """out.test: trec_eval's default measure set (no -m), summaries only, by their names."""
+    folder = datasets_dir / "trec_eval-test"
+    expected = _expected(folder / "out.test")
+    for qrels in ("qrels.test", "qrels.test.with-comments"):
+        judged = plain_qrels(folder / qrels)
+        evaluation = evaluate_run(
+            plain_run(folder / "results.test"), judged, metrics=sorted(set(expected["measure"]))
+        )
+        assert len(_compare(evaluation.per_query, expected)) >= 25
 
 
 def test_measures_with_parameters_equal_trec_eval(datasets_dir):
