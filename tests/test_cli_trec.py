@@ -73,3 +73,33 @@ def test_trec_format_is_refused_where_it_has_no_meaning(tmp_path, datasets_dir):
     )
     assert result.returncode == 2 and "ltr-eval evaluate" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_zscores_print_trec_eval_z_lines(datasets_dir):
+    """out.test.aqZ: trec_eval -Z, each value as its z-score against zscores_file."""
+    folder = datasets_dir / "trec_eval-test"
+    result = run_main(
+        "evaluate",
+        "--qrels",
+        folder / "qrels.test",
+        "--run",
+        folder / "results.test",
+        "--metrics",
+        "all_trec",
+        "--format",
+        "trec",
+        "--zscores",
+        folder / "zscores_file",
+    )
+    assert result.returncode == 0, result.stderr
+    assert _lines(result.stdout) == _lines((folder / "out.test.aqZ").read_text())
+    refused = run_main(
+        "evaluate",
+        "--qrels",
+        folder / "qrels.test",
+        "--run",
+        folder / "results.test",
+        "--zscores",
+        folder / "zscores_file",
+    )
+    assert refused.returncode == 2 and "--format trec" in refused.stderr

@@ -18,7 +18,7 @@ from ._inputs import (
 )
 from ._output import emit, frame_as, report_as, write_report
 from ._parser import UsageError
-from ._trec import trec_layout
+from ._trec import read_zscores, trec_layout
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -43,6 +43,8 @@ def cmd_evaluate(args):
     force = check_output(args)
     if args.format == "trec" and args.output:
         raise UsageError("--format trec prints trec_eval's layout only; drop --output.")
+    if args.zscores and args.format != "trec":
+        raise UsageError("--zscores gives trec_eval's -Z lines: add --format trec.")
     metrics = metric_specs(args)
     source = read_source(args)
     for note in source.notes:
@@ -52,7 +54,8 @@ def cmd_evaluate(args):
     else:
         evaluation, per_cutoff = source.evaluate(metrics), None
     if args.format == "trec":
-        emit(trec_layout(evaluation.per_query, metrics, source.name))
+        zscores = read_zscores(args.zscores) if args.zscores else None
+        emit(trec_layout(evaluation.per_query, metrics, source.name, zscores=zscores))
         return 0
     if args.per_query:
         emit(frame_as(evaluation.per_query.reset_index(), args.format))

@@ -384,6 +384,12 @@ def _add_evaluate(sub, commands):
         action="store_true",
         help="print the per-query table instead of the summary",
     )
+    evaluate.add_argument(
+        "--zscores",
+        metavar="FILE",
+        help="with --format trec: print z-scores against FILE's lines 'qid measure mean "
+        "stddev' (trec_eval -Z)",
+    )
     _add_report_options(evaluate)
     evaluate.set_defaults(subparser=evaluate, func=commands.get("evaluate"))
 
