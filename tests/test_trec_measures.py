@@ -173,6 +173,9 @@ def test_names_are_listed_and_explained():
     names = metric_names(foreign=True)
     assert {"P", "ndcg_cut", "Rprec_mult", "nDCG", "RBP", "NumRelRet"} <= set(names)
     assert "P" not in metric_names()
+    own = set(metric_names())
+    for name in set(names) - own:  # every foreign family is explained under its own name
+        assert describe_metric(name).startswith(f"{name}: "), name
     assert describe_metric("P_10").startswith("P_10: precision@10 (")
     assert "min_relevance=2.0" in describe_metric("P(rel=2)@5")
     with pytest.raises(ValueError, match=r"ndcg_cutt.*ndcg_cut"):
