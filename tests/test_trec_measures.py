@@ -362,3 +362,13 @@ def test_scorers_take_the_foreign_names():
     assert scorer.metrics == ("nDCG@10", "P_5", "P_10")
     with pytest.raises(ValueError, match="stands for 2 measures"):
         make_ranking_scorer("P.5,10")
+
+
+def test_gm_map_follows_empty_query():
+    y, s, q = [1, 0, 0, 0], [2.0, 1.0, 2.0, 1.0], ["a", "a", "b", "b"]
+    skipped = evaluate(y, s, qid=q, metrics=["gm_map"]).per_query["gm_map"]
+    assert skipped["a"] == 0.0 and np.isnan(skipped["b"])
+    zero = evaluate(y, s, qid=q, metrics=["gm_map"], empty_query="zero").per_query["gm_map"]
+    assert zero["b"] == pytest.approx(np.log(1e-5))
+    with pytest.raises(ValueError, match="empty_query"):
+        evaluate(y, s, qid=q, metrics=["gm_map"], empty_query="error")

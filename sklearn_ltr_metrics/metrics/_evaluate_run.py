@@ -187,15 +187,12 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     gain = make_gain(options["gain"])(rows["label"].to_numpy(dtype=np.float64)) > 0
     has_gain = pd.Series(gain, index=rows.index).groupby(rows["qid"]).any()
     has_gain = has_gain.reindex(queries).fillna(False).to_numpy(dtype=bool)
-    table = pd.DataFrame(
-        {
-            "n_docs": 0,
-            "n_pos": n_pos,
-            "n_neg": 0,
-            "difficulty": difficulty_values(n_pos, np.zeros(n_pos.size)),
-        },
-        index=pd.Index(queries, name="qid"),
-    )
+    columns = {
+        "n_docs": 0,
+        "n_pos": n_pos,
+        "n_neg": 0,
+        "difficulty": difficulty_values(n_pos, np.zeros(n_pos.size)),
+    }
     cutoff_parts = {}
     ids = np.asarray(queries)
     for spec in specs:
@@ -210,6 +207,8 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
                 )
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[options["empty_query"]]
             values[undefined] = fill
-        table[spec.column] = values
+        columns[spec.column] = values
         cutoff_parts[spec.column] = (ids, np.full(ids.size, np.inf), values)
+    # One frame from every column at once (all_trec has over 100 of them).
+    table = pd.DataFrame(columns, index=pd.Index(queries, name="qid"))
     return RankingEvaluation(table, cutoff_parts, options)

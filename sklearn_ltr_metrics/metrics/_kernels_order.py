@@ -129,9 +129,20 @@ def _gm_bpref(c):
 
 
 def _gm_map(c):
+    """log(max(AP, 1e-5)); a query without relevant documents takes the AP ``empty_query``
+    gives it (NaN under "skip"; trec_eval's 0 under "zero"), or is an error."""
     from ._kernels import _average_precision
 
-    return _gm(np.nan_to_num(_average_precision(c), nan=0.0))
+    ap = _average_precision(c)
+    undefined = np.isnan(ap)
+    policy = c.options["empty_query"]
+    if policy == "error" and undefined.any():
+        raise ValueError(
+            f"{int(undefined.sum())} queries have no relevant document, so gm_map is undefined "
+            "for them; pass empty_query='skip', 'zero' or 'one'."
+        )
+    fill = {"skip": np.nan, "zero": 0.0, "one": 1.0, "error": np.nan}[policy]
+    return _gm(np.where(undefined, fill, ap))
 
 
 def _infap(c):
