@@ -209,6 +209,8 @@ def test_order_measures_refuse_tie_averaging():
         "bpref",
         "bing",
         "sdcg@3",
+        "ndcg_rel",
+        "rndcg",
     ],
 )
 def test_tie_averaged_values_are_the_mean_over_orderings(spec):
@@ -331,7 +333,9 @@ def test_evaluate_applies_implied_options_per_name():
         evaluate([1, 0], [1.0, 0.0], qid=[1, 1], metrics=["AP(judged_only=True)"])
 
 
-@pytest.mark.parametrize("spec", ["bpref", "bing", "num_nonrel_judged_ret", "unjudged@3"])
+@pytest.mark.parametrize(
+    "spec", ["bpref", "bing", "num_nonrel_judged_ret", "unjudged@3", "ndcg_rel", "rndcg"]
+)
 def test_tie_averaged_run_values_are_the_mean_over_orderings(spec):
     """evaluate_run with unjudged and negatively judged rows in tied blocks: ties='average'
     equals the mean over every order of the tied rows (ties='stable' follows input order)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels_order import _per_query, _strict_order
+from ._kernels_ties import ndcg_rel_points_tied
 from ._support import segment_cumsum
 
 __all__ = []
@@ -69,16 +70,19 @@ def _g(c):
 def _ndcg_rel(c):
     """trec_eval's ndcg_rel: nDCG averaged at each row with a positive gain (the whole list's
     nDCG for the ideal's rows never retrieved), over the ideal's rows with a positive gain."""
-    _strict_order(c, "ndcg_rel")
+    _strict_order(c, "ndcg_rel", average=True)
     lists = c.lists
     s = lists.support
     every = lists.every_query
     row_gain = _row_gains(lists, s)
-    dcg = s.prefix(np.where(row_gain != 0, row_gain / lists.discount(s.position + 1.0), 0.0))
-    ideal = lists.ideal_dcg(s.query, s.position + 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        points = np.where(row_gain > 0, dcg / ideal, 0.0)
-    total = _per_query(lists, s, points)
+    if lists.average_ties:
+        total = ndcg_rel_points_tied(lists, s, row_gain)
+    else:
+        dcg = s.prefix(np.where(row_gain != 0, row_gain / lists.discount(s.position + 1.0), 0))
+        ideal = lists.ideal_dcg(s.query, s.position + 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            points = np.where(row_gain > 0, dcg / ideal, 0.0)
+        total = _per_query(lists, s, points)
     _gain, count, _upper, query, _offsets = _levels(lists)
     n_ideal = np.bincount(query, weights=count, minlength=lists.n_queries)
     n_found = _per_query(lists, s, (row_gain > 0).astype(np.float64))
@@ -94,7 +98,7 @@ def _rndcg(c):
     """trec_eval's Rndcg: the mean of nDCG at each rank where the ideal's gain changes (each
     level's last rank), plus the whole list's when it runs on past the ideal's positive
     gains by more than one row; 0 for a query without relevant documents."""
-    _strict_order(c, "rndcg")
+    _strict_order(c, "rndcg", average=True)  # DCG at fixed ranks: exact under tie averaging
     lists = c.lists
     _gain, count, upper, query, _offsets = _levels(lists)
     sizes = lists.sizes

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["bin_g_tied", "bpref_tied"]
+__all__ = ["bin_g_tied", "bpref_tied", "ndcg_rel_points_tied"]
 
 
 def _blocks(s, counted=None):
@@ -70,3 +70,36 @@ def bin_g_tied(lists):
     table = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(2.0 + np.arange(longest)))))
     mean = (table[(a + m + 1).astype(np.int64)] - table[a.astype(np.int64)]) / (m + 1.0)
     return _per_relevant(lists, query, r, mean)
+
+
+def ndcg_rel_points_tied(lists, s, row_gain):
+    """Per query ``sum over rows with a positive gain of DCG(rank) / ideal DCG(rank)``,
+    averaged over the orders of each tied block.
+
+    In a block of ``n`` ranks ``p``, with ``D`` the DCG above it, ``d(p)`` the discount and
+    ``I(p)`` the ideal DCG at ``p``, a row's rank is uniform and a pair of its rows takes a
+    uniform pair of distinct ranks, so the expected sum is ``k D mean(1/I) + G+ mean(d/I) +
+    (k G - G+) C`` with ``k`` the rows of positive gain, ``G+`` their gains, ``G`` every gain
+    of the block and ``C = sum_{p<q} d(p) / I(q) / (n (n-1))``.
+    """
+    first, size = s.block_first, s.block_size
+    if not size.size:
+        return np.zeros(lists.n_queries)
+    disc = 1.0 / lists.discount(s.position + 1.0)
+    inv_ideal = 1.0 / lists.ideal_dcg(s.query, s.position + 1.0)
+    # The expected DCG above a block: every block above it at its mean gain on every rank.
+    weighted = s.block_mean(row_gain) * disc
+    above = (s.prefix(weighted) - weighted)[first]
+    positive = row_gain > 0
+    k = np.add.reduceat(positive.astype(np.float64), first)
+    gain_pos = np.add.reduceat(np.where(positive, row_gain, 0.0), first)
+    gain_all = np.add.reduceat(row_gain, first)
+    mean_inv = np.add.reduceat(inv_ideal, first) / size
+    mean_ratio = np.add.reduceat(disc * inv_ideal, first) / size
+    cum = s.prefix(disc) - disc  # discounts above each rank in its query
+    in_block = cum - np.repeat(cum[first], size)
+    pairs = np.add.reduceat(in_block * inv_ideal, first)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pair_mean = np.where(size > 1, pairs / (size * (size - 1.0)), 0.0)
+    points = k * above * mean_inv + gain_pos * mean_ratio + (k * gain_all - gain_pos) * pair_mean
+    return np.bincount(s.query[first], weights=points, minlength=lists.n_queries)

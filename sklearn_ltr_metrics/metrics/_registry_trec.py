@@ -194,7 +194,6 @@ TREC_METRICS = (
         "nDCG averaged at the rows with a positive gain (trec_eval ndcg_rel)",
         graded=True,
         ideal=None,
-        strict=True,
     ),
     _whole(
         "rndcg",
@@ -202,7 +201,6 @@ TREC_METRICS = (
         "mean nDCG at the ranks where the ideal gain changes (trec_eval Rndcg)",
         graded=True,
         ideal=None,
-        strict=True,
     ),
 )
 
