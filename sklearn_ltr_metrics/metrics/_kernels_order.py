@@ -1,13 +1,14 @@
 """trec_eval's measures that read the order of the relevant and judged rows themselves.
 
-bpref, infAP, the interpolated precision at recall levels (and 11pt_avg), binG, G, ndcg_rel
-and Rndcg weigh each relevant row by counts of the rows ranked before it (non-relevant judged
-rows, relevant rows, cumulative gains): not sums of independent per-row terms, so they have no
-exact tie-averaged form here. They are computed on a strict order (``ties="trec_eval"``,
-``"doc_id"``, ``"stable"``, ``"pessimistic"``, ``"optimistic"``) and refused, with a message
-naming ``ties=``, when ``ties="average"`` or ``"label_ranking"`` meets tied relevant or
-judged rows. Every kernel works on the support rows (the rows that can count), vectorised
-over all queries. Formulas: ``docs/conventions.rst`` ("trec_eval's other measures").
+bpref, infAP, the interpolated precision at recall levels (and 11pt_avg) and binG weigh each
+relevant row by counts of the rows ranked before it (non-relevant judged rows, relevant rows):
+not sums of independent per-row terms. bpref and binG have an exact tie-averaged form
+(:mod:`._kernels_ties`); infAP and the interpolated precision are computed on a strict order
+(``ties="trec_eval"``, ``"doc_id"``, ``"stable"``, ``"pessimistic"``, ``"optimistic"``) and
+refused, with a message naming ``ties=``, when ``ties="average"`` or ``"label_ranking"``
+meets tied relevant or judged rows. Every kernel works on the support rows (the rows that can
+count), vectorised over all queries. Formulas: ``docs/conventions.rst`` ("trec_eval's other
+measures").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""bpref and binG under ``ties="average"``: their exact expectation over the orders of each
-tied block.
+"""bpref, binG and ndcg_rel under ``ties="average"``: their exact expectation over the orders
+of each tied block.
 
 Both score a relevant row by the non-relevant rows above it (bpref: the judged non-relevant
 ones; binG: all of them). In a tied block holding ``m`` such rows, the number of them a given
