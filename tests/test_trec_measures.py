@@ -376,3 +376,9 @@ def test_gm_map_follows_empty_query():
     assert zero["b"] == pytest.approx(np.log(1e-5))
     with pytest.raises(ValueError, match="empty_query"):
         evaluate(y, s, qid=q, metrics=["gm_map"], empty_query="error")
+
+
+def test_columns_keep_the_order_of_the_specs():
+    names = ["P@2", "P(rel=2)@2", "AP", "AP(judged_only=True)", "RR"]
+    table = evaluate_run(RUN, QRELS, metrics=names).per_query
+    assert list(table.columns[4:]) == names

@@ -190,4 +190,8 @@ def evaluate(
         )
         for group, group_options in option_groups(specs, options)
     ]
-    return parts[0] if len(parts) == 1 else merge_columns(parts, options)
+    return (
+        parts[0]
+        if len(parts) == 1
+        else merge_columns(parts, options, [spec.column for spec in specs])
+    )

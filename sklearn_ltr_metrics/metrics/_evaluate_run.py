@@ -119,7 +119,11 @@ def evaluate_run(
                 run, qrels, group, group_options, missing_queries, group_unjudged, engine_options
             )
         )
-    return parts[0] if len(parts) == 1 else merge_columns(parts, resolved)
+    return (
+        parts[0]
+        if len(parts) == 1
+        else merge_columns(parts, resolved, [spec.column for spec in specs])
+    )
 
 
 def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engine_options):

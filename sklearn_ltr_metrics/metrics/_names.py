@@ -328,18 +328,20 @@ def implied_groups(specs):
     return list(groups.items())
 
 
-def merge_columns(evaluations, options):
+def merge_columns(evaluations, options, order):
     """One evaluation with the metric columns of several over the same queries (the count
-    columns of the first)."""
+    columns of the first), the metric columns in ``order`` (the specs' order)."""
     from ._evaluation import RankingEvaluation
 
     first = evaluations[0]
     tables = [first.per_query] + [e.per_query[list(e.metrics)] for e in evaluations[1:]]
     per_query = pd.concat(tables, axis=1, join="outer").reindex(first.per_query.index)
+    counts = [c for c in first.per_query.columns if c not in first.metrics]
+    per_query = per_query[counts + list(order)]
     parts = {}
     for evaluation in evaluations:
         parts.update(evaluation._cutoff_parts)
-    return RankingEvaluation(per_query, parts, options)
+    return RankingEvaluation(per_query, {c: parts[c] for c in order}, options)
 
 
 def option_groups(specs, options):
