@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -53,10 +54,10 @@ def _summary(values, total):
 def read_zscores(path):
     """trec_eval's ``-Z`` file: lines ``qid measure mean stddev`` -> ``{(qid, measure): (mean,
     stddev)}``; a malformed line is an error naming the file and the line."""
-    from ._inputs import existing
-
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"z-scores file {str(path)!r} does not exist or is not a file.")
     table = {}
-    with open(existing(path, "z-scores file"), encoding="utf-8") as lines:
+    with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, 1):
             fields = line.split()
             if not fields or fields[0].startswith("#"):
