@@ -382,3 +382,17 @@ def test_columns_keep_the_order_of_the_specs():
     names = ["P@2", "P(rel=2)@2", "AP", "AP(judged_only=True)", "RR"]
     table = evaluate_run(RUN, QRELS, metrics=names).per_query
     assert list(table.columns[4:]) == names
+
+
+def test_ndcg_names_carry_their_gain():
+    """nDCG@k as ir_measures and ndcg_cut as trec_eval: the label is the gain, whatever the
+    call's gain=; the package's ndcg@k follows gain= (exponential by default)."""
+    y, s, q = [2, 0, 1, 3], [4.0, 3.0, 2.0, 1.0], [1, 1, 1, 1]
+    table = evaluate(
+        y, s, qid=q, metrics=["nDCG@3", "ndcg_cut.3", "ndcg@3", "nDCG(dcg='exp-log2')@3"]
+    ).per_query
+    linear = evaluate(y, s, qid=q, metrics=["ndcg@3"], gain="linear").per_query["ndcg@3"]
+    exponential = evaluate(y, s, qid=q, metrics=["ndcg@3"], gain="exponential").per_query
+    assert table.loc[1, "nDCG@3"] == table.loc[1, "ndcg_cut_3"] == linear[1]
+    assert table.loc[1, "ndcg@3"] == exponential.loc[1, "ndcg@3"] != linear[1]
+    assert table.loc[1, "nDCG(dcg='exp-log2')@3"] == exponential.loc[1, "ndcg@3"]

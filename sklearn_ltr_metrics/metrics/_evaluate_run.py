@@ -108,7 +108,7 @@ def evaluate_run(
     resolved = check_options(conventions, **options)
     specs = parse_metrics(metrics, k, options=resolved)
     parts = []
-    for implied, group in implied_groups(specs):
+    for implied, group in implied_groups(specs, {**resolved, "unjudged": unjudged}):
         group_options = {**resolved, **{key: v for key, v in implied if key in resolved}}
         if "trec_gains" in dict(implied):
             pairs = dict(implied)["trec_gains"]

@@ -70,6 +70,13 @@ TREC_FAMILIES = {
     "num_nonrel_judged_ret": ("num_nonrel_judged_ret", None, ()),
 }
 
+#: trec_eval's measures whose gain is the label (or a gain parameter): they imply
+#: ``gain="linear"`` unless their parameters give the gains.
+_LABEL_GAIN = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "G"}
+
+#: ir_measures' ``dcg=`` of nDCG: its gain option.
+_DCG = {"log2": "linear", "exp-log2": "exponential"}
+
 #: ``-m all_trec``: every trec_eval measure above, default parameters, in the order trec_eval
 #: prints them.
 ALL_TREC = (
@@ -248,6 +255,11 @@ def _trec(raw):
     if kind == "gains" and not given:
         values = (None,)
     specs = [_trec_spec(family, metric, kind, v, given) for v in values]
+    if family in _LABEL_GAIN:  # trec_eval's gain is the label: gain="linear"
+        specs = [
+            ForeignSpec(f.column, f.metric, f.k, f.params, f.implied or (("gain", "linear"),))
+            for f in specs
+        ]
     return specs or [ForeignSpec(family, metric)]
 
 
@@ -264,7 +276,7 @@ def _ir_args(text, raw):
         try:
             args[key.strip()] = value == "True" if value in ("True", "False") else float(value)
         except ValueError:
-            args[key.strip()] = value  # refused below, with the supported parameters
+            args[key.strip()] = value.strip("'\"")  # a string; refused below unless known
     return args
 
 
@@ -294,6 +306,8 @@ def _ir(raw):
             pass  # cwl_eval's default: labels below 0 count as 0
         elif key == "dcg" and value == "log2" and metric == "sdcg":
             pass
+        elif key == "dcg" and metric == "ndcg" and value in _DCG:
+            implied.append(("gain", _DCG[value]))
         elif key == "rel":
             implied.append(("min_relevance", float(value)))
             if metric == "rbp":
@@ -303,9 +317,12 @@ def _ir(raw):
         elif key != "judged_only":
             raise ValueError(
                 f"metrics entry {raw!r}: parameter {key!r} is not supported here; the "
-                "supported ir_measures parameters are rel, judged_only, p (RBP, NERR10), T "
-                "(INST, INSQ, NERR11), max_rel and min_rel=0 (the C/W/L measures)."
+                "supported ir_measures parameters are rel, judged_only, dcg='log2' or "
+                "'exp-log2' (nDCG), p (RBP, NERR10), T (INST, INSQ, NERR11), max_rel and "
+                "min_rel=0 (the C/W/L measures)."
             )
+    if metric == "ndcg" and "dcg" not in args:
+        implied.append(("gain", "linear"))  # ir_measures' nDCG is trec_eval's: gain = label
     if metric in ("judged", "compat"):
         implied.append(("ties", "doc_id"))  # ir_measures breaks their ties by doc_id ascending
     if metric == "rbp" and "p" not in dict(params):
@@ -319,13 +336,19 @@ def foreign_specs(raw):
     return _trec(raw) or _ir(raw)
 
 
-def implied_groups(specs):
-    """Specs grouped by the options their names imply, in first-seen order:
-    ``[(implied, [spec, ...]), ...]``; one group with ``implied == ()`` when none does."""
+def implied_groups(specs, current):
+    """Specs grouped by the options their names imply beyond the ``current`` ones, in
+    first-seen order: ``[(implied, [spec, ...]), ...]``; one group with ``implied == ()``
+    when every name agrees with the call (one evaluation, as without foreign names)."""
     groups = {}
     for spec in specs:
-        groups.setdefault(spec.implied, []).append(spec)
+        implied = tuple((k, v) for k, v in spec.implied if not _same(current.get(k), v))
+        groups.setdefault(implied, []).append(spec)
     return list(groups.items())
+
+
+def _same(a, b):
+    return type(a) is type(b) and a == b
 
 
 def merge_columns(evaluations, options, order):
@@ -349,7 +372,7 @@ def option_groups(specs, options):
     options it gives, for flat arrays (``evaluate``): ``judged_only`` needs judgments apart
     from the ranked rows, so it is refused there with the fix."""
     out = []
-    for implied, group in implied_groups(specs):
+    for implied, group in implied_groups(specs, options):
         for key, value in implied:
             if key not in options:
                 raise ValueError(
