@@ -55,6 +55,7 @@ ENGINE_STEPS = (
     "_pairs",
     "_support",
     "_ranked",
+    "_context",
     "_driver",
 )
 ENGINE = f"{PACKAGE}._engine"

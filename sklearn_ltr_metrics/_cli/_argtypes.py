@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 PROG = "ltr-eval"
-FORMATS = ("text", "markdown", "json", "csv")
+FORMATS = ("text", "markdown", "json", "csv", "trec")
 #: Largest cut-off the command line takes (the engine's counters are 64-bit).
 MAX_CUTOFF = 2**63 - 1
 #: What ``--missing-queries`` accepts: ``evaluate_run(missing_queries=...)``.

@@ -23,6 +23,7 @@ from ._inputs import (
 from ._output import emit, frame_as, report_as, write_report
 from ._reconcile import cmd_reconcile
 from ._runs import ceiling_options, cmd_fuse, cmd_pool
+from ._trec import read_zscores, trec_layout
 
 __all__ = ["COMMANDS", "cmd_compare", "cmd_evaluate"]
 
@@ -45,6 +46,10 @@ def cmd_evaluate(args):
     from ..report import make_report
 
     force = check_output(args)
+    if args.format == "trec" and args.output:
+        raise UsageError("--format trec prints trec_eval's layout only; drop --output.")
+    if args.zscores and args.format != "trec":
+        raise UsageError("--zscores gives trec_eval's -Z lines: add --format trec.")
     metrics = metric_specs(args)
     source = read_source(args)
     for note in source.notes:
@@ -53,6 +58,10 @@ def cmd_evaluate(args):
         evaluation, per_cutoff = _with_curves(source.evaluate, metrics)
     else:
         evaluation, per_cutoff = source.evaluate(metrics), None
+    if args.format == "trec":
+        zscores = read_zscores(args.zscores) if args.zscores else None
+        emit(trec_layout(evaluation.per_query, metrics, source.name, zscores=zscores))
+        return 0
     if args.per_query:
         emit(frame_as(evaluation.per_query.reset_index(), args.format))
     report = None
@@ -146,6 +155,8 @@ def cmd_compare(args):
     from ..report import make_report
 
     force = check_output(args)
+    if args.format == "trec":
+        raise UsageError("--format trec is trec_eval's layout of one run: use ltr-eval evaluate.")
     given = resolve_baseline(args)
     names = _run_names(args.run)
     baseline = given if given is not None else names[0]

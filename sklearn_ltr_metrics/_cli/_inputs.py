@@ -28,6 +28,7 @@ from ._argtypes import (
     split_list,
 )
 from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
+from ._trec import join_parameter_lists
 
 __all__ = [
     "Source",
@@ -73,7 +74,9 @@ def metric_specs(args):
     one column averaging both); names that take no cut-off (``r_precision``) stay as they
     are. Every spec is checked by the engine's own parser, so a bad one is a usage error.
     """
-    names = split_list(args.metrics, "--metrics") if args.metrics else list(DEFAULT_METRICS)
+    names = list(DEFAULT_METRICS)
+    if args.metrics:
+        names = join_parameter_lists(split_list(args.metrics, "--metrics"))
     cutoffs = None
     if args.k is not None:
         cutoffs = [parse_cutoff_token(token, "--k") for token in split_list(args.k, "--k")]

@@ -70,7 +70,11 @@ def _metric_help():
         alias = f" (= {metric.name})" if metric.name != name else ""
         cutoff = "" if metric.takes_cutoff else " [own cut-off, no @K]"
         description = describe_metric(name).partition(": ")[2]
-        lines.append(f"     {name:<18}{description}{alias}{cutoff}")
+        lines.append(f"     {name + ' ':<18}{description}{alias}{cutoff}")
+    lines.append(
+        "  also trec_eval's and ir_measures' names: P_10, P.5,10, ndcg_cut.10, all_trec, "
+        "nDCG@10, P(rel=2)@5, ... (--format trec prints trec_eval -q's lines)"
+    )
     lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
     lines.extend(_strategy_help(name) for name in STRATEGIES)
     lines.append("  a query with several cut-offs gets the mean over them.")
@@ -290,6 +294,12 @@ def _add_evaluate(sub, commands):
         "--per-query",
         action="store_true",
         help="print the per-query table instead of the summary",
+    )
+    evaluate.add_argument(
+        "--zscores",
+        metavar="FILE",
+        help="with --format trec: print z-scores against FILE's lines 'qid measure mean "
+        "stddev' (trec_eval -Z)",
     )
     _add_report_options(evaluate)
     evaluate.set_defaults(subparser=evaluate, func=commands.get("evaluate"))

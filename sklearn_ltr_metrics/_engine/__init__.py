@@ -26,7 +26,8 @@ reference in ``tests/test_engine_<step>.py``)::
     QueryCounts: n_pos, n_neg (query_stats applied)
       |  cut-offs            _cutoffs.py       ((query, k) pairs of every metric)
       |  kernels             _support.py, _ranked.py (_sums: support_sums, lookup, ...)
-      |                      the metric kernels come from the registry, with their specs
+      |                      the metric kernels come from the registry, with their specs;
+      |                      each reads one KernelContext (_context.py): lists, pairs, options
       v
     per-query table: n_docs, n_pos, n_neg, difficulty, one column per metric
 
@@ -48,6 +49,7 @@ except ImportError as exc:  # a source checkout whose extension was never built
         "repository root."
     ) from exc
 
+from ._context import KernelContext
 from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import evaluate_arrays
@@ -66,6 +68,7 @@ __all__ = [
     "ALL",
     "ROWS_PER_THREAD",
     "STRATEGIES",
+    "KernelContext",
     "QueryRuns",
     "all_strings",
     "coded_qid",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._context import KernelContext
 from ._counts import difficulty_values, float_copy, query_counts
 from ._cutoffs import cutoff_pairs
 from ._grouping import active_rule, group_rows
@@ -227,8 +228,9 @@ def _clipped(pair_k, pair_size, cutoff, size_float=None):
 
 def _kernel_values(metric, ctx, pair_query, pair_k, kk, k_eff, kernel_options):
     """The metric's kernel over every pair at once (the registry's ``metric.kernel``)."""
+    context = KernelContext(ctx, pair_query, pair_k, kk, k_eff, kernel_options)
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = metric.kernel(ctx, pair_query, pair_k, kk, k_eff, kernel_options)
+        values = metric.kernel(context)
     return np.asarray(values, dtype=np.float64)
 
 

@@ -14,6 +14,7 @@ from .._validation import (
     check_scores,
 )
 from ._evaluation import RankingEvaluation
+from ._names import merge_columns, option_groups
 from ._options import CONVENTIONS, check_options
 from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
@@ -190,27 +191,43 @@ def evaluate(
     y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
-    if options["max_docs"] is not None:
-        return evaluate_first_rows(
+    parts = [
+        _evaluate_group(
             y_true_arr,
             y_score_arr,
             qid_arr,
-            doc_arr,
-            specs,
-            options,
-            query_stats,
-            n_jobs,
-            qid_values,
+            group,
+            group_options,
+            doc_id=doc_arr,
+            query_stats=query_stats,
+            n_jobs=n_jobs,
+            qid_runs=qid_runs,
+            qid_values=qid_values,
+        )
+        for group, group_options in option_groups(specs, options)
+    ]
+    return (
+        parts[0]
+        if len(parts) == 1
+        else merge_columns(parts, options, [spec.column for spec in specs])
+    )
+
+
+def _evaluate_group(y_true, y_score, qid, specs, options, *, doc_id, query_stats, n_jobs, **ids):
+    """The evaluation of the specs that share ``options``: trec_eval's ``-M`` first (only the
+    first ``max_docs`` rows of each query, :func:`evaluate_first_rows`) when it is set."""
+    if options["max_docs"] is not None:
+        return evaluate_first_rows(
+            y_true, y_score, qid, doc_id, specs, options, query_stats, n_jobs, ids["qid_values"]
         )
     return evaluate_arrays(
-        y_true_arr,
-        y_score_arr,
-        qid_arr,
+        y_true,
+        y_score,
+        qid,
         specs,
         options,
-        doc_id=doc_arr,
+        doc_id=doc_id,
         query_stats=query_stats,
         n_jobs=n_jobs,
-        qid_runs=qid_runs,
-        qid_values=qid_values,
+        **ids,
     )

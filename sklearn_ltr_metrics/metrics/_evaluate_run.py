@@ -16,6 +16,8 @@ from .._engine import factorize_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
 from ._evaluation import RankingEvaluation
+from ._kernels_trec import empty_ranking_values
+from ._names import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
@@ -111,7 +113,27 @@ def evaluate_run(
     engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
     resolved = check_options(conventions, **options)
     specs = parse_metrics(metrics, k, options=resolved)
+    parts = []
+    for implied, group in implied_groups(specs, {**resolved, "unjudged": unjudged}):
+        group_options = {**resolved, **{key: v for key, v in implied if key in resolved}}
+        if "trec_gains" in dict(implied):
+            pairs = dict(implied)["trec_gains"]
+            group_options["gain"] = trec_gain_mapping(np.asarray(label, dtype=np.float64), pairs)
+        group_unjudged = dict(implied).get("unjudged", unjudged)
+        parts.append(
+            _evaluate_specs(
+                run, qrels, group, group_options, missing_queries, group_unjudged, engine_options
+            )
+        )
+    return (
+        parts[0]
+        if len(parts) == 1
+        else merge_columns(parts, resolved, [spec.column for spec in specs])
+    )
 
+
+def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engine_options):
+    """:func:`evaluate_run` of parsed specs that share their options."""
     judged_queries = pd.Index(qrels["qid"].unique())
     run = run[run["qid"].isin(judged_queries)]
     if run.empty:
@@ -191,19 +213,16 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     gain = make_gain(options["gain"])(rows["label"].to_numpy(dtype=np.float64)) > 0
     has_gain = pd.Series(gain, index=rows.index).groupby(rows["qid"]).any()
     has_gain = has_gain.reindex(queries).fillna(False).to_numpy(dtype=bool)
-    table = pd.DataFrame(
-        {
-            "n_docs": 0,
-            "n_pos": n_pos,
-            "n_neg": 0,
-            "difficulty": difficulty_values(n_pos, np.zeros(n_pos.size)),
-        },
-        index=pd.Index(queries, name="qid"),
-    )
+    columns = {
+        "n_docs": 0,
+        "n_pos": n_pos,
+        "n_neg": 0,
+        "difficulty": difficulty_values(n_pos, np.zeros(n_pos.size)),
+    }
     cutoff_parts = {}
     ids = np.asarray(queries)
     for spec in specs:
-        values = np.zeros(ids.size)
+        values = empty_ranking_values(spec.metric, spec.params, n_pos)
         undefined = {"n_pos": n_pos == 0, "ideal": ~has_gain}.get(spec.metric.undefined)
         if undefined_rule and undefined is not None and undefined.any():
             if options["empty_query"] == "error":
@@ -214,6 +233,8 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
                 )
             fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[options["empty_query"]]
             values[undefined] = fill
-        table[spec.column] = values
+        columns[spec.column] = values
         cutoff_parts[spec.column] = (ids, np.full(ids.size, np.inf), values)
+    # One frame from every column at once (all_trec has over 100 of them).
+    table = pd.DataFrame(columns, index=pd.Index(queries, name="qid"))
     return RankingEvaluation(table, cutoff_parts, options)

@@ -1,16 +1,19 @@
 """Metric kernels: per ``(query, cut-off)`` pair values from :class:`RankedLists`.
 
-A kernel is ``kernel(ctx, pair_query, pair_k, kk, k_eff, options) -> values``: ``pair_k`` the
-requested cut-off (``inf`` for the whole list), ``kk`` the rows actually inside it, ``k_eff``
-the cut-off a denominator uses, ``options`` the resolved options (:mod:`._options`).
+A kernel is ``kernel(c) -> values``, one value per pair, where ``c`` is a
+:class:`KernelContext`: the ranked lists of every query, the ``(query, cut-off)`` pairs and
+the resolved options (:mod:`._options`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._engine import discordant_pairs, segment_cumsum
+from .._engine import KernelContext, discordant_pairs, segment_cumsum
 from .._table import divide_or_nan
+
+__all__ = ["KernelContext"]
+
 
 #: Kendall tau-b counts concordance label level by label level up to this many distinct
 #: labels in the evaluated rows; beyond it (continuous labels) it counts discordant pairs
@@ -99,90 +102,88 @@ def _rank_correlation(ctx, pair_query, kk, method):
         return np.where(denom > 0, s / denom, np.nan)
 
 
-def _hits(ctx, pq, kk):
-    return ctx.hits(pq, kk)
+def _precision(c):
+    k_eff = c.k_eff
+    if c.options["precision_denominator"] == "min_k_n_docs":
+        k_eff = np.minimum(k_eff, c.at(c.lists.sizes))
+    return c.hits() / k_eff
 
 
-def _precision(ctx, pq, pk, kk, k_eff, options):
-    if options["precision_denominator"] == "min_k_n_docs":
-        k_eff = np.minimum(k_eff, ctx.at(ctx.sizes, pq))
-    return _hits(ctx, pq, kk) / k_eff
+def _recall(c):
+    return c.divide(c.hits(), c.n_pos)
 
 
-def _recall(ctx, pq, pk, kk, k_eff, options):
-    return _divide(ctx, _hits(ctx, pq, kk), ctx.at(ctx.n_pos, pq))
+def _capped_recall(c):
+    return c.divide(c.hits(), np.minimum(c.k_eff, c.n_pos))
 
 
-def _capped_recall(ctx, pq, pk, kk, k_eff, options):
-    return _divide(ctx, _hits(ctx, pq, kk), np.minimum(k_eff, ctx.at(ctx.n_pos, pq)))
+def _f1(c):
+    return _fbeta(c.with_options(beta=1.0))
 
 
-def _f1(ctx, pq, pk, kk, k_eff, options):
-    return _fbeta(ctx, pq, pk, kk, k_eff, {**options, "beta": 1.0})
+def _fbeta(c):
+    beta2 = c.options["beta"] ** 2
+    n_pos = c.n_pos
+    return c.divide((1.0 + beta2) * c.hits(), np.where(n_pos > 0, beta2 * n_pos + c.k_eff, 0))
 
 
-def _fbeta(ctx, pq, pk, kk, k_eff, options):
-    beta2 = options["beta"] ** 2
-    n_pos = ctx.at(ctx.n_pos, pq)
-    return _divide(
-        ctx, (1.0 + beta2) * _hits(ctx, pq, kk), np.where(n_pos > 0, beta2 * n_pos + k_eff, 0)
-    )
+def _hit_rate(c):
+    lists = c.lists
+    if not lists.average_ties:
+        return (c.at(lists.first_relevant_rank) <= c.kk).astype(np.float64)
+    return lists.hit_probability(c.query, c.kk)
 
 
-def _hit_rate(ctx, pq, pk, kk, k_eff, options):
-    if not ctx.average_ties:
-        return (ctx.at(ctx.first_relevant_rank, pq) <= kk).astype(np.float64)
-    return ctx.hit_probability(pq, kk)
-
-
-def _mrr(ctx, pq, pk, kk, k_eff, options):
-    if not ctx.average_ties:
-        first = ctx.at(ctx.first_relevant_rank, pq)
+def _mrr(c):
+    lists = c.lists
+    if not lists.average_ties:
+        first = c.at(lists.first_relevant_rank)
         value = np.reciprocal(first, dtype=np.float64)
-        value[~(first <= kk)] = 0.0  # no relevant row inside the cut-off
+        value[~(first <= c.kk)] = 0.0  # no relevant row inside the cut-off
         return value
-    return ctx.reciprocal_rank(pq, kk)
+    return lists.reciprocal_rank(c.query, c.kk)
 
 
-def _average_precision(ctx, pq, pk, kk, k_eff, options):
-    denominator = ctx.at(ctx.n_pos, pq)
-    if options["ap_denominator"] == "min_k":
-        denominator = np.minimum(denominator, k_eff)
-    elif options["ap_denominator"] == "retrieved":
+def _average_precision(c):
+    denominator = c.n_pos
+    sums = c.lists.average_precision_sum(c.query, c.kk)
+    if c.options["ap_denominator"] == "min_k":
+        denominator = np.minimum(denominator, c.k_eff)
+    elif c.options["ap_denominator"] == "retrieved":
         # The relevant rows retrieved in the top k (torchmetrics' top_k); 0 when none is.
-        hits = _hits(ctx, pq, kk)
-        value = _divide(ctx, ctx.average_precision_sum(pq, kk), hits)
+        hits = c.hits()
+        value = c.divide(sums, hits)
         return np.where(hits > 0, value, np.where(denominator > 0, 0.0, np.nan))
-    return _divide(ctx, ctx.average_precision_sum(pq, kk), denominator)
+    return c.divide(sums, denominator)
 
 
-def _dcg(ctx, pq, pk, kk, k_eff, options):
-    return ctx.dcg(pq, kk)
+def _dcg(c):
+    return c.lists.dcg(c.query, c.kk)
 
 
-def _cg(ctx, pq, pk, kk, k_eff, options):
-    return ctx.dcg(pq, kk, discounted=False)
+def _cg(c):
+    return c.lists.dcg(c.query, c.kk, discounted=False)
 
 
-def _ndcg(ctx, pq, pk, kk, k_eff, options):
+def _ndcg(c):
     # DCG and ideal DCG are summed in different orders; clip the last-bit rounding above 1.
-    return np.minimum(_divide(ctx, ctx.dcg(pq, kk), ctx.ideal_dcg(pq, pk)), 1.0)
+    return np.minimum(c.divide(_dcg(c), c.lists.ideal_dcg(c.query, c.k)), 1.0)
 
 
-def _err(ctx, pq, pk, kk, k_eff, options):
-    return ctx.err(pq, kk)
+def _err(c):
+    return c.lists.err(c.query, c.kk)
 
 
-def _judged(ctx, pq, pk, kk, k_eff, options):
-    return ctx.judged_count(pq, kk) / kk
+def _judged(c):
+    return c.lists.judged_count(c.query, c.kk) / c.kk
 
 
-def _kendall_tau(ctx, pq, pk, kk, k_eff, options):
-    return _rank_correlation(ctx, pq, kk, "kendall")
+def _kendall_tau(c):
+    return _rank_correlation(c.lists, c.query, c.kk, "kendall")
 
 
-def _spearman(ctx, pq, pk, kk, k_eff, options):
-    return _rank_correlation(ctx, pq, kk, "spearman")
+def _spearman(c):
+    return _rank_correlation(c.lists, c.query, c.kk, "spearman")
 
 
 def _divide(ctx, numerator, denominator):
@@ -191,9 +192,10 @@ def _divide(ctx, numerator, denominator):
     return divide_or_nan(numerator, denominator, ctx.n_threads)
 
 
-def _lrap(ctx, pq, pk, kk, k_eff, options):
+def _lrap(c):
     """Label ranking average precision (scikit-learn's): every row of a tied block sits at the
     block's last rank, whatever ``ties=`` says; 1 for a query without relevant rows."""
+    ctx = c.lists
     ranks = ctx.ranking.support(ctx.is_relevant(ctx.y_true))
     query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
     greater = ranks.greater
@@ -210,4 +212,4 @@ def _lrap(ctx, pq, pk, kk, k_eff, options):
     n_rel = ranks.counts
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(n_rel > 0, total / n_rel, 1.0)
-    return ctx.at(value, pq)
+    return c.at(value)

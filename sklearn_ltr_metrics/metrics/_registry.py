@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-
-import numpy as np
 
 from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
 from . import _kernels as K
+from ._metric import Metric, _k_is_n_pos, _whole_list
+from ._names import foreign_names, foreign_specs
+from ._registry_trec import TREC_ALIASES, TREC_METRICS
 
 __all__ = [
     "ALIASES",
@@ -30,75 +30,6 @@ __all__ = [
 
 #: The metric specs evaluated when none are given.
 DEFAULT_METRICS = ("ndcg@10", "precision@10", "recall@10", "map", "mrr")
-
-
-def _k_is_n_pos(n_pos, n_neg):
-    """R-precision's own cut-off: k = n_pos (at least 1)."""
-    return np.maximum(np.asarray(n_pos, dtype=np.float64), 1.0)
-
-
-def _whole_list(n_pos, n_neg):
-    """The whole list, for metrics defined over it only."""
-    return np.full(np.shape(n_pos), np.inf)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Metric:
-    """A registered metric.
-
-    Attributes
-    ----------
-    name : str
-        The canonical name.
-    kernel : callable
-        ``kernel(ctx, pair_query, pair_k, kk, k_eff, options) -> values`` (:mod:`._kernels`).
-    description : str
-        One line for docs, errors and ``--help``.
-    graded : bool, default=False
-        Uses graded labels (gains) rather than binary relevance (``min_relevance``).
-    value_range : (float, float), default=(0.0, 1.0)
-        Lowest and highest value a query can get (``inf`` for unbounded).
-    ideal : float or None, default=1.0
-        The value of an ideal ranking for every query where the metric is defined, or None
-        when it depends on the query (e.g. precision@k with fewer than k relevant rows).
-    own_cutoff : callable or None, default=None
-        ``f(n_pos, n_neg) -> k`` for a metric that defines its own cut-off per query (such a
-        metric takes no ``@k`` and ignores ``k=``); None: the cut-off comes from the spec.
-    undefined : {"never", "n_pos", "ideal"}, default="never"
-        When a query has no value (``empty_query=`` decides what it gets): no relevant
-        document (``n_pos``), an ideal DCG of 0 (``ideal``), or never.
-    max_label : str or None, default=None
-        Name of the option that bounds the labels (``err_max_grade``): a larger label is
-        refused with a message naming it.
-    needs_judgments : bool, default=False
-        Needs judgments apart from the ranked list (``evaluate_run`` only).
-    """
-
-    name: str
-    kernel: Callable
-    description: str
-    graded: bool = False
-    value_range: tuple = (0.0, 1.0)
-    ideal: float | None = 1.0
-    own_cutoff: Callable | None = None
-    undefined: str = "never"
-    max_label: str | None = None
-    needs_judgments: bool = False
-
-    @property
-    def takes_cutoff(self):
-        """Whether ``name@k`` is accepted."""
-        return self.own_cutoff is None
-
-    @property
-    def cutoff_label(self):
-        """How a spec without ``@k`` names its cut-off in tables: ``"n_pos"`` or ``"all"``."""
-        return "n_pos" if self.own_cutoff is _k_is_n_pos else "all"
-
-    @property
-    def bounded(self):
-        """Whether the values have a finite upper bound."""
-        return math.isfinite(self.value_range[1])
 
 
 _UNBOUNDED = (0.0, math.inf)
@@ -235,17 +166,26 @@ METRICS = _register(
     ),
 )
 
+METRICS.update(_register(*TREC_METRICS))
+
 #: Other accepted names.
-ALIASES = {"map": "average_precision"}
+ALIASES = {"map": "average_precision", **TREC_ALIASES}
 
 
-def metric_names():
+def metric_names(*, foreign=False):
     """The metric names accepted in metric specs (``name`` or ``name@k``).
+
+    Parameters
+    ----------
+    foreign : bool, default=False
+        Also list the measure names of trec_eval (``P``, ``ndcg_cut``, ``Rprec_mult``...)
+        and ir_measures (``nDCG``, ``RBP``, ``NumRelRet``...) that specs accept as those tools
+        spell them (``P_10``, ``P.5,10``, ``ndcg_cut.10``, ``nDCG@10``, ``P(rel=2)@5``).
 
     Returns
     -------
     list of str
-        Sorted canonical names and aliases.
+        Sorted canonical names and aliases (then the foreign families, sorted).
 
     See Also
     --------
@@ -256,8 +196,11 @@ def metric_names():
     >>> from sklearn_ltr_metrics import metric_names
     >>> "ndcg" in metric_names() and "map" in metric_names()
     True
+    >>> "Rprec_mult" in metric_names(foreign=True)
+    True
     """
-    return sorted([*METRICS, *ALIASES])
+    own = sorted([*METRICS, *ALIASES])
+    return [*own, *(n for n in foreign_names() if n not in own)] if foreign else own
 
 
 def get_metric(name, *, param="metrics"):
@@ -265,7 +208,7 @@ def get_metric(name, *, param="metrics"):
     key = str(name).strip().lower()
     key = ALIASES.get(key, key)
     if key not in METRICS:
-        raise unknown_name_error("metric", name, metric_names(), param=param)
+        raise unknown_name_error("metric", name, metric_names(foreign=True), param=param)
     return METRICS[key]
 
 
@@ -275,19 +218,34 @@ def describe_metric(name):
     Parameters
     ----------
     name : str
-        A metric name or alias (see :func:`metric_names`).
+        A metric name or alias, or a trec_eval or ir_measures measure name (see
+        :func:`metric_names`).
 
     Returns
     -------
     str
-        ``"name: description"``.
+        ``"name: description"``; for a foreign name, the package's spec it stands for first.
 
     Examples
     --------
     >>> from sklearn_ltr_metrics.metrics import describe_metric
     >>> describe_metric("mrr")
     'mrr: 1 / rank of the first relevant row within k, else 0'
+    >>> describe_metric("recip_rank")
+    'recip_rank: mrr (1 / rank of the first relevant row within k, else 0)'
     """
+    key = str(name).strip()
+    if not _is_own(key.partition("@")[0]):
+        foreign = foreign_specs(key)
+        if foreign:
+            parts = []
+            for f in foreign:
+                metric = METRICS[ALIASES.get(f.metric, f.metric)]
+                extra = [f"{k}={v!r}" for k, v in (*f.params, *f.implied)]
+                at = "" if f.k is None else f"@{f.k}"
+                shown = f"{metric.name}{at}" + (f"({', '.join(extra)})" if extra else "")
+                parts.append(f"{shown} ({metric.description})")
+            return f"{key}: {'; '.join(parts)}"
     metric = get_metric(name, param="name")
     return f"{metric.name}: {metric.description}"
 
@@ -304,6 +262,34 @@ class _Spec:
     metric: object
     k: object
     params: tuple = ()  # metric parameters fixed by the spec, e.g. (("beta", 2.0),)
+    implied: tuple = ()  # evaluation options a foreign name implies, e.g. min_relevance=2
+
+
+def _is_own(name):
+    """Whether a name (before ``@``, as typed) is one of the package's own metric names."""
+    return name in METRICS or name in ALIASES or bool(_F_BETA.fullmatch(name))
+
+
+def _own_metric(raw, name, options):
+    """``(metric, column name, parameters)`` of a spec in the package's own names (``name`` is
+    ``raw`` lower-cased, before ``@``); an unknown name is refused, shown as typed."""
+    f_beta = _F_BETA.fullmatch(name)
+    if f_beta and name != "f1":
+        beta = float(f_beta.group(1))
+        if not beta > 0:
+            raise ValueError(
+                f"metrics entry {raw!r} asks for F-beta with beta={beta:g}; beta must be > 0, "
+                "e.g. 'f2@10' or 'f0.5@10'."
+            )
+        return get_metric("fbeta"), name, (("beta", beta),)
+    if not _is_own(name):  # nor a trec_eval / ir_measures name: shown as typed
+        shown = raw.strip().partition("@")[0]
+        raise unknown_name_error("metric", shown, metric_names(foreign=True), param="metrics")
+    metric = get_metric(name)
+    if metric.name == "fbeta":
+        beta = options.get("beta", 1.0)
+        return metric, _beta_label(beta), (("beta", beta),)
+    return metric, name, ()
 
 
 def _beta_label(beta):
@@ -334,21 +320,16 @@ def parse_metrics(metrics, k=None, *, options=None):
         if not isinstance(raw, str):
             raise TypeError(f"metrics entries must be strings like 'ndcg@10', got {raw!r}.")
         name, sep, k_text = raw.strip().lower().partition("@")
-        params = ()
-        f_beta = _F_BETA.fullmatch(name)
-        if f_beta and name != "f1":
-            beta = float(f_beta.group(1))
-            if not beta > 0:
-                raise ValueError(
-                    f"metrics entry {raw!r} asks for F-beta with beta={beta:g}; beta must be > 0, "
-                    "e.g. 'f2@10' or 'f0.5@10'."
-                )
-            metric, params = get_metric("fbeta"), (("beta", beta),)
-        else:
-            metric = get_metric(name)
-            if metric.name == "fbeta":
-                beta = options.get("beta", 1.0)
-                name, params = _beta_label(beta), (("beta", beta),)
+        foreign = None if _is_own(raw.strip().partition("@")[0]) else foreign_specs(raw)
+        if foreign is not None:
+            for f in foreign:
+                if f.column not in seen:
+                    seen.add(f.column)
+                    metric = get_metric(f.metric)
+                    params = (*metric.params, *f.params)
+                    specs.append(_Spec(f.column, metric, f.k, params, f.implied))
+            continue
+        metric, name, params = _own_metric(raw, name, options)
         if sep:
             if not k_text:
                 raise ValueError(f"metrics entry {raw!r} has '@' but no cut-off; e.g. 'ndcg@10'.")
@@ -364,5 +345,5 @@ def parse_metrics(metrics, k=None, *, options=None):
         column = name if label is None else f"{name}@{label}"
         if column not in seen:
             seen.add(column)
-            specs.append(_Spec(column, metric, parsed, params))
+            specs.append(_Spec(column, metric, parsed, (*metric.params, *params)))
     return specs

@@ -217,7 +217,14 @@ class RankingScorer:
             **{key: options[key] for key in OPTION_KEYS if key in options},
         )
         entries = list(metric) if self.multimetric else [metric]
-        parse_metrics(entries, k, options=resolved)  # every entry checked, errors as evaluate's
+        # Every entry checked, errors as evaluate's.
+        specs = parse_metrics(entries, k, options=resolved)
+        if not self.multimetric and len(specs) > 1:
+            raise ValueError(
+                f"metric={metric!r} stands for {len(specs)} measures "
+                f"({', '.join(spec.column for spec in specs)}); a single-metric scorer scores "
+                "one: pass one of them, or a list for a multi-metric scorer."
+            )
         self._columns = _keyed_columns(entries, k, resolved)
         if resolved["ties"] in ("trec_eval", "doc_id"):
             raise ValueError(
@@ -392,7 +399,11 @@ def _keyed_columns(entries, k, options):
     """
     columns = {}
     for entry in entries:
-        (spec,) = parse_metrics(entry, k, options=options)
+        specs = parse_metrics(entry, k, options=options)
+        if len(specs) > 1:  # a name that stands for several measures (P.5,10, all_trec)
+            columns.update((spec.column, spec.column) for spec in specs)
+            continue
+        (spec,) = specs
         key = entry.strip().lower()
         label = spec.column.partition("@")[2]
         if "@" not in key and label:

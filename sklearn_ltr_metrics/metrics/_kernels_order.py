@@ -1,0 +1,234 @@
+"""trec_eval's measures that read the order of the relevant and judged rows themselves.
+
+bpref, infAP, the interpolated precision at recall levels (and 11pt_avg) and binG weigh each
+relevant row by counts of the rows ranked before it (non-relevant judged rows, relevant rows):
+not sums of independent per-row terms. bpref and binG have an exact tie-averaged form
+(:mod:`._kernels_ties`); infAP and the interpolated precision are computed on a strict order
+(``ties="trec_eval"``, ``"doc_id"``, ``"stable"``, ``"pessimistic"``, ``"optimistic"``) and
+refused, with a message naming ``ties=``, when ``ties="average"`` or ``"label_ranking"``
+meets tied relevant or judged rows. Every kernel works on the support rows (the rows that can
+count), vectorised over all queries. Formulas: ``docs/conventions.rst`` ("trec_eval's other
+measures").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels_ties import bin_g_tied, bpref_tied
+from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
+
+__all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
+
+#: trec_eval's floor of a value before its log in a geometric mean (gm_map, gm_bpref).
+MIN_GEO_MEAN = 1e-5
+#: trec_eval's infAP smoothing.
+INFAP_EPSILON = 1e-5
+#: The 11 recall levels of iprec_at_recall and 11pt_avg.
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+
+
+def _strict_order(c, name, average=False):
+    """Refuse a ranking with tied relevant or judged rows unless the order is strict (or,
+    with ``average``, the measure has its tie-averaged form and ties are averaged)."""
+    lists = c.lists
+    if (lists.average_ties and not average) or lists.threshold_ties:
+        raise ValueError(
+            f"metric {name!r} has no exact form under ties={c.options['ties']!r} and this "
+            "ranking has tied scores among its relevant or judged rows; pass ties='trec_eval' "
+            "(with doc_id), 'doc_id', 'stable', 'pessimistic' or 'optimistic'."
+        )
+
+
+def _per_query(lists, s, values):
+    return np.bincount(s.query, weights=values, minlength=lists.n_queries)
+
+
+def _judged_support(lists):
+    """Rows in rank order with the relevant ones and, per row, the judged non-relevant rows
+    and the judged rows without a grade (negative label: trec_eval's "in the pool,
+    unjudged") above it. When every row is judged, the support rows suffice: the
+    non-relevant rows above a row are its position less the relevant rows above."""
+
+    def compute():
+        if every_row_judged(lists):
+            s = lists.support
+            rel = s.relevant
+            rel_before = _exclusive(s, rel)
+            nonrel_before = s.position - rel_before
+            return s, rel, rel_before, nonrel_before, np.zeros(rel.size, dtype=np.int64)
+        s = row_support(lists, "judged", judged_rows(lists))
+        rel = lists.is_relevant(s.labels)
+        nonrel = (s.labels >= 0) & ~rel
+        pool = s.labels < 0
+        return s, rel, _exclusive(s, rel), _exclusive(s, nonrel), _exclusive(s, pool)
+
+    return cached(lists, "judged_support", compute)
+
+
+def _judged_nonrelevant_count(lists):
+    """Judged non-relevant documents of each query (retrieved or not)."""
+    if lists.ideal_labels is None and every_row_judged(lists):
+        s = lists.support
+        relevant = np.bincount(s.query, weights=s.relevant, minlength=lists.n_queries)
+        return lists.sizes - relevant
+    if lists.ideal_labels is not None:
+        labels = lists.ideal_labels
+        codes = lists.ideal_codes_of(np.arange(labels.size))
+    else:
+        s = row_support(lists, "judged", judged_rows(lists))
+        labels, codes = s.labels, s.query
+    nonrel = (labels >= 0) & ~lists.is_relevant(labels)
+    return np.bincount(codes, weights=nonrel, minlength=lists.n_queries)
+
+
+def _exclusive(s, flags):
+    flags = flags.astype(np.int64)
+    return s.prefix(flags) - flags
+
+
+def _bpref_values(c):
+    _strict_order(c, "bpref", average=True)
+    lists = c.lists
+
+    def compute():
+        if lists.average_ties:
+            return _bpref_tied(lists)
+        s, rel, _, nonrel_before, _ = _judged_support(lists)
+        n_rel = lists.n_pos
+        idx = np.flatnonzero(rel)
+        query = s.query[idx]
+        bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[query]
+        before = np.minimum(nonrel_before[idx], n_rel[query])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            term = np.where(before > 0, 1.0 - before / bound, 1.0)
+        total = np.bincount(query, weights=term, minlength=lists.n_queries)
+        return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
+
+    return cached(lists, "bpref", compute)
+
+
+def _bpref_tied(lists):
+    n_nonrel = _judged_nonrelevant_count(lists)
+    if every_row_judged(lists):
+        return bpref_tied(lists, lists.support, None, n_nonrel)
+    s = row_support(lists, "judged", judged_rows(lists))
+    counted = s.member & (s.labels >= 0) & ~lists.is_relevant(s.labels)
+    return bpref_tied(lists, s, counted, n_nonrel)
+
+
+def _bpref(c):
+    return c.at(_bpref_values(c))
+
+
+def _gm(values):
+    return np.log(np.maximum(values, MIN_GEO_MEAN))
+
+
+def _gm_bpref(c):
+    return c.at(_gm(_bpref_values(c)))
+
+
+def _gm_map(c):
+    """log(max(AP, 1e-5)); a query without relevant documents takes the AP ``empty_query``
+    gives it (NaN under "skip"; trec_eval's 0 under "zero"), or is an error."""
+    from ._kernels import _average_precision
+
+    ap = _average_precision(c)
+    undefined = np.isnan(ap)
+    policy = c.options["empty_query"]
+    if policy == "error" and undefined.any():
+        raise ValueError(
+            f"{int(undefined.sum())} queries have no relevant document, so gm_map is undefined "
+            "for them; pass empty_query='skip', 'zero' or 'one'."
+        )
+    fill = {"skip": np.nan, "zero": 0.0, "one": 1.0, "error": np.nan}[policy]
+    return _gm(np.where(undefined, fill, ap))
+
+
+def _infap(c):
+    """trec_eval's inferred AP (Yilmaz and Aslam): the precision above each relevant row
+    estimated from the judged rows above it, unjudged pool rows taking the judged rate."""
+    _strict_order(c, "infap")
+    lists = c.lists
+    s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
+    idx = np.flatnonzero(rel)
+    j = s.position[idx].astype(np.float64)
+    rel_before = rel_before[idx].astype(np.float64)
+    nonrel_before = nonrel_before[idx].astype(np.float64)
+    pool_before = pool_before[idx].astype(np.float64)
+    judged_before = rel_before + nonrel_before
+    with np.errstate(invalid="ignore", divide="ignore"):
+        above = (j / (j + 1.0)) * ((judged_before + pool_before) / j)
+        rate = (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
+        term = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + above * rate)
+    n_rel = lists.n_pos
+    total = np.bincount(s.query[idx], weights=term, minlength=lists.n_queries)
+    return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
+
+
+def _interpolated(c):
+    return cached(c.lists, "interpolated", lambda: _interpolated_of(c.lists))
+
+
+def _interpolated_of(lists):
+    """Per relevant row (in rank order): the largest precision at it or below it, and the
+    offsets of each query's relevant rows; and each query's precision over the whole list."""
+    s = lists.support
+    rel = s.relevant
+    rank_hits = s.prefix(rel)
+    idx = np.flatnonzero(rel)
+    query = s.query[idx]
+    precision = rank_hits[idx] / (s.position[idx] + 1.0)
+    # Running maximum from each query's end: an offset per query keeps queries apart.
+    shifted = precision - 2.0 * query
+    best = np.maximum.accumulate(shifted[::-1])[::-1] + 2.0 * query
+    counts = np.bincount(query, minlength=lists.n_queries)
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    overall = counts / lists.sizes
+    return best, offsets, counts, overall
+
+
+def _iprec_at(c, level, parts):
+    lists = c.lists
+    best, offsets, rel_ret, overall = parts
+    # trec_eval 10 rounds level * n_pos to the nearest (C's lround, level >= 0); trec_eval 9,
+    # hence pytrec_eval and ir_measures, adds 0.9 and truncates.
+    shift = 0.9 if c.options.get("recall_rounding") == "trec_eval_9" else 0.5
+    cut = np.floor(level * lists.n_pos + shift).astype(np.int64)
+    index = offsets[:-1] + np.maximum(cut, 1) - 1
+    inside = (cut <= rel_ret) & (rel_ret > 0)
+    at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.size)
+    return np.where(inside, np.maximum(at, overall), np.where(cut == 0, overall, 0.0))
+
+
+def _iprec_at_recall(c):
+    """Interpolated precision at a recall level: the largest precision at or beyond the
+    ``round(level * n_pos)``-th relevant row (trec_eval's iprec_at_recall)."""
+    _strict_order(c, "iprec_at_recall")
+    return c.at(_iprec_at(c, c.options["recall_level"], _interpolated(c)))
+
+
+def _eleven_point(c):
+    """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1 (or at
+    ``recall_levels=``)."""
+    _strict_order(c, "11pt_avg")
+    parts = _interpolated(c)
+    levels = c.options.get("recall_levels", RECALL_LEVELS)
+    values = [_iprec_at(c, level, parts) for level in levels]
+    return c.at(np.mean(values, axis=0))
+
+
+def _bin_g(c):
+    """trec_eval's binG: the mean over relevant documents of ``1 / log2(2 + non-relevant rows
+    above)``."""
+    _strict_order(c, "bing", average=True)
+    lists = c.lists
+    if lists.average_ties:
+        return c.at(bin_g_tied(lists))
+    s = lists.support
+    rel = s.relevant
+    nonrel_above = s.position - (s.prefix(rel) - 1)
+    total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
+    n_rel = lists.n_pos
+    return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
