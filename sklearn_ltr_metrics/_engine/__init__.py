@@ -54,11 +54,11 @@ from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import evaluate_arrays
 from ._factorize import QueryRuns, coded_qid, factorize_qid
-from ._grouping import group_rows
+from ._grouping import active_rule, group_rows
 from ._ordering import rank_order
 from ._pairs import discordant_pairs
 from ._scans import all_strings, object_id_runs, value_range
-from ._support import segment_cumsum
+from ._support import Support, segment_cumsum
 
 #: Rows per thread below which a compiled kernel runs on fewer threads (the engine's one
 #: grain, defined in ``_rows.pxi`` for both extensions).
@@ -70,6 +70,8 @@ __all__ = [
     "STRATEGIES",
     "KernelContext",
     "QueryRuns",
+    "Support",
+    "active_rule",
     "all_strings",
     "coded_qid",
     "cutoff_label",

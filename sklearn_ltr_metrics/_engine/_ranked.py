@@ -279,7 +279,7 @@ class RankedLists:
             self._running[name] = sums
         return s.at(self._running[name], pair_query, kk)
 
-    def _term_sums(self, name, term_of, pair_query, kk, support=None):
+    def term_sums_of(self, name, term_of, pair_query, kk, support=None):
         """:meth:`_support_sums` of a per-row term computed in numpy (``term_of(support)``)."""
 
         def arrays_of(s):
@@ -292,7 +292,7 @@ class RankedLists:
             flag = {"flag": self._relevant_flag}
             return self._support_sums("hits", _sums.COUNT, pair_query, kk, lambda s: flag)
         # Tie averaging: each relevant row's hit is spread over its tied block.
-        return self._term_sums("hits", lambda s: s.block_mean(s.relevant), pair_query, kk)
+        return self.term_sums_of("hits", lambda s: s.block_mean(s.relevant), pair_query, kk)
 
     @cached_property
     def _discount_table(self):
@@ -310,7 +310,7 @@ class RankedLists:
 
     def dcg(self, pair_query, kk, *, discounted=True):
         if not discounted:
-            return self._term_sums("cg", self._support_gains, pair_query, kk)
+            return self.term_sums_of("cg", self._support_gains, pair_query, kk)
 
         def arrays_of(s):
             gain_of = None if self.average_ties else self._grade_gains
@@ -343,7 +343,7 @@ class RankedLists:
             numerator[tied] += j * (r_b[tied] - 1) / (n_b[tied] - 1)
             return (r_b / n_b) * numerator / rank
 
-        return self._term_sums("ap", term, pair_query, kk)
+        return self.term_sums_of("ap", term, pair_query, kk)
 
     @cached_property
     def _first_relevant_law(self):
@@ -367,18 +367,18 @@ class RankedLists:
         )
 
     def hit_probability(self, pair_query, kk):
-        return self._term_sums("hit", lambda s: self._first_relevant_law, pair_query, kk)
+        return self.term_sums_of("hit", lambda s: self._first_relevant_law, pair_query, kk)
 
     def reciprocal_rank(self, pair_query, kk):
         def term(s):
             return self._first_relevant_law / (s.position + 1.0)
 
-        return self._term_sums("rr", term, pair_query, kk)
+        return self.term_sums_of("rr", term, pair_query, kk)
 
     def term_sums(self, name, pair_query, kk):
         """Sums at each pair's cut-off of the per-row term ``row_terms[name]`` (given by the
         metrics family, e.g. ERR's), over the support."""
-        return self._term_sums(name, self.row_terms[name], pair_query, kk)
+        return self.term_sums_of(name, self.row_terms[name], pair_query, kk)
 
     def err(self, pair_query, kk):
         return self.term_sums("err", pair_query, kk)
@@ -391,7 +391,7 @@ class RankedLists:
         def term(s):
             return s.block_mean(s.member)
 
-        return self._term_sums("judged", term, pair_query, kk, support=self._judged_support)
+        return self.term_sums_of("judged", term, pair_query, kk, support=self._judged_support)
 
     # -- ideal DCG ---------------------------------------------------------------------
     def discount(self, rank):
@@ -402,7 +402,7 @@ class RankedLists:
         return np.log(rank1) / np.log(self.log_base)
 
     @cached_property
-    def _ideal_levels(self):
+    def ideal_levels(self):
         """Each query's distinct positive gains among its judged labels, and their counts.
 
         Returns ``(gain, count, upper, offsets)``: per (query, level) run, queries in order and
@@ -473,7 +473,7 @@ class RankedLists:
     @cached_property
     def has_positive_gain(self):
         """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
-        offsets = self._ideal_levels[3]
+        offsets = self.ideal_levels[3]
         return np.diff(offsets) > 0
 
     def ideal_dcg(self, pair_query, pair_k):
@@ -484,7 +484,7 @@ class RankedLists:
         query alone, so the value is the same whatever other queries are evaluated with it
         (compiled, parallel over pairs: ``ideal_dcg`` of ``_sums``).
         """
-        gain, count, upper, offsets = self._ideal_levels
+        gain, count, upper, offsets = self.ideal_levels
         if gain.size == 0:
             return np.zeros(pair_query.size)
         # ``upper`` grows inside each query: its largest value is the longest query's count.

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._grouping import active_rule
+from .._engine import active_rule, segment_cumsum
 from ._kernels_order import _strict_order
 from ._kernels_trec import cached
-from ._support import segment_cumsum
 
 __all__ = []
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import polygamma, psi
 
+from .._engine import segment_cumsum
 from ._kernels_order import _strict_order
-from ._support import segment_cumsum
 
 __all__ = ["DEPTH"]
 
@@ -45,7 +45,7 @@ def _static(c, name, weight, depth):
         return np.where(inside, s.block_mean(_gain(s.labels, c.options)) * table[position], 0.0)
 
     kk = np.minimum(c.kk, DEPTH)
-    value = lists._term_sums(f"{name}_{sorted(c.options.items())!r}", term, c.query, kk)
+    value = lists.term_sums_of(f"{name}_{sorted(c.options.items())!r}", term, c.query, kk)
     return value / total[np.minimum(depth, DEPTH).astype(np.int64) - 1]
 
 
@@ -211,5 +211,5 @@ def _bpm(c):
     depth = np.minimum(k, c.at(first_rank))
     kk = np.minimum(depth, c.at(lists.sizes)).astype(np.int64)
     name = f"bpm_{c.options['max_rel']!r}"
-    total = lists._term_sums(name, lambda s: _gain(s.labels, c.options), c.query, kk)
+    total = lists.term_sums_of(name, lambda s: _gain(s.labels, c.options), c.query, kk)
     return total / depth

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine import segment_cumsum
 from ._kernels_order import _per_query, _strict_order
 from ._kernels_ties import ndcg_rel_points_tied
-from ._support import segment_cumsum
 
 __all__ = []
 
@@ -23,7 +23,7 @@ __all__ = []
 def _levels(lists):
     """The ideal's positive gain levels: gain, count, cumulative count per (query, level) run,
     each run's query and the runs' offsets."""
-    gain, count, upper, offsets = lists._ideal_levels
+    gain, count, upper, offsets = lists.ideal_levels
     query = np.repeat(np.arange(lists.n_queries), np.diff(offsets))
     return gain, count, upper, query, offsets
 

@@ -13,8 +13,7 @@ import weakref
 
 import numpy as np
 
-from .._grouping import active_rule
-from ._support import Support
+from .._engine import Support, active_rule
 
 __all__ = ["cached", "empty_ranking_values", "every_row_judged", "row_support"]
 
@@ -84,7 +83,7 @@ def _count_rows(lists, name, rule):
     """Rows ``rule`` selects in each query's whole list (their expectation under ties)."""
     s = row_support(lists, name, rule)
     query, kk = lists.every_query, lists.sizes.astype(np.int64)
-    return lists._term_sums(name, lambda s: s.block_mean(s.member), query, kk, support=s)
+    return lists.term_sums_of(name, lambda s: s.block_mean(s.member), query, kk, support=s)
 
 
 def _judged_nonnegative(lists):
@@ -140,7 +139,7 @@ def _unjudged(c):
     """Share of the top k without a (non-negative) judgment; k divides even beyond the list."""
     lists = c.lists
     s = row_support(lists, "unjudged", _unjudged_rule(lists))
-    count = lists._term_sums("unjudged", lambda s: s.block_mean(s.member), c.query, c.kk, s)
+    count = lists.term_sums_of("unjudged", lambda s: s.block_mean(s.member), c.query, c.kk, s)
     return count / c.k_eff
 
 
@@ -176,7 +175,7 @@ def _rbp(c):
         return gain * np.power(p, s.position.astype(np.float64))
 
     name = f"rbp_{p!r}_{binary}"
-    return (1.0 - p) * lists._term_sums(name, term, c.query, c.kk)
+    return (1.0 - p) * lists.term_sums_of(name, term, c.query, c.kk)
 
 
 def _rbp_residual(c):
@@ -189,8 +188,8 @@ def _rbp_residual(c):
         return s.block_mean(s.member) * np.power(p, s.position.astype(np.float64))
 
     name = f"rbp_residual_{p!r}"
-    total = lists._term_sums(name, term, c.query, c.kk, s)
-    count = lists._term_sums("unjudged", lambda s: s.block_mean(s.member), c.query, c.kk, s)
+    total = lists.term_sums_of(name, term, c.query, c.kk, s)
+    count = lists.term_sums_of("unjudged", lambda s: s.block_mean(s.member), c.query, c.kk, s)
     value = np.power(p, c.kk.astype(np.float64)) + (1.0 - p) * total
     return np.where(count > 0, value, 0.0)
 
