@@ -241,17 +241,21 @@ def _add_demo(sub, commands):
     demo.set_defaults(subparser=demo, func=commands.get("demo"), output="ltr_report")
 
 
+#: What ``ltr-eval evaluate --help`` says first.
+EVALUATE_DESCRIPTION = (
+    "Evaluate one ranking per query and print the methodology's tables (or the\n"
+    "per-query values). Input: TREC qrels + run, a table with query id, label and\n"
+    "score columns (CSV, TSV, Parquet), or a LETOR/SVMlight file + a score file.\n"
+    "With TREC files, stderr says how many queries were only in the run or only in\n"
+    "the qrels; only queries in both are evaluated unless --missing-queries zero."
+)
+
+
 def _add_evaluate(sub, commands):
     evaluate = sub.add_parser(
         "evaluate",
         help="evaluate one ranking from TREC files, a table or LETOR + scores",
-        description=(
-            "Evaluate one ranking per query and print the methodology's tables (or the\n"
-            "per-query values). Input: TREC qrels + run, a table with query id, label and\n"
-            "score columns (CSV, TSV, Parquet), or a LETOR/SVMlight file + a score file.\n"
-            "With TREC files, stderr says how many queries were only in the run or only in\n"
-            "the qrels; only queries in both are evaluated unless --missing-queries zero."
-        ),
+        description=EVALUATE_DESCRIPTION,
         epilog=(
             "examples:\n"
             "  ltr-eval evaluate --qrels qrels.test --run results.test --metrics ndcg@10,map\n"

@@ -56,14 +56,7 @@ def _rank_correlation(ctx, pair_query, kk, method):
     label_rank[order] = np.repeat(position[tie_first] + (tie_size + 1) / 2.0, tie_size)
     if method == "spearman":
         score_rank = -(start_in_seg + (bsize - 1) / 2.0)
-        mx = np.bincount(seg, score_rank, n_pairs) / c
-        my = np.bincount(seg, label_rank, n_pairs) / c
-        dx, dy = score_rank - mx[seg], label_rank - my[seg]
-        sxy = np.bincount(seg, dx * dy, n_pairs)
-        sxx = np.bincount(seg, dx * dx, n_pairs)
-        syy = np.bincount(seg, dy * dy, n_pairs)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
+        return _pearson(seg, score_rank, label_rank, c)
     levels, lcode = np.unique(labels, return_inverse=True)
     m = levels.size
     n0 = c * (c - 1) / 2.0
@@ -71,21 +64,7 @@ def _rank_correlation(ctx, pair_query, kk, method):
     n1 = np.bincount(seg[is_first], (bsize * (bsize - 1) / 2.0)[is_first], n_pairs)
     n2 = np.bincount(sorted_seg[tie_first], tie_size * (tie_size - 1) / 2.0, n_pairs)
     if m > MAX_KENDALL_LEVELS:
-        # Many distinct labels: S = (pairs untied in both) - 2 * discordant pairs, with the
-        # discordant pairs counted by a merge over all pairs' rows at once.
-        score = -block_start_row.astype(np.float64)
-        joint = np.lexsort((labels, score, seg))
-        key_seg, key_score, key_label = seg[joint], score[joint], labels[joint]
-        new = np.ones(n_rows, dtype=bool)
-        new[1:] = (
-            (key_seg[1:] != key_seg[:-1])
-            | (key_score[1:] != key_score[:-1])
-            | (key_label[1:] != key_label[:-1])
-        )
-        first = np.flatnonzero(new)
-        size = np.diff(np.append(first, n_rows)).astype(np.float64)
-        n3 = np.bincount(key_seg[first], size * (size - 1) / 2.0, n_pairs)
-        s = (n0 - n1 - n2 + n3) - 2.0 * discordant_pairs(seg, score, labels, n_pairs)
+        s = _kendall_s_by_merge(seg, block_start_row, labels, n_pairs, n0 - n1 - n2)
     else:
         # Kendall tau-b: S = sum over rows of (earlier-block rows with a higher label) - (lower).
         seg_offsets = np.append(seg_start, n_rows)
@@ -100,6 +79,41 @@ def _rank_correlation(ctx, pair_query, kk, method):
     denom = np.sqrt((n0 - n1) * (n0 - n2))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, s / denom, np.nan)
+
+
+def _pearson(seg, x, y, count):
+    """Pearson's correlation of ``x`` and ``y`` within each segment (NaN where either is
+    constant): Spearman's rho of the average ranks."""
+    n_pairs = count.size
+    dx = x - (np.bincount(seg, x, n_pairs) / count)[seg]
+    dy = y - (np.bincount(seg, y, n_pairs) / count)[seg]
+    sxy = np.bincount(seg, dx * dy, n_pairs)
+    sxx = np.bincount(seg, dx * dx, n_pairs)
+    syy = np.bincount(seg, dy * dy, n_pairs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((sxx > 0) & (syy > 0), sxy / np.sqrt(sxx * syy), np.nan)
+
+
+def _kendall_s_by_merge(seg, block_start_row, labels, n_pairs, untied_one_way):
+    """Kendall's S with many distinct labels: (pairs untied in both) - 2 * discordant pairs,
+    the discordant pairs counted by a merge over all pairs' rows at once.
+
+    ``untied_one_way`` is ``n0 - n1 - n2``; the pairs tied in both (``n3``) are added here.
+    """
+    n_rows = seg.size
+    score = -block_start_row.astype(np.float64)
+    joint = np.lexsort((labels, score, seg))
+    key_seg, key_score, key_label = seg[joint], score[joint], labels[joint]
+    new = np.ones(n_rows, dtype=bool)
+    new[1:] = (
+        (key_seg[1:] != key_seg[:-1])
+        | (key_score[1:] != key_score[:-1])
+        | (key_label[1:] != key_label[:-1])
+    )
+    first = np.flatnonzero(new)
+    size = np.diff(np.append(first, n_rows)).astype(np.float64)
+    n3 = np.bincount(key_seg[first], size * (size - 1) / 2.0, n_pairs)
+    return (untied_one_way + n3) - 2.0 * discordant_pairs(seg, score, labels, n_pairs)
 
 
 def _precision(c):
