@@ -20,6 +20,7 @@ from ._validation import _short
 
 __all__ = [
     "DEFAULT_QID_COLUMN",
+    "EstimatorMissingQueryIdsError",
     "MissingQueryIdsError",
     "check_qid_column",
     "column_qid",
@@ -51,8 +52,26 @@ class MissingQueryIdsError(BaseException):
     """
 
 
-# Shown (and pickled, e.g. by joblib's workers) under its public home.
+class EstimatorMissingQueryIdsError(MissingQueryIdsError, TypeError):
+    """:class:`MissingQueryIdsError` raised by a ranker's ``fit``, ``predict`` or ``score``.
+
+    It is also a :class:`TypeError` (an :class:`Exception`): scikit-learn's estimator checks
+    (``check_estimator(..., expected_failed_checks=...)``) catch it as the expected failure of
+    a check that calls ``fit(X, y)`` without query ids, and a search or ``cross_validate``
+    whose every fit fails this way raises scikit-learn's "All the fits failed" error with this
+    message, so no NaN score is ranked. ``except MissingQueryIdsError`` catches both kinds.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.metrics import EstimatorMissingQueryIdsError, MissingQueryIdsError
+    >>> issubclass(EstimatorMissingQueryIdsError, (MissingQueryIdsError, TypeError))
+    True
+    """
+
+
+# Shown (and pickled, e.g. by joblib's workers) under their public home.
 MissingQueryIdsError.__module__ = "sklearn_ltr_metrics.metrics"
+EstimatorMissingQueryIdsError.__module__ = "sklearn_ltr_metrics.metrics"
 
 
 def check_qid_column(qid_column, name="qid_column"):

@@ -19,7 +19,12 @@ __getattr__, __dir__, __all__ = attach(
         "._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
         "._pr_points": ("precision_recall_points",),
         "._registry": ("describe_metric", "metric_names"),
-        "._scorer": ("MissingQueryIdsError", "RankingScorer", "make_ranking_scorer"),
+        "._scorer": (
+            "EstimatorMissingQueryIdsError",
+            "MissingQueryIdsError",
+            "RankingScorer",
+            "make_ranking_scorer",
+        ),
         "._which": ("which_convention",),
     },
 )

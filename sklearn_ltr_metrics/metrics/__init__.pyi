@@ -15,6 +15,7 @@ from ._reconcile import reconcile as reconcile
 from ._reconcile import reconcile_run as reconcile_run
 from ._registry import describe_metric as describe_metric
 from ._registry import metric_names as metric_names
+from ._scorer import EstimatorMissingQueryIdsError as EstimatorMissingQueryIdsError
 from ._scorer import MissingQueryIdsError as MissingQueryIdsError
 from ._scorer import RankingScorer as RankingScorer
 from ._scorer import make_ranking_scorer as make_ranking_scorer
@@ -22,6 +23,7 @@ from ._which import which_convention as which_convention
 
 __all__ = [
     "CONVENTIONS",
+    "EstimatorMissingQueryIdsError",
     "MissingQueryIdsError",
     "RankingEvaluation",
     "RankingScorer",

@@ -19,6 +19,7 @@ from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
+    EstimatorMissingQueryIdsError,
     MissingQueryIdsError,
     check_qid_column,
     column_qid,
@@ -31,7 +32,12 @@ from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_options
 from ._registry import parse_metrics
 
-__all__ = ["MissingQueryIdsError", "RankingScorer", "make_ranking_scorer"]
+__all__ = [
+    "EstimatorMissingQueryIdsError",
+    "MissingQueryIdsError",
+    "RankingScorer",
+    "make_ranking_scorer",
+]
 
 #: evaluate() options a scorer accepts (per-row inputs such as doc_id cannot be fixed at
 #: construction, and query_stats belongs to one data set, not to a scorer).

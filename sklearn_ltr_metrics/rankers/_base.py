@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
-    MissingQueryIdsError,
+    EstimatorMissingQueryIdsError,
     missing_qid_message,
     resolve_qid,
     split_qid_column,
@@ -137,7 +137,7 @@ class _RankerMixin:
         column = getattr(self, "qid_column", DEFAULT_QID_COLUMN)
         features, qid = resolve_qid(X, qid, column, owner=owner)
         if qid is None and required:
-            raise MissingQueryIdsError(missing_qid_message(owner, X, column))
+            raise EstimatorMissingQueryIdsError(missing_qid_message(owner, X, column))
         return features, qid
 
     def _validate_predict(self, X):
@@ -235,7 +235,9 @@ class _BaselineRanker(_RankerMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
             Features; a DataFrame's column ``qid_column`` is dropped (never a feature).
-        y, qid : array-like of shape (n_samples,), default=None
+        y : array-like of shape (n_samples,), default=None
+            Ignored; accepted (and length-checked) for a uniform ranker interface.
+        qid : array-like of shape (n_samples,), default=None
             Ignored; accepted (and length-checked) for a uniform ranker interface.
 
         Returns
