@@ -134,7 +134,7 @@ def suggest_metric(spec):
     >>> suggest_metric("recip_rank")
     (['mrr'], "trec_eval's recip_rank")
     >>> suggest_metric("ndgc@10")
-    (['ndcg@10'], None)
+    (['ndcg@10', 'rndcg@10'], None)
     """
     text = spec.strip().lower()
     for pattern, target, origin in _FOREIGN:

@@ -410,7 +410,8 @@ def _keyed_columns(entries, k, options):
             columns.update((spec.column, spec.column) for spec in specs)
             continue
         (spec,) = specs
-        key = entry.strip().lower()
+        # A name kept as typed (another tool's spelling: "nDCG@10", "P_5") keys as typed.
+        key = entry.strip() if spec.column == entry.strip() else entry.strip().lower()
         label = spec.column.partition("@")[2]
         if "@" not in key and label:
             key = f"{key}@{label}"
