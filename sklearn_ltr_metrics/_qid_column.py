@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import _short
+from ._validation import short_repr
 
 __all__ = [
     "DEFAULT_QID_COLUMN",
@@ -80,7 +80,7 @@ def check_qid_column(qid_column, name="qid_column"):
         return qid_column
     raise TypeError(
         f"{name} must be a column name (str) or None (never read query ids from X), got "
-        f"{_short(qid_column)}."
+        f"{short_repr(qid_column)}."
     )
 
 
@@ -172,7 +172,7 @@ def resolve_qid(X, qid, qid_column=DEFAULT_QID_COLUMN, *, owner):
         return features, (column if qid is None else qid)
     if not _same_ids(qid, column):
         raise ValueError(
-            f"{owner} got qid={_short(qid)} and X's column {qid_column!r} holding other query "
+            f"{owner} got qid={short_repr(qid)} and X's column {qid_column!r} holding other query "
             "ids; pass the query ids once (the column, or qid=...), or name another column "
             "with qid_column=..."
         )

@@ -34,7 +34,7 @@ __all__ = [
 _EXACT_FLOAT_INT = 2**53
 
 
-def _short(value, limit=60):
+def short_repr(value, limit=60):
     """Return ``repr(value)`` cut to ``limit`` characters for error messages.
 
     numpy scalars are shown as the Python values they hold (``'a'``, not ``np.str_('a')``).
@@ -71,13 +71,13 @@ def check_1d(values, name, *, dtype=None, allow_empty=False):
     if isinstance(values, (str, bytes)) or np.isscalar(values):
         raise TypeError(
             f"{name} must be a 1-D array-like (list, numpy array, pandas Series), "
-            f"got a scalar {_short(values)}."
+            f"got a scalar {short_repr(values)}."
         )
     if isinstance(values, pd.DataFrame):
         if values.shape[1] != 1:
             raise ValueError(
                 f"{name} must be 1-D, got a DataFrame with {values.shape[1]} columns; "
-                f"select one column, e.g. df[{_short(values.columns[0])}]."
+                f"select one column, e.g. df[{short_repr(values.columns[0])}]."
             )
         values = values.iloc[:, 0]
     if isinstance(values, (pd.Series, pd.Index)):
@@ -176,7 +176,7 @@ def _numbers(values, name):
         first = _first(bad) if bad.any() else 0
         raise TypeError(
             f"{name} must hold numbers (real ones), got {type(arr[first]).__name__} "
-            f"{_short(arr[first])} at row {first}; convert the values to numbers first, "
+            f"{short_repr(arr[first])} at row {first}; convert the values to numbers first, "
             "e.g. with pd.to_numeric."
         )
     what, fix = {
@@ -186,7 +186,7 @@ def _numbers(values, name):
         "U": ("strings", "convert them on purpose, e.g. with pd.to_numeric"),
         "S": ("bytes", "convert them on purpose, e.g. with pd.to_numeric"),
     }.get(kind, (f"values of dtype {arr.dtype}", "convert them to float first"))
-    example = f" (e.g. {_short(arr[0])})" if arr.size else ""
+    example = f" (e.g. {short_repr(arr[0])})" if arr.size else ""
     raise TypeError(f"{name} must hold numbers (real ones), got {what}{example}; {fix}.")
 
 
@@ -258,7 +258,7 @@ def check_scores(y_score, qid_values=None, name="y_score", *, n_threads=1):
         bad = ~np.isfinite(arr)
         first = _first(bad)
         where = (
-            f" (first in query {_short(qid_values[first])}, row {first})"
+            f" (first in query {short_repr(qid_values[first])}, row {first})"
             if qid_values is not None and first < len(qid_values)
             else f" (first at row {first})"
         )
@@ -277,7 +277,7 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
     arr = _numbers(y_true, name)
     if _is_integer_array(arr) and _too_big_for_float(arr):
         raise ValueError(
-            f"{name} has labels beyond 2**53 (largest {_short(max(arr.tolist(), key=abs))}), "
+            f"{name} has labels beyond 2**53 (largest {short_repr(max(arr.tolist(), key=abs))}), "
             "which float64 cannot hold exactly; relevance grades are small numbers such as 0..4."
         )
     arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
@@ -349,10 +349,10 @@ def check_qid(qid, name="qid"):
     ...     print(str(err)[:48])
     qid mixes value types (number, str): row 0 holds
     """
-    return _check_qid_runs(qid, name)[0]
+    return check_qid_runs(qid, name)[0]
 
 
-def _check_qid_runs(qid, name="qid", n_threads=1):
+def check_qid_runs(qid, name="qid", n_threads=1):
     """:func:`check_qid`, and the runs that it found in object ids: of the very same object
     (addresses compared in threads), or else of equal ids when every id is a ``str``
     (the engine's ``object_id_runs``); None when there are none or too many. The grouping
@@ -391,8 +391,8 @@ def _check_qid_runs(qid, name="qid", n_threads=1):
             second = second if runs is None else int(runs[second])
             raise TypeError(
                 f"{name} mixes value types ({', '.join(sorted(set(kinds)))}): row 0 holds "
-                f"{_short(arr[0])}, row {second} holds {_short(arr[second])}; query ids must "
-                f"all be of one kind. Convert them on purpose first, e.g. "
+                f"{short_repr(arr[0])}, row {second} holds {short_repr(arr[second])}; query ids "
+                "must all be of one kind. Convert them on purpose first, e.g. "
                 f"{name} = [str(q) for q in {name}]."
             )
         try:
@@ -400,7 +400,7 @@ def _check_qid_runs(qid, name="qid", n_threads=1):
         except TypeError:
             raise TypeError(
                 f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
-                f"{_short(arr[0])} at row 0; use ints or strings."
+                f"{short_repr(arr[0])} at row 0; use ints or strings."
             ) from None
         return arr, runs
     if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
@@ -414,7 +414,7 @@ def _raise_missing_qid(arr, missing, name):
     first = _first(missing)
     raise ValueError(
         f"{name} has missing values ({int(missing.sum())}, first at row {first}: "
-        f"{_short(arr[first])}); every row needs a query id. Drop those rows or give them ids."
+        f"{short_repr(arr[first])}); every row needs a query id. Drop those rows or give them ids."
     )
 
 
@@ -437,14 +437,14 @@ def check_choice(value, name, choices: Sequence):
     if hashable and value in choices:
         return value
     raise ValueError(
-        f"{name}={_short(value)} is not valid; choose one of {', '.join(map(repr, choices))}."
+        f"{name}={short_repr(value)} is not valid; choose one of {', '.join(map(repr, choices))}."
     )
 
 
 def check_positive_int(value, name, *, minimum=1):
     """Return ``value`` as int if it is an integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {_short(value)}.")
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {short_repr(value)}.")
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
     return int(value)
@@ -453,7 +453,7 @@ def check_positive_int(value, name, *, minimum=1):
 def check_probability(value, name, *, open_interval=True):
     """Return ``value`` as float if it lies in (0, 1) (or [0, 1] when not ``open_interval``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number in (0, 1), got {_short(value)}.")
+        raise TypeError(f"{name} must be a number in (0, 1), got {short_repr(value)}.")
     value = float(value)
     ok = 0.0 < value < 1.0 if open_interval else 0.0 <= value <= 1.0
     if not ok:
@@ -470,7 +470,7 @@ def unknown_name_error(kind: str, name, valid: Iterable[str], *, param: str):
     close = difflib.get_close_matches(str(name), valid, n=3)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     return ValueError(
-        f"{param}={_short(name)} is not a known {kind}.{hint} Valid names: {', '.join(valid)}."
+        f"{param}={short_repr(name)} is not a known {kind}.{hint} Valid names: {', '.join(valid)}."
     )
 
 

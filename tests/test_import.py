@@ -170,7 +170,7 @@ def test_private_import_detector():
         "def f():\n"
         "    from sklearn.utils._param_validation import Interval\n"
         "from sklearn.utils import Tags, check_random_state\n"
-        "from sklearn_ltr_metrics._validation import _short\n"
+        "from sklearn_ltr_metrics._validation import short_repr\n"
         "from ._grouping import _private\n"
     )
     assert [line for line, _ in _private_sklearn_imports(source)] == [1, 2, 3, 5]

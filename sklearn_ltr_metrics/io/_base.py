@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validation import _short
+from .._validation import short_repr
 
 if TYPE_CHECKING:
     from .._typing import PathOrFile, StrPath
@@ -269,7 +269,7 @@ def _read_text(source):
 
 def _show(line, limit=80):
     """A line as shown in error messages: repr, cut to ``limit`` characters."""
-    return _short(line.rstrip("\r"), limit)
+    return short_repr(line.rstrip("\r"), limit)
 
 
 def _plain(value):

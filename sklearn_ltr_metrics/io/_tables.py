@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .._validation import _short, check_choice
+from .._validation import check_choice, short_repr
 from ._base import (
     DataFormatError,
     _as_number,
@@ -397,7 +397,7 @@ def write_query_stats(
         if not np.all(np.isfinite(values) & (values >= 0) & (values == np.round(values))):
             raise ValueError(
                 f"stats[{column!r}] must hold non-negative integers; got "
-                f"{_short(frame[column].tolist())}."
+                f"{short_repr(frame[column].tolist())}."
             )
         frame[column] = values.astype(np.int64)
     frame = frame[
@@ -450,7 +450,7 @@ def read_scores(path: PathOrFile, *, n_rows: int | None = None) -> np.ndarray:
     <stream>, line 2: score '1_000' is not a number: digit separat
     """
     if n_rows is not None and (isinstance(n_rows, bool) or not isinstance(n_rows, int)):
-        raise TypeError(f"n_rows must be an int or None, got {_short(n_rows)}.")
+        raise TypeError(f"n_rows must be an int or None, got {short_repr(n_rows)}.")
     text, name = _read_text(path)
     values = []
     for number, raw in enumerate(text.split("\n"), start=1):

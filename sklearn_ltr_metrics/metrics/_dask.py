@@ -24,7 +24,7 @@ import inspect
 
 import numpy as np
 
-from .._validation import _short, check_qid
+from .._validation import check_qid, short_repr
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_options
@@ -123,7 +123,7 @@ def _check_columns(frame, qid, label, score, doc_id):
     """Where each input lives: ``(qid column or None for the index, value columns)``."""
     for name, value in (("qid", qid), ("label", label), ("score", score), ("doc_id", doc_id)):
         if value is not None and not isinstance(value, str):
-            raise TypeError(f"{name} must be a column name (str), got {_short(value)}.")
+            raise TypeError(f"{name} must be a column name (str), got {short_repr(value)}.")
     columns = list(frame.columns)
     index_name = frame.index.name
     use_index = qid not in columns and qid == index_name

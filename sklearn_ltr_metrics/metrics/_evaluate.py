@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 from .._engine import coded_qid
 from .._validation import (
-    _check_qid_runs,
     check_1d,
     check_consistent_length,
     check_labels,
     check_n_jobs,
+    check_qid_runs,
     check_scores,
 )
 from ._evaluation import RankingEvaluation
@@ -179,7 +179,7 @@ def evaluate(
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
     if coded is None:
-        qid_arr, qid_runs = _check_qid_runs(qid, "qid", n_threads)
+        qid_arr, qid_runs = check_qid_runs(qid, "qid", n_threads)
         qid_values, qid_shown = None, qid_arr
     else:
         # pandas categorical or string ids: integer codes of the sorted ids, made by pandas

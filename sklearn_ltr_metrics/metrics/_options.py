@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._validation import _short, check_choice
+from .._validation import check_choice, short_repr
 
 __all__ = [
     "CONVENTIONS",
@@ -145,13 +145,13 @@ def _check_real(value, name, *, allow_none=False, minimum=None, strict=True, hin
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {_short(value)}.{hint}")
+        raise TypeError(f"{name} must be a number, got {short_repr(value)}.{hint}")
     out = float(value)
     if not math.isfinite(out) or (
         minimum is not None and (out <= minimum if strict else out < minimum)
     ):
         bound = "" if minimum is None else f" {'>' if strict else '>='} {minimum:g}"
-        raise ValueError(f"{name}={_short(value)} must be a finite number{bound}.{hint}")
+        raise ValueError(f"{name}={short_repr(value)} must be a finite number{bound}.{hint}")
     return out
 
 
@@ -165,12 +165,12 @@ def _check_max_docs(value):
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(
-            f"max_docs must be an int >= 1 or None, got {_short(value)}; e.g. max_docs=100 "
+            f"max_docs must be an int >= 1 or None, got {short_repr(value)}; e.g. max_docs=100 "
             "evaluates the first 100 rows of each query, as trec_eval -M100."
         )
     if value < 1:
         raise ValueError(
-            f"max_docs={_short(value)} must be >= 1 (or None for every row); e.g. max_docs=100."
+            f"max_docs={short_repr(value)} must be >= 1 (or None for every row); e.g. max_docs=100."
         )
     return int(value)
 
@@ -200,7 +200,7 @@ def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
         )
     if conventions is not None and not isinstance(conventions, str):
         raise TypeError(
-            f"conventions must be a preset name (str) or None, got {_short(conventions)}; "
+            f"conventions must be a preset name (str) or None, got {short_repr(conventions)}; "
             f"choose one of {', '.join(repr(c) for c in CONVENTIONS if c is not None)}."
         )
     if conventions not in CONVENTIONS:
@@ -299,23 +299,23 @@ def make_gain(gain):
             for what, item in (("key", key), ("value", value)):
                 if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Real):
                     raise TypeError(
-                        f"gain mapping {what}s must be numbers, got {what} {_short(item)}; "
+                        f"gain mapping {what}s must be numbers, got {what} {short_repr(item)}; "
                         "e.g. gain={0: 0, 1: 1, 2: 3}."
                     )
             if not math.isfinite(float(key)):
-                raise ValueError(f"gain mapping has a non-finite label {_short(key)}.")
+                raise ValueError(f"gain mapping has a non-finite label {short_repr(key)}.")
             if not (math.isfinite(float(value)) and float(value) >= 0):
                 raise ValueError(
-                    f"gain mapping gives label {_short(key)} the gain {_short(value)}; gains "
-                    "must be finite numbers >= 0."
+                    f"gain mapping gives label {short_repr(key)} the gain {short_repr(value)}; "
+                    "gains must be finite numbers >= 0."
                 )
             pairs.append((float(key), float(value)))
         pairs.sort()
         keys = np.array([p[0] for p in pairs])
         if np.any(keys[1:] == keys[:-1]):
-            raise ValueError(f"gain mapping names a label twice: {_short(gain)}.")
+            raise ValueError(f"gain mapping names a label twice: {short_repr(gain)}.")
         return Gain("mapping", keys, np.array([p[1] for p in pairs]))
     raise ValueError(
-        f"gain={_short(gain)} is not valid; use 'exponential' (2**label - 1), 'linear' (label), "
-        "or a mapping label -> gain such as {0: 0, 1: 1, 2: 3}."
+        f"gain={short_repr(gain)} is not valid; use 'exponential' (2**label - 1), "
+        "'linear' (label), or a mapping label -> gain such as {0: 0, 1: 1, 2: 3}."
     )

@@ -15,7 +15,7 @@ from math import factorial
 import numpy as np
 import pandas as pd
 
-from .._validation import _short
+from .._validation import short_repr
 from ._options import CONVENTION_KEYS, CONVENTIONS, check_options, convention_options
 from ._reconcile_result import Reconciliation
 from ._rules import query_facts, rule_text
@@ -94,17 +94,19 @@ def tool_setting(spec, *, run):
         preset = options.pop("conventions", None)
     else:
         raise TypeError(
-            f"a tool must be a preset name (str) or a mapping of options, got {_short(spec)}."
+            f"a tool must be a preset name (str) or a mapping of options, got {short_repr(spec)}."
         )
     preset = None if preset == "default" else preset
     if preset not in CONVENTIONS:
         names = ", ".join(preset_label(name) for name in CONVENTIONS)
-        raise ValueError(f"tool {_short(spec)}: {preset!r} is not a preset; choose one of {names}.")
+        raise ValueError(
+            f"tool {short_repr(spec)}: {preset!r} is not a preset; choose one of {names}."
+        )
     run_options = {key: options.pop(key, default) for key, default in RUN_OPTIONS.items()}
     if not run and run_options != RUN_OPTIONS:
         raise ValueError(
-            f"tool {_short(spec)}: -c (missing_queries) and -J (unjudged, judged_only) apply to "
-            "TREC runs with separate judgments; use reconcile_run(run, qrels, ...)."
+            f"tool {short_repr(spec)}: -c (missing_queries) and -J (unjudged, judged_only) "
+            "apply to TREC runs with separate judgments; use reconcile_run(run, qrels, ...)."
         )
     for key, allowed in (
         ("missing_queries", ("skip", "zero")),
@@ -112,18 +114,18 @@ def tool_setting(spec, *, run):
     ):
         if run_options[key] not in allowed:
             raise ValueError(
-                f"tool {_short(spec)}: {key}={run_options[key]!r}; use one of {allowed}."
+                f"tool {short_repr(spec)}: {key}={run_options[key]!r}; use one of {allowed}."
             )
     unknown = sorted(set(options) - set(CONVENTION_KEYS))
     if unknown:
         raise TypeError(
-            f"tool {_short(spec)}: unexpected option(s) {unknown}; a tool sets convention "
+            f"tool {short_repr(spec)}: unexpected option(s) {unknown}; a tool sets convention "
             f"options only: {', '.join(OPTION_ORDER)}."
         )
     try:
         resolved = check_options(preset, **options)
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"tool {_short(spec)}: {exc}") from None
+        raise type(exc)(f"tool {short_repr(spec)}: {exc}") from None
     setting = {key: resolved[key] for key in CONVENTION_KEYS}
     # an explicit None (min_relevance, default_k, max_docs) overrides the preset, which
     # check_options reads as "the preset's value"
@@ -131,7 +133,7 @@ def tool_setting(spec, *, run):
         choices = convention_options()[key]["choices"]
         if choices is not None:
             raise ValueError(
-                f"tool {_short(spec)}: {key}=None is not valid; choose one of "
+                f"tool {short_repr(spec)}: {key}=None is not valid; choose one of "
                 f"{', '.join(map(repr, choices))}."
             )
         setting[key] = None
@@ -167,11 +169,11 @@ def check_tools(tools, *, run):
         named = {spec: spec for spec in tools}
     else:
         raise TypeError(
-            f"tools must be None, a list of preset names or a dict, got {_short(tools)}."
+            f"tools must be None, a list of preset names or a dict, got {short_repr(tools)}."
         )
     settings = {str(name): tool_setting(spec, run=run) for name, spec in named.items()}
     if len(settings) < 2:
-        raise ValueError(f"tools={_short(tools)}: name at least two tools to compare.")
+        raise ValueError(f"tools={short_repr(tools)}: name at least two tools to compare.")
     return settings
 
 
@@ -349,14 +351,16 @@ def _reconcile(settings, tools, metric, facts_of, n_queries, notes):
 def _check_metric(metric):
     if not isinstance(metric, str):
         raise TypeError(
-            f"metric must be one metric spec string such as 'ndcg@10', got {_short(metric)}."
+            f"metric must be one metric spec string such as 'ndcg@10', got {short_repr(metric)}."
         )
     return metric
 
 
 def _check_n_queries(n_queries):
     if isinstance(n_queries, bool) or not isinstance(n_queries, (int, np.integer)) or n_queries < 0:
-        raise ValueError(f"n_queries={_short(n_queries)} must be an int >= 0, e.g. n_queries=3.")
+        raise ValueError(
+            f"n_queries={short_repr(n_queries)} must be an int >= 0, e.g. n_queries=3."
+        )
     return int(n_queries)
 
 

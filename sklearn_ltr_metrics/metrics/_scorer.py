@@ -26,7 +26,7 @@ from .._qid_column import (
     missing_qid_message,
 )
 from .._table import COUNT_COLUMNS
-from .._validation import _short
+from .._validation import short_repr
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_options
@@ -65,7 +65,7 @@ def check_response_method(response_method):
     if not isinstance(methods, (list, tuple)) or not methods:
         raise TypeError(
             "response_method must be None, a method name or a non-empty list of them, got "
-            f"{_short(response_method)}."
+            f"{short_repr(response_method)}."
         )
     for method in methods:
         if method not in _RESPONSE_METHODS:
@@ -90,7 +90,7 @@ def _as_scores(raw, method, classes):
         if grades.shape[0] != raw.shape[1] or not np.issubdtype(grades.dtype, np.number):
             raise TypeError(
                 f"predict_proba gives {raw.shape[1]} class columns but the classes "
-                f"{_short(classes)} are not numeric grades, so no expected grade can rank the "
+                f"{short_repr(classes)} are not numeric grades, so no expected grade can rank the "
                 "rows; train on numeric relevance labels or pass another response_method."
             )
         return raw @ grades.astype(np.float64)
@@ -208,14 +208,14 @@ class RankingScorer:
             )
         if not isinstance(greater_is_better, (bool, np.bool_)):
             raise TypeError(
-                f"greater_is_better must be True or False, got {_short(greater_is_better)}."
+                f"greater_is_better must be True or False, got {short_repr(greater_is_better)}."
             )
         check_response_method(response_method)
         self.multimetric = not isinstance(metric, str)
         if self.multimetric and not isinstance(metric, (list, tuple)):
             raise TypeError(
                 "metric must be a metric spec string such as 'ndcg@10' or a list of them, got "
-                f"{_short(metric)}."
+                f"{short_repr(metric)}."
             )
         # The one options check of evaluate: a scorer refuses exactly what evaluate refuses.
         resolved = check_options(

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._validation import _short
+from .._validation import short_repr
 from ._options import CONVENTION_KEYS, CONVENTIONS, convention_options
 from ._reconcile import (
     DOC_ID_TIES,
@@ -112,7 +112,7 @@ def _frame(rows):
 def _check_value(value, tol):
     for name, item in (("value", value), ("tol", tol)):
         if isinstance(item, bool) or not isinstance(item, numbers.Real) or not math.isfinite(item):
-            raise TypeError(f"{name} must be a finite number, got {_short(item)}.")
+            raise TypeError(f"{name} must be a finite number, got {short_repr(item)}.")
     if tol < 0:
         raise ValueError(f"tol={tol!r} must be >= 0, e.g. tol=1e-4.")
 
@@ -166,7 +166,9 @@ def which_convention(value, y_true, y_score, qid, metric="ndcg@10", *, doc_id=No
     """
     _check_value(value, tol)
     if not isinstance(metric, str):
-        raise TypeError(f"metric must be one metric spec such as 'ndcg@10', got {_short(metric)}.")
+        raise TypeError(
+            f"metric must be one metric spec such as 'ndcg@10', got {short_repr(metric)}."
+        )
     evaluate_one = flat_evaluator(y_true, y_score, qid, metric, doc_id, None)
     settings = _Settings(evaluate_one)
     space = _search_space(metric, doc_id)

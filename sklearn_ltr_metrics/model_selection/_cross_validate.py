@@ -31,7 +31,7 @@ from .._qid_column import (
     column_qid,
     missing_qid_message,
 )
-from .._validation import _short, check_1d, take_rows
+from .._validation import check_1d, short_repr, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
 from ._split import query_splits
 
@@ -99,7 +99,7 @@ def check_scoring(scoring):
             if not isinstance(value, RankingScorer) or value.multimetric:
                 raise TypeError(
                     f"scoring[{name!r}] must be a single-metric scorer from "
-                    f"make_ranking_scorer('...'), got {_short(value)}; give several metrics as "
+                    f"make_ranking_scorer('...'), got {short_repr(value)}; give several metrics as "
                     "a list instead, e.g. scoring=['ndcg@10', 'map']."
                 )
             parts.append((_copy(value), {value.metrics[0]: name}))
@@ -107,7 +107,7 @@ def check_scoring(scoring):
     raise TypeError(
         "scoring must be a metric spec such as 'ndcg@10', a list of specs, a scorer from "
         "make_ranking_scorer, or a dict name -> make_ranking_scorer('...'); got "
-        f"{_short(scoring)}."
+        f"{short_repr(scoring)}."
     )
 
 

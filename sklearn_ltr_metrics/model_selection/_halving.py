@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._engine import factorize_qid
 from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import random_seed
-from .._validation import _short, check_1d, take_rows
+from .._validation import check_1d, short_repr, take_rows
 from ._cross_validate import check_qid
 from ._search import _check_scores, _QuerySearchMixin
 from ._split import query_splits
@@ -244,7 +244,9 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
         worker.estimator = _QuerySubsample(self.estimator, seed=random_seed(self.random_state))
         grids = self.param_grid if isinstance(self.param_grid, list) else [self.param_grid]
         if not all(isinstance(g, dict) for g in grids):
-            raise TypeError(f"param_grid must be a dict or a list of dicts, got {_short(grids)}.")
+            raise TypeError(
+                f"param_grid must be a dict or a list of dicts, got {short_repr(grids)}."
+            )
         worker.param_grid = [{_PREFIX + k: v for k, v in g.items()} for g in grids]
         if self.max_resources == "auto":
             worker.max_resources = n_max

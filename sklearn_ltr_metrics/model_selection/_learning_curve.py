@@ -15,7 +15,7 @@ import numpy as np
 
 from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import check_random_state
-from .._validation import _short
+from .._validation import short_repr
 from ._cross_validate import check_qid, check_scoring, cross_validate_ranking
 from ._split import query_splits
 
@@ -28,7 +28,7 @@ def _query_counts(train_sizes, n_max):
     if sizes.ndim != 1 or sizes.size == 0:
         raise ValueError(
             f"train_sizes must be a non-empty 1-D list of fractions or query counts, got "
-            f"{_short(train_sizes)}."
+            f"{short_repr(train_sizes)}."
         )
     if np.issubdtype(sizes.dtype, np.floating):
         if not ((sizes > 0) & (sizes <= 1)).all():
@@ -44,7 +44,7 @@ def _query_counts(train_sizes, n_max):
             )
         counts = sizes.astype(int)
     else:
-        raise TypeError(f"train_sizes must hold floats or ints, got {_short(train_sizes)}.")
+        raise TypeError(f"train_sizes must hold floats or ints, got {short_repr(train_sizes)}.")
     return np.unique(counts)
 
 
@@ -126,12 +126,13 @@ def learning_curve_ranking(
     """
     if not check_scoring(scoring)[1]:
         raise TypeError(
-            f"scoring must be one metric (a spec or a single-metric scorer), got {_short(scoring)}."
+            "scoring must be one metric (a spec or a single-metric scorer), got "
+            f"{short_repr(scoring)}."
         )
     qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner="learning_curve_ranking")
     folds = query_splits(cv, X, y, qid_arr, codes, uniques)
     if not isinstance(shuffle, (bool, np.bool_)):
-        raise TypeError(f"shuffle must be True or False, got {_short(shuffle)}.")
+        raise TypeError(f"shuffle must be True or False, got {short_repr(shuffle)}.")
     rank = np.arange(uniques.shape[0])
     if shuffle:
         rank = np.empty_like(rank)

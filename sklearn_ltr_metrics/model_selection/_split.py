@@ -23,7 +23,7 @@ from .._qid_column import (
     missing_qid_message,
 )
 from .._random import check_random_state
-from .._validation import _short, check_1d, check_consistent_length, check_positive_int
+from .._validation import check_1d, check_consistent_length, check_positive_int, short_repr
 
 __all__ = ["QueryKFold", "StratifiedQueryKFold", "check_query_cv", "query_splits"]
 
@@ -82,10 +82,10 @@ class _QuerySplitter(BaseCrossValidator):
         """
         n_splits = self.get_n_splits()
         if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise TypeError(f"shuffle must be True or False, got {_short(self.shuffle)}.")
+            raise TypeError(f"shuffle must be True or False, got {short_repr(self.shuffle)}.")
         if not self.shuffle and self.random_state is not None:
             raise ValueError(
-                f"random_state={_short(self.random_state)} has no effect without shuffling; "
+                f"random_state={short_repr(self.random_state)} has no effect without shuffling; "
                 "pass shuffle=True or leave random_state=None."
             )
         ids = qid if qid is not None else groups
@@ -241,7 +241,7 @@ def check_query_cv(cv):
     if isinstance(cv, (str, bytes)) or not (hasattr(cv, "split") or hasattr(cv, "__iter__")):
         raise TypeError(
             f"cv must be an int (that many QueryKFold folds over qid), a scikit-learn splitter "
-            f"or an iterable of (train, test) index arrays, got {_short(cv)}."
+            f"or an iterable of (train, test) index arrays, got {short_repr(cv)}."
         )
     return cv
 
@@ -299,5 +299,5 @@ def query_splits(cv, X, y, qid_arr, codes, uniques):
             )
         folds.append((train, test))
     if not folds:
-        raise ValueError(f"cv {_short(cv)} produced no split.")
+        raise ValueError(f"cv {short_repr(cv)} produced no split.")
     return folds

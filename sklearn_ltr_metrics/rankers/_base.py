@@ -36,10 +36,10 @@ from .._qid_column import (
 )
 from .._random import random_seed
 from .._validation import (
-    _short,
     check_1d,
     check_consistent_length,
     check_labels,
+    short_repr,
 )
 
 __all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
@@ -457,10 +457,10 @@ class FeatureRanker(_BaselineRanker):
         else:
             raise TypeError(
                 f"feature must be a column index (int) or a column name (str), got "
-                f"{_short(feature)}."
+                f"{short_repr(feature)}."
             )
         if not isinstance(self.ascending, (bool, np.bool_)):
-            raise TypeError(f"ascending must be True or False, got {_short(self.ascending)}.")
+            raise TypeError(f"ascending must be True or False, got {short_repr(self.ascending)}.")
 
     def predict(self, X):
         """Return the chosen column (negated when ``ascending``) as scores.

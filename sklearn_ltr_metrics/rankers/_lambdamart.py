@@ -13,11 +13,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from .._qid_column import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import (
-    _short,
     check_choice,
     check_consistent_length,
     check_labels,
     check_positive_int,
+    short_repr,
 )
 from ._base import _SPARSE_FORMATS, _RankerMixin, _row_hashes
 from ._lightgbm_data import (
@@ -273,7 +273,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         if self.lgbm_params is not None:
             if not isinstance(self.lgbm_params, dict):
                 raise TypeError(
-                    f"lgbm_params must be a dict or None, got {_short(self.lgbm_params)}."
+                    f"lgbm_params must be a dict or None, got {short_repr(self.lgbm_params)}."
                 )
             clash = sorted(set(self.lgbm_params) & (set(kwargs) | set(self.get_params())))
             if clash:

@@ -18,11 +18,11 @@ import scipy.sparse as sp
 from .._engine import factorize_qid
 from .._random import check_random_state
 from .._validation import (
-    _short,
     check_1d,
     check_consistent_length,
     check_positive_int,
     check_probability,
+    short_repr,
 )
 from ._base import _ROUTING_HINT
 
@@ -112,7 +112,7 @@ def _check_eval_at(eval_at):
     if isinstance(eval_at, numbers.Integral) and not isinstance(eval_at, bool):
         eval_at = (eval_at,)
     if isinstance(eval_at, (str, bytes)) or not hasattr(eval_at, "__iter__"):
-        raise TypeError(f"eval_at must be an int or a sequence of ints, got {_short(eval_at)}.")
+        raise TypeError(f"eval_at must be an int or a sequence of ints, got {short_repr(eval_at)}.")
     values = tuple(check_positive_int(k, "eval_at") for k in eval_at)
     if not values:
         raise ValueError("eval_at is empty; give at least one cut-off, e.g. eval_at=(10,).")
@@ -200,7 +200,7 @@ def _check_eval_set(eval_set):
     if not isinstance(eval_set, tuple) or len(eval_set) != 3:
         raise TypeError(
             "eval_set must be one validation set (X_val, y_val, qid_val), or a list holding "
-            f"one, got {_short(eval_set)}."
+            f"one, got {short_repr(eval_set)}."
         )
     return eval_set
 
@@ -215,7 +215,7 @@ def _package_eval_metric(eval_metric, qid_sorted):
             raise TypeError(
                 "eval_metric must be None (LightGBM's NDCG@eval_at[0]), a metric spec such as "
                 "'ndcg@10' or a single-metric make_ranking_scorer(...), got "
-                f"{_short(eval_metric)}."
+                f"{short_repr(eval_metric)}."
             )
         scorer = make_ranking_scorer(eval_metric)
     if scorer.multimetric:

@@ -20,11 +20,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from .._engine import factorize_qid
 from .._qid_column import DEFAULT_QID_COLUMN
 from .._validation import (
-    _short,
     check_1d,
     check_choice,
     check_consistent_length,
     check_labels,
+    short_repr,
     take_rows,
 )
 from ._base import _RankerMixin
@@ -170,7 +170,8 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         """
         if not hasattr(self.estimator, "fit") or not hasattr(self.estimator, "predict"):
             raise TypeError(
-                f"estimator must be a ranker with fit and predict, got {_short(self.estimator)}."
+                "estimator must be a ranker with fit and predict, got "
+                f"{short_repr(self.estimator)}."
             )
         param = self._query_param()
         features, qid = self._query_ids(X, qid, "fit", required=False)

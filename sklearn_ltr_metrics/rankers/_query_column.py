@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin, cl
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._qid_column import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
-from .._validation import _short
+from .._validation import short_repr
 
 __all__ = ["QueryColumn"]
 
@@ -100,7 +100,7 @@ class QueryColumn(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
         """
         if not (hasattr(self.transformer, "fit") and hasattr(self.transformer, "transform")):
             raise TypeError(
-                f"transformer must have fit and transform, got {_short(self.transformer)}."
+                f"transformer must have fit and transform, got {short_repr(self.transformer)}."
             )
         column = check_qid_column(self.qid_column)
         validate_data(self, X, skip_check_array=True, reset=True)
