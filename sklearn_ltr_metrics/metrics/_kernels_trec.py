@@ -17,7 +17,7 @@ from .._engine import Support, active_rule
 
 __all__ = ["cached", "empty_ranking_values", "every_row_judged", "row_support"]
 
-_CACHE = weakref.WeakKeyDictionary()  # RankedLists -> {key: value}
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # RankedLists -> {key: value}
 
 
 def cached(lists, key, compute):

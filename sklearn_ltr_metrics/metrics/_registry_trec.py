@@ -8,6 +8,7 @@ the invariant tests) sees them as it sees the others.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from . import _kernels as K
 from . import _kernels_compat as P
@@ -41,7 +42,7 @@ def _whole(name, kernel, description, **extra):
     return Metric(name=name, kernel=kernel, description=description, **_WHOLE, **extra)
 
 
-TREC_METRICS = (
+TREC_METRICS: tuple[Metric, ...] = (
     _count("num_ret", T._num_ret, "retrieved rows of the query (trec_eval num_ret)"),
     _count("num_rel", T._num_rel, "relevant documents of the query, n_pos (trec_eval num_rel)"),
     _count("num_rel_ret", T._num_rel_ret, "relevant rows retrieved (trec_eval num_rel_ret)"),
@@ -204,7 +205,7 @@ TREC_METRICS = (
     ),
 )
 
-_CWL = {"graded": True, "ideal": None}
+_CWL: dict[str, Any] = {"graded": True, "ideal": None}
 
 TREC_METRICS += (
     Metric(
