@@ -24,6 +24,7 @@ __all__ = [
     "MISSING_QUERIES",
     "PROG",
     "UsageError",
+    "add_inputs",
     "bounded_int",
     "convention_keys",
     "finite",
@@ -197,3 +198,31 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def formatter(prog):
     return _HelpFormatter(prog, max_help_position=30)
+
+
+def add_inputs(parser, trec_options=None):
+    """The "input (one of the three)" group: TREC qrels + run, a table, or LETOR + scores.
+
+    ``trec_options(group)`` adds options of the TREC input after ``--qrels``/``--run``.
+    """
+    inputs = parser.add_argument_group("input (one of the three)")
+    inputs.add_argument("--qrels", metavar="FILE", help="TREC qrels: qid iter doc_id label")
+    inputs.add_argument("--run", metavar="FILE", help="TREC run: qid Q0 doc_id rank score tag")
+    if trec_options is not None:
+        trec_options(inputs)
+    inputs.add_argument("--table", metavar="FILE", help="CSV/TSV/Parquet, one row per document")
+    for role in ("qid", "label", "score"):
+        inputs.add_argument(
+            f"--{role}-col",
+            default=role,
+            metavar="NAME",
+            help=f"{role} column of --table (default: {role})",
+        )
+    inputs.add_argument(
+        "--doc-col", metavar="NAME", help="document-id column of --table (for trec_eval ties)"
+    )
+    inputs.add_argument("--letor", metavar="FILE", help="LETOR/SVMlight file with qid: fields")
+    inputs.add_argument(
+        "--scores", metavar="FILE", help="one score per line, in the LETOR file's row order"
+    )
+    return inputs

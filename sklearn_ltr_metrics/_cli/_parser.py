@@ -28,6 +28,7 @@ from ._argtypes import (
     METRIC_PARAMETERS,
     MISSING_QUERIES,
     PROG,
+    add_inputs,
     bounded_int,
     formatter,
     preset_names,
@@ -251,6 +252,18 @@ EVALUATE_DESCRIPTION = (
 )
 
 
+def _add_trec_input_options(inputs):
+    """``--missing-queries`` and ``--duplicates`` of ``evaluate``'s TREC input."""
+    inputs.add_argument(
+        "--missing-queries",
+        choices=MISSING_QUERIES,
+        default="skip",
+        help="judged queries the run has nothing for: skip them, or score them 0 "
+        "(trec_eval -c) (default: skip)",
+    )
+    _add_duplicates(inputs)
+
+
 def _add_evaluate(sub, commands):
     evaluate = sub.add_parser(
         "evaluate",
@@ -267,32 +280,7 @@ def _add_evaluate(sub, commands):
         ),
         formatter_class=formatter,
     )
-    inputs = evaluate.add_argument_group("input (one of the three)")
-    inputs.add_argument("--qrels", metavar="FILE", help="TREC qrels: qid iter doc_id label")
-    inputs.add_argument("--run", metavar="FILE", help="TREC run: qid Q0 doc_id rank score tag")
-    inputs.add_argument(
-        "--missing-queries",
-        choices=MISSING_QUERIES,
-        default="skip",
-        help="judged queries the run has nothing for: skip them, or score them 0 "
-        "(trec_eval -c) (default: skip)",
-    )
-    _add_duplicates(inputs)
-    inputs.add_argument("--table", metavar="FILE", help="CSV/TSV/Parquet, one row per document")
-    for role, default in (("qid", "qid"), ("label", "label"), ("score", "score")):
-        inputs.add_argument(
-            f"--{role}-col",
-            default=default,
-            metavar="NAME",
-            help=f"{role} column of --table (default: {default})",
-        )
-    inputs.add_argument(
-        "--doc-col", metavar="NAME", help="document-id column of --table (for trec_eval ties)"
-    )
-    inputs.add_argument("--letor", metavar="FILE", help="LETOR/SVMlight file with qid: fields")
-    inputs.add_argument(
-        "--scores", metavar="FILE", help="one score per line, in the LETOR file's row order"
-    )
+    add_inputs(evaluate, _add_trec_input_options)
     _add_metric_options(evaluate)
     evaluate.add_argument(
         "--per-query",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._argtypes import EXIT_CODES, bounded_int, finite, formatter
+from ._argtypes import EXIT_CODES, add_inputs, bounded_int, finite, formatter
 
 __all__ = ["add_reconcile"]
 
@@ -40,22 +40,7 @@ def add_reconcile(sub, commands):
         ),
         formatter_class=formatter,
     )
-    inputs = parser.add_argument_group("input (one of the three)")
-    inputs.add_argument("--qrels", metavar="FILE", help="TREC qrels: qid iter doc_id label")
-    inputs.add_argument("--run", metavar="FILE", help="TREC run: qid Q0 doc_id rank score tag")
-    inputs.add_argument("--table", metavar="FILE", help="CSV/TSV/Parquet, one row per document")
-    for role in ("qid", "label", "score"):
-        inputs.add_argument(
-            f"--{role}-col",
-            default=role,
-            metavar="NAME",
-            help=f"{role} column of --table (default: {role})",
-        )
-    inputs.add_argument(
-        "--doc-col", metavar="NAME", help="document-id column of --table (trec_eval's ties)"
-    )
-    inputs.add_argument("--letor", metavar="FILE", help="LETOR/SVMlight file with qid: fields")
-    inputs.add_argument("--scores", metavar="FILE", help="one score per line, in LETOR row order")
+    add_inputs(parser)
     group = parser.add_argument_group("what to reconcile")
     group.add_argument(
         "--metrics", metavar="SPECS", default="ndcg@10", help="metric specs (default: ndcg@10)"
