@@ -10,7 +10,7 @@ import sklearn
 from sklearn.datasets import load_svmlight_file
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics.metrics import make_ranking_scorer
+from sklearn_ltr_metrics.metrics import MissingQueryIdsError, make_ranking_scorer
 from sklearn_ltr_metrics.model_selection import cross_validate_ranking
 from sklearn_ltr_metrics.rankers import LambdaMARTRanker
 
@@ -103,7 +103,7 @@ def test_eval_set_through_routing_and_errors():
     assert all(est.best_iteration_ is not None for est in res["estimator"])
     with pytest.raises(TypeError, match=r"eval_set must be one validation set"):
         LambdaMARTRanker().fit(X, y, qid=qid, eval_set=[(X, y, qid), (X, y, qid)])
-    with pytest.raises(ValueError, match="eval_set needs qid"):
+    with pytest.raises(MissingQueryIdsError, match="eval_set needs qid"):
         LambdaMARTRanker().fit(X, y, qid=qid, eval_set=(X, y, None))
     with pytest.raises(ValueError, match="has several metrics"):
         LambdaMARTRanker(eval_metric=make_ranking_scorer(["map", "mrr"])).fit(X, y, qid=qid)

@@ -45,12 +45,6 @@ from .._validation import (
 __all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
 
 _SPARSE_FORMATS = ("csr", "csc")
-_ROUTING_HINT = (
-    "Give X a 'qid' column (a DataFrame; the rankers drop it before fitting), or inside "
-    "cross_validate/GridSearchCV turn on metadata routing "
-    "(sklearn.set_config(enable_metadata_routing=True)) and pass params={'qid': qid}, or use "
-    "cross_validate_ranking, which passes it for you."
-)
 
 # --------------------------------------------------------------------------------------------
 # private helpers

@@ -16,6 +16,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._engine import factorize_qid
+from .._qid_column import EstimatorMissingQueryIdsError
 from .._random import check_random_state
 from .._validation import (
     check_1d,
@@ -24,7 +25,6 @@ from .._validation import (
     check_probability,
     short_repr,
 )
-from ._base import _ROUTING_HINT
 
 __all__ = ["LIGHTGBM_MAX_QUERY_SIZE"]
 
@@ -47,11 +47,11 @@ def _factorize_qid(qid, n_rows, *, owner):
 
     Query ids may be of any hashable type and need not be sorted or contiguous.
     """
-    if qid is None:
-        raise ValueError(
+    if qid is None:  # the package's one missing-qid error type
+        raise EstimatorMissingQueryIdsError(
             f"{owner} needs qid, one query id per row: ranking models and metrics work within "
             "queries (LambdaMART learns from pairs of documents of the same query). Pass "
-            f"qid=... with {n_rows} entries. {_ROUTING_HINT}"
+            f"qid=... with {n_rows} entries, or a DataFrame with a 'qid' column."
         )
     qid_arr = check_1d(qid, "qid")
     check_consistent_length(X=np.empty(n_rows), qid=qid_arr)

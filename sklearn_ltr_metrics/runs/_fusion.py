@@ -385,9 +385,9 @@ def fuse(runs, method="rrf", *, norm="min-max", **params):
     run's ranking (by score, descending), which no normalisation changes, so ``norm`` does
     not apply to them.
 
-    =================  ===========================================================  ========
+    =================  ===========================================================  =========
     method             fused score of a document (over the runs that retrieved it)  params
-    =================  ===========================================================  ========
+    =================  ===========================================================  =========
     ``sum``            sum of the scores (CombSUM)
     ``mnz``            sum times the number of runs that retrieved it (CombMNZ)
     ``anz``            sum divided by that number (CombANZ)
@@ -404,12 +404,12 @@ def fuse(runs, method="rrf", *, norm="min-max", **params):
     ``log_isr``        sum of ``1 / rank**2``, times ``log(number of runs)``
     ``logn_isr``       sum of ``1 / rank**2``, times ``log(number + sigma)``        sigma=.01
     ``rbc``            sum of ``(1 - phi) * phi**(rank - 1)``                       phi
-    ``bordafuse``      sum of Borda points: ``n_candidates - rank + 1`` where a run
-                       retrieved it, ``(n_candidates - n_run + 1) / 2`` otherwise
+    ``bordafuse``      sum of Borda points: ``n_candidates - rank + 1`` where a
+                       run retrieved it, else ``(n_candidates - n_run + 1) / 2``
     ``w_bordafuse``    weighted sum of those points                                 weights
     ``condorcet``      Copeland's count of pairwise majority wins, as ranks
     ``w_condorcet``    the same with weighted votes                                 weights
-    =================  ===========================================================  ========
+    =================  ===========================================================  =========
 
     (``rank`` is 1-based here.) The long names are accepted too (``combsum``, ``comb_mnz``,
     ``weighted_sum``, ``reciprocal_rank_fusion``...: ``fusion_method_names(aliases=True)``).
