@@ -26,6 +26,7 @@ __all__ = [
     "column_qid",
     "frame_columns",
     "missing_qid_message",
+    "required_qid",
     "resolve_qid",
     "split_qid_column",
 ]
@@ -159,6 +160,20 @@ def _same_ids(a, b):
         return bool(np.all(a == b))
     except (TypeError, ValueError):
         return False
+
+
+def required_qid(X, qid, qid_column=DEFAULT_QID_COLUMN, *, owner):
+    """The query ids of ``X``'s rows: ``qid`` when given, else ``X``'s column ``qid_column``.
+
+    The one place that decides where query ids come from for a splitter, a scorer and the
+    helpers: with neither, :class:`MissingQueryIdsError` naming the three ways (``owner`` is
+    who needs them).
+    """
+    if qid is None:
+        qid = column_qid(X, check_qid_column(qid_column))
+    if qid is None:
+        raise MissingQueryIdsError(missing_qid_message(owner, X, qid_column))
+    return qid
 
 
 def resolve_qid(X, qid, qid_column=DEFAULT_QID_COLUMN, *, owner):

@@ -22,8 +22,7 @@ from .._qid_column import (
     EstimatorMissingQueryIdsError,
     MissingQueryIdsError,
     check_qid_column,
-    column_qid,
-    missing_qid_message,
+    required_qid,
 )
 from .._table import COUNT_COLUMNS
 from .._validation import short_repr
@@ -338,10 +337,7 @@ class RankingScorer:
             Its ``per_query`` table holds one column per entry of :attr:`metrics`; the
             scorer's value is ``.mean(metric)`` (not negated).
         """
-        if qid is None:
-            qid = column_qid(X, self.qid_column)
-        if qid is None:
-            raise MissingQueryIdsError(missing_qid_message(repr(self), X, self.qid_column))
+        qid = required_qid(X, qid, self.qid_column, owner=repr(self))
         if y_true is None:
             raise TypeError(f"{self!r} needs y, the relevance labels of the rows.")
         return self.evaluate_scores(y_true, self.predict_scores(estimator, X, y_true), qid=qid)

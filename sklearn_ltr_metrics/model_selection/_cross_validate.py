@@ -26,10 +26,7 @@ from sklearn.utils.metadata_routing import MetadataRequest
 from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
-    MissingQueryIdsError,
-    check_qid_column,
-    column_qid,
-    missing_qid_message,
+    required_qid,
 )
 from .._validation import check_1d, short_repr, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
@@ -51,11 +48,7 @@ def check_qid(qid, X, qid_column=DEFAULT_QID_COLUMN, *, owner="cross_validate_ra
     :class:`MissingQueryIdsError`. ``X`` itself is left as it is (the package's rankers drop
     the column; other estimators see it).
     """
-    if qid is None:
-        qid = column_qid(X, check_qid_column(qid_column))
-    if qid is None:
-        raise MissingQueryIdsError(missing_qid_message(owner, X, qid_column))
-    qid_arr = check_1d(qid, "qid")
+    qid_arr = check_1d(required_qid(X, qid, qid_column, owner=owner), "qid")
     n_rows = _n_rows(X)
     if qid_arr.shape[0] != n_rows:
         raise ValueError(

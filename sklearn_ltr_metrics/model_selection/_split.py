@@ -17,10 +17,7 @@ from sklearn.model_selection import BaseCrossValidator, GroupKFold
 from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
-    MissingQueryIdsError,
-    check_qid_column,
-    column_qid,
-    missing_qid_message,
+    required_qid,
 )
 from .._random import check_random_state
 from .._validation import check_1d, check_consistent_length, check_positive_int, short_repr
@@ -89,12 +86,8 @@ class _QuerySplitter(BaseCrossValidator):
                 "pass shuffle=True or leave random_state=None."
             )
         ids = qid if qid is not None else groups
-        if ids is None:
-            ids = column_qid(X, check_qid_column(self.qid_column))
-        if ids is None:
-            owner = f"{type(self).__name__}.split"
-            raise MissingQueryIdsError(missing_qid_message(owner, X, self.qid_column))
-        ids = check_1d(ids, "qid")
+        owner = f"{type(self).__name__}.split"
+        ids = check_1d(required_qid(X, ids, self.qid_column, owner=owner), "qid")
         check_consistent_length(X=np.empty(_n_rows(X)), qid=ids)
         codes, uniques = factorize_qid(ids, "qid")
         if uniques.shape[0] < n_splits:
