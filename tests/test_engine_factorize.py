@@ -34,9 +34,8 @@ def test_object_ids_in_random_order_are_coded_by_address_then_by_value(monkeypat
     None beyond the limit. Factorising object ids in random order then hashes only the
     distinct objects by value: equal ids held by distinct objects are one query, the codes
     are those of the sorted ids, and ids of two kinds are still refused."""
-    from sklearn_ltr_metrics._engine._ranking import object_codes
-
     from sklearn_ltr_metrics._engine import _factorize
+    from sklearn_ltr_metrics._engine._ranking import object_codes
 
     rng = np.random.default_rng(13)
     names = np.array([f"q{i:03d}" for i in range(50)], dtype=object)
@@ -77,9 +76,8 @@ def test_fixed_width_string_ids_are_coded_by_their_bytes(monkeypatch):
     order; None beyond the limit or for one id per row. Factorising such ids in random order
     (compiled, by their bytes) gives exactly pandas' codes and sorted uniques, of the ids'
     dtype: unicode, the empty string and trailing NULs (numpy's padding) included."""
-    from sklearn_ltr_metrics._engine._ranking import record_codes
-
     from sklearn_ltr_metrics._engine import _factorize
+    from sklearn_ltr_metrics._engine._ranking import record_codes
 
     rng = np.random.default_rng(15)
     names = np.array(

@@ -30,7 +30,6 @@ def test_object_ids_are_checked_once_per_run_of_one_object():
     """Object ids in runs of the very same object are checked on one row per run; the
     errors still name the first offending row."""
     from sklearn_ltr_metrics._engine._ranking import identity_runs
-
     from sklearn_ltr_metrics._validation import check_qid
 
     ids = np.array(["a", "b", "c"], dtype=object)[np.repeat([0, 1, 2, 0], 25)]
@@ -175,9 +174,8 @@ def test_object_ids_in_runs_of_one_object_are_grouped_by_value(monkeypatch, n_th
     """Object ids: runs of one object are found in threads over the addresses; adjacent runs
     of equal ids held by distinct objects merge into one query; sorted distinct ids are coded
     by position (no hashing), and the codes are those of the sorted unique ids either way."""
-    from sklearn_ltr_metrics._engine._ranking import identity_runs
-
     from sklearn_ltr_metrics._engine._factorize import factorize_qid
+    from sklearn_ltr_metrics._engine._ranking import identity_runs
 
     small_grain(monkeypatch, 8)
     names = np.array([f"q{i:03d}" for i in range(40)], dtype=object)
