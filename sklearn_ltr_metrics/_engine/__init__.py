@@ -52,7 +52,7 @@ except ImportError as exc:  # a source checkout whose extension was never built
 from ._context import KernelContext
 from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
-from ._driver import evaluate_arrays
+from ._driver import evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
 from ._ordering import rank_order
@@ -85,5 +85,6 @@ __all__ = [
     "parse_cutoff",
     "rank_order",
     "segment_cumsum",
+    "tiebreak_key",
     "value_range",
 ]

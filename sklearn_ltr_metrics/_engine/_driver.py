@@ -28,7 +28,7 @@ from ._rank import RowRanking
 from ._ranked import RankedLists, support_rule
 from ._scans import value_range
 
-__all__ = ["evaluate_arrays"]
+__all__ = ["evaluate_arrays", "tiebreak_key"]
 
 
 def evaluate_arrays(
@@ -89,9 +89,10 @@ def evaluate_arrays(
     return _table_of(grouping, counts, columns, n_threads), cutoff_parts
 
 
-def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
-    """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
-    tiebreak = None
+def tiebreak_key(ties, y_true, doc_id):
+    """The key that orders tied rows under ``ties`` (smaller first), or None where the policy
+    keeps input order (``stable``) or has no order inside a tied block (``average``,
+    ``label_ranking``)."""
     if ties in ("trec_eval", "doc_id"):
         if doc_id is None:
             raise ValueError(
@@ -100,11 +101,21 @@ def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
             )
         _, doc_rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
         # trec_eval: doc ids in descending order; "doc_id": ascending.
-        tiebreak = -doc_rank.ravel() if ties == "trec_eval" else doc_rank.ravel()
-    elif ties in ("pessimistic", "optimistic"):
-        tiebreak = y_true if ties == "pessimistic" else -y_true
+        return -doc_rank.ravel() if ties == "trec_eval" else doc_rank.ravel()
+    if ties in ("pessimistic", "optimistic"):
+        y_true = np.asarray(y_true, dtype=np.float64)
+        return y_true if ties == "pessimistic" else -y_true
+    return None
+
+
+def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
+    """How the rows rank under the tie policy (:class:`RowRanking`: support ranks, lazy order)."""
     return RowRanking(
-        grouping, y_score, tiebreak=tiebreak, tie_order=ties != "average", n_threads=n_threads
+        grouping,
+        y_score,
+        tiebreak=tiebreak_key(ties, y_true, doc_id),
+        tie_order=ties != "average",
+        n_threads=n_threads,
     )
 
 

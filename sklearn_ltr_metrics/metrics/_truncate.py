@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._engine import factorize_qid
+from .._engine import factorize_qid, tiebreak_key
 from ._per_query import evaluate_arrays
 
 __all__ = ["evaluate_first_rows", "first_rows"]
@@ -22,20 +22,10 @@ _UNORDERED_TIES = ("average", "label_ranking")
 
 
 def _tiebreak(ties, y_true, doc_id, n_rows):
-    """The key that orders tied rows under ``ties`` (smaller first)."""
-    if ties in ("trec_eval", "doc_id"):
-        if doc_id is None:
-            raise ValueError(
-                f"ties={ties!r} (also set by conventions='trec_eval') breaks ties by doc_id; "
-                "pass doc_id=..., or choose another ties= policy."
-            )
-        _, rank = np.unique(np.asarray(doc_id).astype(str), return_inverse=True)
-        return -rank.ravel() if ties == "trec_eval" else rank.ravel()
-    if ties == "pessimistic":
-        return np.asarray(y_true, dtype=np.float64)
-    if ties == "optimistic":
-        return -np.asarray(y_true, dtype=np.float64)
-    return np.arange(n_rows)  # stable: input order (and nothing to order for the others)
+    """The key that orders tied rows under ``ties`` (the engine's), input order where the
+    policy has none of its own."""
+    key = tiebreak_key(ties, y_true, doc_id)
+    return np.arange(n_rows) if key is None else key
 
 
 def first_rows(y_true, y_score, qid, doc_id, ties, max_docs):
