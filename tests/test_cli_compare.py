@@ -6,6 +6,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from sklearn_ltr_metrics import evaluate_run, read_trec_qrels, read_trec_run
 from sklearn_ltr_metrics._cli._main import main
@@ -135,3 +136,30 @@ def test_three_runs_print_the_matrix(study, tmp_path):
     }
     expected = compare_all(tables, test="t").matrix(value="diff")
     assert f"{expected.loc['a', 'c']:+.4f} *" in out  # a far better than the noisy c
+
+
+def test_matrix_test_tukey_prints_scipys_tukey_hsd(study, tmp_path):
+    folder, old = study
+    rng = np.random.default_rng(2)
+    paths = []
+    for name, noise in (("a", 0.0), ("b", 0.5), ("c", 3.0)):
+        frame = old.assign(score=old["score"] + rng.normal(0, noise, len(old)))
+        paths += ["--run", _write_run(tmp_path / f"{name}.run", frame, name)]
+    args = ("compare", "--qrels", folder / "qrels.txt", *paths, "--metrics", "ndcg@10")
+    code, out, err = run_main(*args, "--matrix-test", "tukey")
+    assert code == 0, err
+    assert "Tukey's HSD, family-wise over the pairs by design" in out
+    qrels = read_trec_qrels(folder / "qrels.txt")
+    values = [
+        evaluate_run(read_trec_run(tmp_path / f"{n}.run"), qrels, metrics=["ndcg@10"]).per_query[
+            "ndcg@10"
+        ]
+        for n in "abc"
+    ]
+    common = values[0].index.intersection(values[1].index).intersection(values[2].index)
+    hsd = stats.tukey_hsd(*(v.loc[common].to_numpy() for v in values))
+    significant = hsd.pvalue[0, 2] < 0.05
+    diff = values[0].loc[common].mean() - values[2].loc[common].mean()
+    assert f"{diff:+.4f}{' *' if significant else ''}" in out
+    code, _, err = run_main(*args, "--matrix-test", "anova")
+    assert code == 2 and "--matrix-test" in err and "tukey" in err and "Traceback" not in err

@@ -87,11 +87,14 @@ def print_matrix(args, per_query, metrics):
         return
     from ..stats import compare_all
 
+    test = args.matrix_test or args.test
+    # Tukey's p-values already hold the family-wise rate over the pairs of one metric.
+    correction = "none" if test == "tukey" else args.correction
     result = compare_all(
         per_query,
         metrics[:1],
-        test=args.test,
-        correction=args.correction,
+        test=test,
+        correction=correction,
         alpha=args.alpha,
         random_state=args.random_state,
     )
@@ -102,8 +105,20 @@ def print_matrix(args, per_query, metrics):
     )
     shown = shown.reset_index().rename(columns={"system_a": "row - column"})
     title = (
-        f"Every pair on {metrics[0]}: mean difference row - column ({args.test} test, "
-        f"{args.correction} over the pairs; * = significant at alpha {args.alpha:g})"
+        f"Every pair on {metrics[0]}: mean difference row - column ({_test_label(test)}, "
+        f"{_correction_label(test, args.correction)}; * = significant at alpha {args.alpha:g})"
     )
     body = frame_as(shown, args.format)
     emit(f"\n## {title}\n\n{body}" if args.format == "markdown" else f"\n{title}\n\n{body}")
+
+
+def _test_label(test):
+    return "Tukey's HSD" if test == "tukey" else f"{test} test"
+
+
+def _correction_label(test, correction):
+    return (
+        "family-wise over the pairs by design"
+        if test == "tukey"
+        else f"{correction} over the pairs"
+    )

@@ -20,7 +20,7 @@ import numpy as np
 from .._engine import STRATEGIES
 from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
 from ..metrics._registry import get_metric
-from ..stats import correction_names, paired_test_names
+from ..stats import correction_names, paired_test_names, pairwise_test_names
 from ._argtypes import (
     DUPLICATES,
     EXIT_CODES,
@@ -311,6 +311,29 @@ COMPARE_DESCRIPTION = (
 )
 
 
+def _add_test_options(compare):
+    """``--test``, ``--matrix-test`` and ``--correction`` of ``compare``."""
+    compare.add_argument(
+        "--test",
+        choices=paired_test_names(),
+        default="permutation",
+        help="paired test over queries (default: permutation)",
+    )
+    compare.add_argument(
+        "--matrix-test",
+        choices=pairwise_test_names(),
+        default=None,
+        help="test of the matrix of every pair with three or more runs; tukey is Tukey's HSD "
+        "over all systems at once (default: --test)",
+    )
+    compare.add_argument(
+        "--correction",
+        choices=correction_names(),
+        default="holm",
+        help="multiple-comparison correction (default: holm)",
+    )
+
+
 def _add_stage_options(compare):
     """``--stages`` and the ceiling rule's ``--reranks`` / ``--depth`` of ``compare``."""
     compare.add_argument(
@@ -376,18 +399,7 @@ def _add_compare(sub, commands):
         metavar="A",
         help="significance level of the stage table, the matrix and the gate (default: 0.05)",
     )
-    compare.add_argument(
-        "--test",
-        choices=paired_test_names(),
-        default="permutation",
-        help="paired test over queries (default: permutation)",
-    )
-    compare.add_argument(
-        "--correction",
-        choices=correction_names(),
-        default="holm",
-        help="multiple-comparison correction (default: holm)",
-    )
+    _add_test_options(compare)
     _add_metric_options(compare)
     _add_report_options(compare)
     compare.set_defaults(subparser=compare, func=commands.get("compare"))
