@@ -35,6 +35,7 @@ from ._argtypes import (
     probability,
 )
 from ._gate import add_gate_option
+from ._judgments import add_qrels_format
 from ._reconcile_args import add_reconcile
 from ._runs import add_run_commands, parse_reranks
 
@@ -262,6 +263,7 @@ def _add_trec_input_options(inputs):
         "(trec_eval -c) (default: skip)",
     )
     _add_duplicates(inputs)
+    add_qrels_format(inputs)
 
 
 def _add_evaluate(sub, commands):
