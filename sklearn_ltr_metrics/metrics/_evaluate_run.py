@@ -92,7 +92,7 @@ def evaluate_run(
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
-    split = split_judgment_metrics(metrics)  # trec_eval's prefs / judgment-group measures
+    split = split_judgment_metrics(metrics, qrels)  # trec_eval's prefs / judgment-group measures
     if split is not None:
         return evaluate_with_judgments(
             run, qrels, metrics, split, evaluate_run, k=k, missing_queries=missing_queries,

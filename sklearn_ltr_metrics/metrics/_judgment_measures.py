@@ -36,20 +36,84 @@ __all__ = [
 JUDGMENT_SETS = {"all_prefs": ALL_PREFS, "prefs": ALL_PREFS[:6], "qrels_jg": QRELS_JG}
 
 
+_SCOPE = {
+    "": "counting implied preferences (one document retrieved) and, as failed, those with "
+    "neither retrieved",
+    "_ret": "over preferences between two retrieved documents",
+    "_imp": "over preferences with at least one document retrieved",
+}
+#: name -> what it computes (``describe_metric``).
+DESCRIPTIONS = {
+    "prefs_num_prefs_poss": "preferences possible, retrieved or not (trec_eval; all = sum)",
+    "prefs_num_prefs_ful": "preferences fulfilled, implied ones included (trec_eval; sum)",
+    "prefs_num_prefs_ful_ret": "preferences fulfilled between retrieved documents (sum)",
+    **{
+        f"prefs_simp{s}": f"preferences fulfilled / possible, {scope} (trec_eval)"
+        for s, scope in _SCOPE.items()
+    },
+    **{
+        f"prefs_pair{s}": "mean over document pairs of the share of judgment groups whose "
+        f"preference is fulfilled, {scope} (trec_eval)"
+        for s, scope in _SCOPE.items()
+    },
+    **{
+        f"prefs_avgjg{s}": "mean over judgment groups of fulfilled / possible preferences, "
+        f"{scope} (trec_eval)"
+        for s, scope in _SCOPE.items()
+    },
+    "prefs_avgjg_Rnonrel": "prefs_avgjg with each group's non-relevant documents resized to "
+    "its number of relevant ones, R (trec_eval)",
+    "prefs_avgjg_Rnonrel_ret": "prefs_avgjg_ret with each group's retrieved non-relevant "
+    "documents resized to its retrieved relevant ones (trec_eval)",
+    "map_avgjg": "map against each judgment group's qrels, averaged over the groups (trec_eval)",
+    "P_avgjg": "P_k against each judgment group's qrels, averaged over the groups (trec_eval; "
+    "P_avgjg.5,10 or P_avgjg_10)",
+    "Rprec_mult_avgjg": "Rprec_mult against each judgment group's qrels, averaged over the "
+    "groups (trec_eval; Rprec_mult_avgjg.0.5 or Rprec_mult_avgjg_0.50)",
+    "all_prefs": "every preference measure: " + ", ".join(ALL_PREFS),
+    "prefs": "trec_eval's official preference measures: " + ", ".join(ALL_PREFS[:6]),
+    "qrels_jg": "every judgment-group measure: " + ", ".join(QRELS_JG),
+}
+
+
+def describe_judgment_measure(name):
+    """``"name: description"`` of a name here (a printed column such as ``P_avgjg_10``
+    too), or None."""
+    key = name.strip()
+    base = key
+    if key not in DESCRIPTIONS:
+        if key in ALL_PREFS or not jg_columns_or_none(key):
+            return None
+        base = next(f for f in QRELS_JG if key.startswith(f))
+    needs = "preference judgments (read_trec_qrels(..., format='prefs' or 'qrels_prefs'))"
+    if base in QRELS_JG or base == "qrels_jg":
+        needs = "judgment groups (read_trec_qrels(..., format='qrels_jg'))"
+    return f"{key}: {DESCRIPTIONS[base]}; evaluate_run only, with {needs}"
+
+
+def jg_columns_or_none(name):
+    """:func:`jg_columns`, None for a malformed parameter list too."""
+    try:
+        return jg_columns(name)
+    except ValueError:
+        return None
+
+
 def judgment_measure_names():
     """The names accepted here: the sets, the preference measures, the jg families."""
     return sorted({*JUDGMENT_SETS, *ALL_PREFS, *QRELS_JG})
 
 
-def split_judgment_metrics(metrics):
+def split_judgment_metrics(metrics, qrels=None):
     """``(prefs, jg, others, order)`` of a metrics list, or None when it names none of these
-    measures: the preference measures, the ``[(column, inner name)]`` of the judgment-group
-    ones, the other entries as given, and every column in the order asked (others as their
-    entries, expanded later)."""
+    measures (and ``qrels`` has no judgment groups): the preference measures, the
+    ``[(column, inner name)]`` of the judgment-group ones, the other entries as given, and
+    every column in the order asked (others as their entries, expanded later)."""
+    grouped = isinstance(qrels, pd.DataFrame) and "jg" in qrels.columns
     if isinstance(metrics, str):
         metrics = [metrics]
     if not isinstance(metrics, (list, tuple)) or not all(isinstance(m, str) for m in metrics):
-        return None
+        return ([], [], metrics, [metrics]) if grouped else None
     prefs, jg, others, order = [], [], [], []
     for raw in metrics:
         names = JUDGMENT_SETS.get(raw.strip(), (raw.strip(),))
@@ -65,7 +129,7 @@ def split_judgment_metrics(metrics):
                 others.append(raw)
                 order.append(raw)
                 break
-    if not prefs and not jg:
+    if not prefs and not jg and not grouped:
         return None
     return list(dict.fromkeys(prefs)), list(dict.fromkeys(jg)), others, order
 
@@ -100,7 +164,7 @@ def _plain_qrels(qrels):
             f"qrels judges document {first['doc_id']!r} of query {first['qid']!r} in several "
             "judgment groups, so measures without judgment groups (map, P_10, ...) are "
             "undefined for it; ask for the judgment-group measures (map_avgjg, P_avgjg, "
-            "Rprec_mult_avgjg, all_prefs) only, or read the file with format='qrels'."
+            "Rprec_mult_avgjg, all_prefs) only."
         )
     return qrels[["qid", "doc_id", "label"]]
 
@@ -140,7 +204,7 @@ def evaluate_with_judgments(run, qrels, metrics, split, evaluate_run, **kwargs):
         **{k: v for k, v in options.items() if k not in ("k", "missing_queries", "unjudged")},
     )
     parts = []
-    if others:
+    if others or not (prefs or jg):
         parts.append(evaluate_run(run, _plain_qrels(qrels), metrics=others, **kwargs))
     tables = []
     if prefs:

@@ -234,9 +234,7 @@ def _measures(pp):
         "prefs_num_prefs_ful": ful_ret + ful_imp,
         "prefs_num_prefs_ful_ret": ful_ret,
         "prefs_simp": _ratio(ful_ret + ful_imp, poss_all),
-        "prefs_pair": _ratio(
-            pair_ret[0] + pair_imp[0], pair_ret[1] + pair_imp[1] + pair_none[1]
-        ),
+        "prefs_pair": _ratio(pair_ret[0] + pair_imp[0], pair_ret[1] + pair_imp[1] + pair_none[1]),
         "prefs_avgjg": _avg_over_groups(pp, group_all, nan_is_zero=False),
         "prefs_avgjg_Rnonrel": _avg_over_groups(
             pp, _rnonrel(pp, pairs, docs, ret=False), nan_is_zero=True
@@ -257,9 +255,9 @@ def as_prefs(qrels):
     """Preference judgments from a judgments frame: ``jg``/``jsg`` default to ``"0"`` (a
     plain qrels is read as trec_eval's ``-R qrels_prefs``); a document twice in one
     sub-group is refused."""
-    prefs = qrels.assign(
-        **{c: "0" for c in ("jg", "jsg") if c not in qrels.columns}
-    )[["qid", "jg", "jsg", "doc_id", "label"]]
+    prefs = qrels.assign(**{c: "0" for c in ("jg", "jsg") if c not in qrels.columns})[
+        ["qid", "jg", "jsg", "doc_id", "label"]
+    ]
     prefs = prefs.astype({"qid": str, "jg": str, "jsg": str, "doc_id": str})
     dup = prefs.duplicated(["qid", "jg", "jsg", "doc_id"])
     if dup.any():

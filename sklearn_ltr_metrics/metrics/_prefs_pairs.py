@@ -98,12 +98,10 @@ def _ec_layout(rows):
     """EC rows sorted by (group, level descending, docid) with their block bounds."""
     rows = rows.sort_values(["group", "neg_label", "docid"], kind="mergesort")
     group = rows["group"].to_numpy()
-    _, block_end = _blocks(group, rows["neg_label"].to_numpy())
-    group_start, group_end = _blocks(group)
-    # The lowest level's block of each group: where the last row's block starts.
-    last_row = group_end - 1
-    block_start, _ = _blocks(group, rows["neg_label"].to_numpy())
-    last_start = block_start[last_row]
+    block_start, block_end = _blocks(group, rows["neg_label"].to_numpy())
+    _, group_end = _blocks(group)
+    # The lowest level's block of each group: where the group's last row's block starts.
+    last_start = block_start[group_end - 1]
     return rows.assign(
         row=np.arange(len(rows)), block_end=block_end, last_start=last_start, group_end=group_end
     )
