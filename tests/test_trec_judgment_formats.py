@@ -21,6 +21,8 @@ from .test_conformance import plain_run
 
 #: trec_eval lines that are not numbers per topic.
 NOT_PER_TOPIC = {"runid", "num_q"}
+#: The columns of a prefs file.
+PREFS_COLUMNS = ["qid", "jg", "jsg", "doc_id", "label"]
 #: The preference counts, whose ``all`` is the sum.
 COUNTS = {"prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret"}
 
@@ -72,11 +74,11 @@ def test_judgment_group_measures_equal_trec_eval(datasets_dir, qrels):
 @pytest.mark.parametrize(
     ("judgments", "columns", "run", "expected"),
     [
-        ("prefs.test", ["qid", "jg", "jsg", "doc_id", "label"], "prefs.results.test", "prefs"),
-        ("prefs.comment.test", ["qid", "jg", "jsg", "doc_id", "label"], "prefs.results.test", "prefs"),
+        ("prefs.test", PREFS_COLUMNS, "prefs.results.test", "prefs"),
+        ("prefs.comment.test", PREFS_COLUMNS, "prefs.results.test", "prefs"),
         ("qrels.test", ["qid", "jg", "doc_id", "label"], "results.test", "qrels_prefs"),
     ],
-)  # fmt: skip
+)
 def test_preference_measures_equal_trec_eval(datasets_dir, judgments, columns, run, expected):
     folder = datasets_dir / "trec_eval-test"
     table = _plain_judgments(folder / judgments, columns)
@@ -102,8 +104,8 @@ def test_reader_reads_what_a_plain_split_reads(datasets_dir, name, fmt, columns)
         got = got.drop(columns="jsg")
     assert list(got.columns) == columns
     pd.testing.assert_frame_equal(
-        got.astype({"label": float}).astype({c: object for c in columns[:-1]}),
-        plain.astype({c: object for c in columns[:-1]}),
+        got.astype({"label": float}).astype(dict.fromkeys(columns[:-1], object)),
+        plain.astype(dict.fromkeys(columns[:-1], object)),
     )
 
 
@@ -156,8 +158,13 @@ def test_equivalence_classes_count_every_preference():
 def test_sub_groups_are_closed_under_transitivity():
     """get_prefs.c: 1>2>3 in sub1, 2>4 in sub2 give 1>2, 1>3, 2>3, 2>4 and 1>4."""
     prefs = _prefs(
-        [("q", "u", "s1", "d1", 3), ("q", "u", "s1", "d2", 2), ("q", "u", "s1", "d3", 1)]
-        + [("q", "u", "s2", "d2", 5), ("q", "u", "s2", "d4", 4)]
+        [
+            ("q", "u", "s1", "d1", 3),
+            ("q", "u", "s1", "d2", 2),
+            ("q", "u", "s1", "d3", 1),
+            ("q", "u", "s2", "d2", 5),
+            ("q", "u", "s2", "d4", 4),
+        ]
     )
     values = _values(_run(["d4", "d1"]), prefs)
     assert values["prefs_num_prefs_poss"] == 5
@@ -171,8 +178,13 @@ def test_sub_groups_are_closed_under_transitivity():
 def test_pairs_average_the_groups_that_judge_them():
     """Two groups disagree on d1 vs d2: that pair scores 1/2, the others 1 or 0."""
     prefs = _prefs(
-        [("q", "u1", "s", "d1", 2), ("q", "u1", "s", "d2", 1)]
-        + [("q", "u2", "s", "d1", 1), ("q", "u2", "s", "d2", 2), ("q", "u2", "s", "d3", 0)]
+        [
+            ("q", "u1", "s", "d1", 2),
+            ("q", "u1", "s", "d2", 1),
+            ("q", "u2", "s", "d1", 1),
+            ("q", "u2", "s", "d2", 2),
+            ("q", "u2", "s", "d3", 0),
+        ]
     )
     values = _values(_run(["d1", "d2", "d3"]), prefs)
     # u1: d1>d2 (fulfilled); u2: d2>d1 (failed), d2>d3 (fulfilled), d1>d3 (fulfilled).
@@ -232,16 +244,24 @@ def test_missing_queries_score_zero():
 
 def test_inconsistent_groups_are_refused():
     conflict = _prefs(
-        [("q", "u", "s1", "a", 2), ("q", "u", "s1", "b", 1)]
-        + [("q", "u", "s2", "b", 2), ("q", "u", "s2", "a", 1)]
+        [
+            ("q", "u", "s1", "a", 2),
+            ("q", "u", "s1", "b", 1),
+            ("q", "u", "s2", "b", 2),
+            ("q", "u", "s2", "a", 1),
+        ]
     )
-    with pytest.raises(ValueError, match="'[ab]' and '[ab]' are each preferred to the other"):
+    with pytest.raises(ValueError, match=r"'[ab]' and '[ab]' are each preferred to the other"):
         evaluate_run(_run(["a"]), conflict, metrics="all_prefs")
     zero = _prefs(
-        [("q", "u", "s1", "a", 0), ("q", "u", "s1", "b", 1), ("q", "u", "s2", "a", 2)]
-        + [("q", "u", "s2", "c", 1)]
+        [
+            ("q", "u", "s1", "a", 0),
+            ("q", "u", "s1", "b", 1),
+            ("q", "u", "s2", "a", 2),
+            ("q", "u", "s2", "c", 1),
+        ]
     )
-    with pytest.raises(ValueError, match="'a' is non-relevant .* in one sub-group"):
+    with pytest.raises(ValueError, match=r"'a' is non-relevant .* in one sub-group"):
         evaluate_run(_run(["a"]), zero, metrics="all_prefs")
 
 
@@ -284,7 +304,7 @@ def test_reader_names_the_bad_line(text, fmt, match):
 
 
 def test_reader_refuses_unknown_formats_and_keeps_duplicates_on_request():
-    with pytest.raises(ValueError, match="format.*'qrels_jg'.*'prefs'"):
+    with pytest.raises(ValueError, match=r"format.*'qrels_jg'.*'prefs'"):
         read_trec_qrels(io.StringIO("q 0 a 1\n"), format="jg")
     kept = read_trec_qrels(io.StringIO("q u a 1\nq u a 0\n"), format="qrels_jg", duplicates="last")
     assert kept["label"].tolist() == [0]
