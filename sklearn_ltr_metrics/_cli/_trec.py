@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..metrics._judgment_measures import measure_totals
+from ..metrics._judgment_totals import measure_totals
 
 __all__ = ["join_parameter_lists", "read_zscores", "trec_layout"]
 

@@ -17,6 +17,9 @@ import pandas as pd
 
 from .._validation import check_1d, check_choice, check_columns, check_scores
 from ._base import (
+    _COMMENT_LINE,
+    _CONTENT_LINE,
+    _FIELD_SEPARATOR,
     DataFormatError,
     _as_number,
     _open_text_target,
@@ -33,12 +36,6 @@ __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_r
 _RUN_FIELDS = "'qid Q0 doc_id rank score [tag]'"
 _QRELS_FIELDS = "'qid iter doc_id label'"
 _DUPLICATES = ("error", "first", "last")
-# A line whose first non-blank character is '#' (trec_eval's comment rule).
-_COMMENT_LINE = re.compile(r"(?m)^[ \t]*#[^\n]*")
-# A line holding something other than whitespace and not a comment.
-_CONTENT_LINE = re.compile(r"(?m)^[ \t]*[^\s#]")
-# Field separators of a TREC line: C's isspace() without the newline, as trec_eval splits.
-_FIELD_SEPARATOR = re.compile(r"[ \t\v\f\r]+")
 # A line with five or more whitespace-separated fields (too many for qrels).
 _FIVE_FIELDS = re.compile(r"(?m)^[ \t]*\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\S")
 

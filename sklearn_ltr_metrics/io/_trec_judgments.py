@@ -27,8 +27,16 @@ import io
 import numpy as np
 import pandas as pd
 
-from ._base import DataFormatError, _as_number, _read_text, _show, _why_not_a_number
-from ._trec import _COMMENT_LINE, _CONTENT_LINE, _FIELD_SEPARATOR
+from ._base import (
+    _COMMENT_LINE,
+    _CONTENT_LINE,
+    _FIELD_SEPARATOR,
+    DataFormatError,
+    _as_number,
+    _read_text,
+    _show,
+    _why_not_a_number,
+)
 
 __all__ = ["JUDGMENT_FORMATS", "read_judgments"]
 

@@ -10,8 +10,6 @@ always, these through their own modules, and the columns are merged in the order
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pandas as pd
 
@@ -21,13 +19,12 @@ from ._evaluation import RankingEvaluation
 from ._judgment_groups import QRELS_JG, evaluate_judgment_groups, jg_columns
 from ._names import merge_columns
 from ._options import check_options
-from ._prefs import ALL_PREFS, PREFS_COUNTS, evaluate_prefs
+from ._prefs import ALL_PREFS, evaluate_prefs
 
 __all__ = [
     "JUDGMENT_SETS",
     "evaluate_with_judgments",
     "judgment_measure_names",
-    "measure_totals",
     "split_judgment_metrics",
 ]
 
@@ -132,28 +129,6 @@ def split_judgment_metrics(metrics, qrels=None):
     if not prefs and not jg and not grouped:
         return None
     return list(dict.fromkeys(prefs)), list(dict.fromkeys(jg)), others, order
-
-
-def measure_totals(metrics):
-    """``{column: object with .total}`` for trec_eval's layout: ``"sum"`` for the preference
-    counts, ``"mean"`` for the other measures here, the registry's metric otherwise."""
-    from ._registry import parse_metrics
-
-    split = split_judgment_metrics(list(metrics))
-    if split is None:
-        return {spec.column: spec.metric for spec in parse_metrics(list(metrics))}
-    _, _, others, order = split
-    known = {spec.column: spec.metric for spec in parse_metrics(others)} if others else {}
-    totals = {}
-    for column in order:
-        if column in known:
-            totals[column] = known[column]
-        elif column in others:  # an entry that expands to several columns (P.5,10)
-            totals.update({c: m for c, m in known.items() if c not in totals})
-        else:
-            total = "sum" if column in PREFS_COUNTS else "mean"
-            totals[column] = SimpleNamespace(total=total)
-    return totals
 
 
 def _plain_qrels(qrels):
