@@ -304,5 +304,5 @@ def evaluate_prefs(run, qrels, names, *, max_docs=None):
         index=pd.Index(queries, name="qid"),
     )
     for name in names:
-        table[name] = values[name]
+        table[name] = values[name].astype(np.int64) if name in PREFS_COUNTS else values[name]
     return table
