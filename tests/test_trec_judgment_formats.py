@@ -14,6 +14,7 @@ import pytest
 
 from sklearn_ltr_metrics import evaluate, evaluate_run
 from sklearn_ltr_metrics.io import DataFormatError, read_trec_qrels
+from sklearn_ltr_metrics.metrics import _prefs as prefs_module
 from sklearn_ltr_metrics.metrics import describe_metric, metric_names
 
 from .test_cli import run_main
@@ -79,7 +80,13 @@ def test_judgment_group_measures_equal_trec_eval(datasets_dir, qrels):
         ("qrels.test", ["qid", "jg", "doc_id", "label"], "results.test", "qrels_prefs"),
     ],
 )
-def test_preference_measures_equal_trec_eval(datasets_dir, judgments, columns, run, expected):
+@pytest.mark.parametrize("chunk", [None, 1])
+def test_preference_measures_equal_trec_eval(
+    datasets_dir, monkeypatch, judgments, columns, run, expected, chunk
+):
+    """``chunk=1``: every query evaluated in a chunk of its own gives the same numbers."""
+    if chunk is not None:
+        monkeypatch.setattr(prefs_module, "CHUNK_PAIRS", chunk)
     folder = datasets_dir / "trec_eval-test"
     table = _plain_judgments(folder / judgments, columns)
     per_query = evaluate_run(plain_run(folder / run), table, metrics="all_prefs").per_query

@@ -189,6 +189,7 @@ def _add_duplicates(group):
 def _add_compare_qrels(compare):
     compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
     _add_duplicates(compare)
+    add_qrels_format(compare)
 
 
 def _add_demo(sub, commands):

@@ -113,6 +113,13 @@ def split_judgment_metrics(metrics, qrels=None):
         return ([], [], metrics, [metrics]) if grouped else None
     prefs, jg, others, order = [], [], [], []
     for raw in metrics:
+        head, at, _ = raw.strip().partition("@")
+        if at and (head in JUDGMENT_SETS or head in ALL_PREFS or jg_columns_or_none(head)):
+            raise ValueError(
+                f"metrics entry {raw!r}: trec_eval's {head} takes no '@k' (the judgment-group "
+                "measures take trec_eval's parameters: P_avgjg.5,10); use "
+                f"{head!r}, with max_docs= for trec_eval's -M."
+            )
         names = JUDGMENT_SETS.get(raw.strip(), (raw.strip(),))
         for name in names:
             columns = None if name in ALL_PREFS else jg_columns(name)

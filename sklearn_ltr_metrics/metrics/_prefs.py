@@ -92,27 +92,45 @@ def _doc_counts(pp):
     return out
 
 
-def _pair_sums(pp):
-    """Per query: (sum, number) of pair ratios for both retrieved, one retrieved, neither."""
+def _pair_sums(pp, pairs):
+    """Per query: (sum, number) of pair ratios for both retrieved, one retrieved, neither.
+
+    A query with one judgment group judges each pair once (ratio 1 when fulfilled, else 0):
+    its sums are the group's counts. Only the pairs of queries with several groups are
+    gathered (one ``np.unique`` over them)."""
+    n_q = pp.queries.size
+    single = np.bincount(pp.group_query, minlength=n_q) == 1
+    only = single[pp.group_query]
+    sums = {
+        name: (
+            np.bincount(pp.group_query, weights=pairs[ful] * only, minlength=n_q),
+            np.bincount(pp.group_query, weights=pairs[poss] * only, minlength=n_q),
+        )
+        for name, ful, poss in (
+            ("ret", "ful_ret", "poss_ret"),
+            ("imp", "ful_imp", "poss_imp"),
+            ("none", "notoccur", "notoccur"),
+        )
+    }
+    sums["none"][0][:] = 0.0  # a pair of unretrieved documents counts 0
     q = pp.group_query[pp.pair_group]
-    lo, hi = np.minimum(pp.better, pp.worse), np.maximum(pp.better, pp.worse)
-    width = int(max(hi.max(initial=0), 0)) + 1
-    key = (q * width + lo) * width + hi
-    keys, inverse = np.unique(key, return_inverse=True)
-    forward = np.bincount(inverse, weights=(pp.better < pp.worse).astype(np.float64))
-    ratio = forward / np.bincount(inverse)
+    several = ~single[q]
+    if not several.any():
+        return sums
+    better, worse, q = pp.better[several], pp.worse[several], q[several]
+    lo, hi = np.minimum(better, worse), np.maximum(better, worse)
+    width = int(hi.max()) + 1
+    keys, inverse = np.unique((q * width + lo) * width + hi, return_inverse=True)
+    ratio = np.bincount(inverse, weights=(better < worse).astype(np.float64))
+    ratio /= np.bincount(inverse)
     pair_q, rest = np.divmod(keys, width * width)
     pair_lo, pair_hi = np.divmod(rest, width)
     njr = pp.njr[pair_q]
-    n_q = pp.queries.size
     both = pair_hi < njr
     one = ~both & (pair_lo < njr)
-    sums = {}
     for name, mask in (("ret", both), ("imp", one), ("none", ~both & ~one)):
-        sums[name] = (
-            np.bincount(pair_q[mask], weights=ratio[mask], minlength=n_q),
-            np.bincount(pair_q[mask], minlength=n_q).astype(np.float64),
-        )
+        sums[name][0][:] += np.bincount(pair_q[mask], weights=ratio[mask], minlength=n_q)
+        sums[name][1][:] += np.bincount(pair_q[mask], minlength=n_q)
     return sums
 
 
@@ -221,7 +239,7 @@ def _measures(pp):
     ful_ret, poss_ret = per_query(pairs["ful_ret"]), per_query(pairs["poss_ret"])
     ful_imp, poss_imp = per_query(pairs["ful_imp"]), per_query(pairs["poss_imp"])
     poss_all = poss_ret + poss_imp + per_query(pairs["notoccur"])
-    sums = _pair_sums(pp)
+    sums = _pair_sums(pp, pairs)
     pair_ret, pair_imp, pair_none = sums["ret"], sums["imp"], sums["none"]
     group_all = _ratio(
         pairs["ful_ret"] + pairs["ful_imp"],
@@ -285,6 +303,38 @@ def rank_run(run, max_docs):
     return ranked
 
 
+#: Preferences held in memory at once: queries are evaluated in chunks of about this many.
+CHUNK_PAIRS = 4_000_000
+
+
+def _pair_estimate(prefs, queries):
+    """Per query code: its preferences if every group were one sub-group (the pairs of
+    documents of different levels), to cut the queries into chunks."""
+    sizes = prefs.groupby(["qid", "jg"], sort=False).size()
+    levels = prefs.groupby(["qid", "jg", "label"], sort=False).size()
+    squares = (levels**2).groupby(level=[0, 1]).sum()
+    per_group = (sizes**2 - squares.reindex(sizes.index)) / 2
+    per_query = per_group.groupby(level=0).sum()
+    return per_query.reindex(queries, fill_value=0).to_numpy()
+
+
+def _chunked_measures(prefs, njr, queries):
+    """:func:`_measures` of every query, a chunk of queries at a time (bounded memory)."""
+    estimate = _pair_estimate(prefs, queries)
+    chunk = (np.cumsum(estimate) - estimate) // CHUNK_PAIRS
+    if chunk.size == 0 or chunk[-1] == 0:
+        return _measures(preference_pairs(prefs, njr, queries))
+    out = {name: np.zeros(queries.size) for name in ALL_PREFS}
+    codes = queries.get_indexer(prefs["qid"])
+    for part in np.unique(chunk):  # a loop over chunks of queries, each vectorised
+        in_part = np.flatnonzero(chunk == part)
+        rows = prefs[np.isin(codes, in_part)]
+        values = _measures(preference_pairs(rows, njr[in_part], queries[in_part]))
+        for name in ALL_PREFS:
+            out[name][in_part] = values[name]
+    return out
+
+
 def evaluate_prefs(run, qrels, names, *, max_docs=None):
     """Per-query table (``qid`` index) of the ``names`` among :data:`ALL_PREFS`, for the
     queries of both ``run`` (``qid, doc_id, score``, ids as str) and ``qrels``."""
@@ -293,7 +343,7 @@ def evaluate_prefs(run, qrels, names, *, max_docs=None):
     ranked = rank_run(run, max_docs)
     prefs = prefs[prefs["qid"].isin(pd.Index(ranked["qid"].unique()))]
     prefs, njr, queries = docid_ranks(ranked, prefs)
-    values = _measures(preference_pairs(prefs, njr, queries))
+    values = _chunked_measures(prefs, njr, queries)
     n_docs = ranked.groupby("qid").size().reindex(queries).to_numpy()
     positive = prefs.loc[prefs["label"] > 0, ["qid", "doc_id"]].drop_duplicates()
     n_pos = positive.groupby("qid").size().reindex(queries, fill_value=0).to_numpy()
