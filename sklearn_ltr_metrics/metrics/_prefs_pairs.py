@@ -79,19 +79,23 @@ class PreferencePairs:
         other document.
     docs : pandas.DataFrame
         One row per (group, document): ``group``, ``docid``, ``label`` (the level of its last
-        line, as trec_eval's ``rel_array``), ``block_end``, ``last_start``, ``group_end``,
-        ``row`` (position in the EC layout, for EC groups).
+        line, as trec_eval's ``rel_array``).
     is_pa : ndarray of bool
         Per group: several sub-groups (preference array) or one (equivalence classes).
+    layout : pandas.DataFrame
+        The rows of the EC groups sorted by (group, level descending, docid), with
+        ``block_end`` (end of the row's level), ``last_start`` (start of the group's lowest
+        level) and ``group_end``: the equivalence classes as positions.
     """
 
-    def __init__(self, queries, group_query, njr, pairs, docs, is_pa):
+    def __init__(self, queries, group_query, njr, pairs, docs, is_pa, layout):
         self.queries = queries
         self.group_query = group_query
         self.njr = njr
         self.pair_group, self.better, self.worse = pairs
         self.docs = docs
         self.is_pa = is_pa
+        self.layout = layout
 
 
 def _ec_layout(rows):
@@ -102,9 +106,7 @@ def _ec_layout(rows):
     _, group_end = _blocks(group)
     # The lowest level's block of each group: where the group's last row's block starts.
     last_start = block_start[group_end - 1]
-    return rows.assign(
-        row=np.arange(len(rows)), block_end=block_end, last_start=last_start, group_end=group_end
-    )
+    return rows.assign(block_end=block_end, last_start=last_start, group_end=group_end)
 
 
 def _ec_pairs(layout):
@@ -119,7 +121,8 @@ def _closure(better, worse, n):
     reach = np.eye(n, dtype=bool)
     reach[better, worse] = True
     while True:
-        step = (reach.astype(np.float64) @ reach.astype(np.float64)) > 0
+        as_float = reach.astype(np.float32)  # exact: path counts stay far below 2**24
+        step = (as_float @ as_float) > 0
         if np.array_equal(step, reach):
             break
         reach = step
@@ -194,6 +197,4 @@ def preference_pairs(prefs, njr, queries):
     pairs = tuple(np.concatenate([a, b]).astype(np.int64) for a, b in zip(ec, pa, strict=True))
     docs = rows.sort_values(["group", "sub", "neg_label", "docid"], kind="mergesort")
     docs = docs.drop_duplicates(["group", "docid"], keep="last")[["group", "docid", "label"]]
-    result = PreferencePairs(queries, group_query, njr, pairs, docs, is_pa)
-    result.layout = layout
-    return result
+    return PreferencePairs(queries, group_query, njr, pairs, docs, is_pa, layout)
