@@ -252,7 +252,7 @@ def read_trec_qrels(
     2  302     LA-3     -1
     >>> qrels["label"].dtype
     dtype('int64')
-    >>> read_trec_qrels(io.StringIO("7 userA sub1 d1 3\n7 userA sub1 d2 0\n"), format="prefs")
+    >>> read_trec_qrels(io.StringIO("7 userA sub1 d1 3\\n7 userA sub1 d2 0\\n"), format="prefs")
       qid     jg   jsg doc_id  label
     0   7  userA  sub1     d1      3
     1   7  userA  sub1     d2      0

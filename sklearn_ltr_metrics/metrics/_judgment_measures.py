@@ -166,6 +166,9 @@ def _prefs_evaluation(run, qrels, names, resolved, missing_queries):
     if missing_queries == "zero":  # trec_eval -c: a judged query without a ranking scores 0
         table = table.reindex(table.index.union(pd.Index(qrels["qid"].unique())), fill_value=0)
         table.index.name = "qid"
+        positive = qrels.loc[qrels["label"] > 0, ["qid", "doc_id"]].drop_duplicates()
+        n_pos = positive.groupby("qid").size().reindex(table.index, fill_value=0)
+        table["n_pos"] = n_pos.to_numpy()
     return table
 
 
@@ -175,16 +178,12 @@ def evaluate_with_judgments(run, qrels, metrics, split, evaluate_run, **kwargs):
     prefs, jg, others, order = split
     optional = [c for c in ("jg", "jsg") if isinstance(qrels, pd.DataFrame) and c in qrels]
     qrels = check_columns(qrels, "qrels", ["qid", *optional, "doc_id", "label"])
-    options = dict(kwargs)
-    missing_queries = options.get("missing_queries", "skip")
-    evaluate_options = {
-        key: options.pop(key) for key in ("conventions", "query_stats", "n_jobs") if key in options
-    }
-    conventions = evaluate_options.get("conventions", "trec_eval")
+    skip = ("k", "missing_queries", "unjudged", "conventions", "query_stats", "n_jobs")
     resolved = check_options(
-        conventions,
-        **{k: v for k, v in options.items() if k not in ("k", "missing_queries", "unjudged")},
+        kwargs.get("conventions", "trec_eval"),
+        **{key: value for key, value in kwargs.items() if key not in skip},
     )
+    missing_queries = kwargs.get("missing_queries", "skip")
     parts = []
     if others or not (prefs or jg):
         parts.append(evaluate_run(run, _plain_qrels(qrels), metrics=others, **kwargs))
