@@ -11,12 +11,15 @@ import io
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sklearn_ltr_metrics import evaluate, evaluate_run
 from sklearn_ltr_metrics.io import DataFormatError, read_trec_qrels
 from sklearn_ltr_metrics.metrics import _prefs as prefs_module
 from sklearn_ltr_metrics.metrics import describe_metric, metric_names
 
+from ._prefs_reference import query_measures
 from .test_cli import run_main
 from .test_conformance import plain_run
 
@@ -338,3 +341,47 @@ def test_cli_refuses_an_unknown_format_and_a_bad_file(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "prefs_simp            \tq\t1.0000" in result.stdout
     assert "prefs_num_prefs_poss  \tall\t1" in result.stdout
+
+
+# -- random judgments against a plain port of trec_eval's loops -------------------------------
+
+DOCS = [f"d{i}" for i in range(7)]
+
+
+@st.composite
+def preference_data(draw):
+    """1-3 queries, each with 1-3 judgment groups of 1-3 sub-groups, levels 0-3, and a run
+    over the same documents (tied scores included), cut or not."""
+    lines, run = [], []
+    for q in range(draw(st.integers(1, 3))):
+        for g in range(draw(st.integers(1, 3))):
+            for s in range(draw(st.integers(1, 3))):
+                docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=5, unique=True))
+                levels = st.sampled_from([0, 0, 0, 1, 2, 3])  # non-relevant the most common
+                lines += [(f"q{q}", f"g{g}", f"s{s}", d, draw(levels)) for d in docs]
+        retrieved = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=7, unique=True))
+        run += [(f"q{q}", d, float(draw(st.integers(0, 3)))) for d in retrieved]
+    max_docs = draw(st.one_of(st.none(), st.integers(1, 5)))
+    return lines, run, max_docs
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(preference_data())
+def test_preference_measures_equal_a_plain_port_of_trec_eval(data):
+    lines, run, max_docs = data
+    prefs = pd.DataFrame(lines, columns=PREFS_COLUMNS)
+    ranking = pd.DataFrame(run, columns=["qid", "doc_id", "score"])
+    expected = {}
+    for qid, rows in prefs.groupby("qid"):
+        ranked = [(d, s) for q, d, s in run if q == qid]
+        judged = [(r.jg, r.jsg, r.doc_id, r.label) for r in rows.itertuples()]
+        expected[qid] = query_measures(ranked, judged, max_docs)
+    if any(v is None for v in expected.values()):  # trec_eval stops on an inconsistent group
+        with pytest.raises(ValueError, match="consistent"):
+            evaluate_run(ranking, prefs, metrics="all_prefs", max_docs=max_docs)
+        return
+    got = evaluate_run(ranking, prefs, metrics="all_prefs", max_docs=max_docs).per_query
+    assert sorted(got.index) == sorted(expected)
+    for qid, values in expected.items():
+        for name, value in values.items():
+            assert got.loc[qid, name] == pytest.approx(value, abs=1e-12), (qid, name)
