@@ -190,3 +190,32 @@ def query_measures(ranked, lines, max_docs=None):
         "prefs_pair_imp": _pairs(counts, njr, n, "imp"),
         "prefs_avgjg_imp": _avg(jgs, ["ful_ret", "ful_imp"], imp),
     }
+
+
+def judgment_group_measures(ranked, lines, cutoffs, mults, *, level=1, max_docs=None):
+    """m_map_avgjg.c, m_P_avgjg.c and m_Rprec_mult_avgjg.c for one query: ``ranked``
+    [(doc, score)], ``lines`` [(jg, doc, label)]; ties by doc descending (form_res_rels_jg)."""
+    by_doc = sorted(ranked, key=lambda t: t[0], reverse=True)
+    order = sorted(by_doc, key=lambda t: -t[1])[:max_docs]  # stable: ties keep doc descending
+    out = {"map": 0.0, **{f"P_{k}": 0.0 for k in cutoffs}, **{f"R_{m}": 0.0 for m in mults}}
+    groups = sorted({g for g, _, _ in lines})
+    for group in groups:
+        rel = {d: lab for g, d, lab in lines if g == group}
+        hits = [rel.get(d, -1) >= level for d, _ in order]
+        num_rel = sum(1 for lab in rel.values() if lab >= level)
+        found, total = 0, 0.0
+        for i, hit in enumerate(hits):
+            if hit:
+                found += 1
+                total += found / (i + 1)
+        if found:
+            out["map"] += total / num_rel
+        for k in cutoffs:
+            out[f"P_{k}"] += sum(hits[:k]) / k
+        for m in mults:
+            cut = int(m * num_rel + 0.9)
+            if cut > len(hits):
+                out[f"R_{m}"] += sum(hits) / cut
+            elif cut > 0:
+                out[f"R_{m}"] += sum(hits[:cut]) / cut
+    return {name: value / len(groups) for name, value in out.items()}

@@ -19,7 +19,7 @@ from sklearn_ltr_metrics.io import DataFormatError, read_trec_qrels
 from sklearn_ltr_metrics.metrics import _prefs as prefs_module
 from sklearn_ltr_metrics.metrics import describe_metric, metric_names
 
-from ._prefs_reference import query_measures
+from ._prefs_reference import judgment_group_measures, query_measures
 from .test_cli import run_main
 from .test_conformance import plain_run
 
@@ -385,3 +385,37 @@ def test_preference_measures_equal_a_plain_port_of_trec_eval(data):
     for qid, values in expected.items():
         for name, value in values.items():
             assert got.loc[qid, name] == pytest.approx(value, abs=1e-12), (qid, name)
+
+
+@st.composite
+def judgment_group_data(draw):
+    lines, run = [], []
+    for q in range(draw(st.integers(1, 3))):
+        for g in range(draw(st.integers(1, 3))):
+            docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=6, unique=True))
+            lines += [(f"q{q}", f"g{g}", d, draw(st.integers(-1, 2))) for d in docs]
+        retrieved = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=7, unique=True))
+        run += [(f"q{q}", d, float(draw(st.integers(0, 2)))) for d in retrieved]
+    return lines, run, draw(st.one_of(st.none(), st.integers(1, 5))), draw(st.sampled_from([1, 2]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judgment_group_data())
+def test_judgment_group_measures_equal_a_plain_port_of_trec_eval(data):
+    lines, run, max_docs, level = data
+    qrels = pd.DataFrame(lines, columns=["qid", "jg", "doc_id", "label"])
+    ranking = pd.DataFrame(run, columns=["qid", "doc_id", "score"])
+    metrics = ["map_avgjg", "P_avgjg.1,3,10", "Rprec_mult_avgjg.0.5,1.0,2.0"]
+    options = {"max_docs": max_docs, "min_relevance": level}
+    got = evaluate_run(ranking, qrels, metrics=metrics, **options).per_query
+    for qid, rows in qrels.groupby("qid"):
+        ranked = [(d, s) for q, d, s in run if q == qid]
+        judged = [(r.jg, r.doc_id, r.label) for r in rows.itertuples()]
+        want = judgment_group_measures(
+            ranked, judged, (1, 3, 10), (0.5, 1.0, 2.0), level=level, max_docs=max_docs
+        )
+        columns = {"map": "map_avgjg", "P_1": "P_avgjg_1", "P_3": "P_avgjg_3"}
+        columns |= {"P_10": "P_avgjg_10", "R_0.5": "Rprec_mult_avgjg_0.50"}
+        columns |= {"R_1.0": "Rprec_mult_avgjg_1.00", "R_2.0": "Rprec_mult_avgjg_2.00"}
+        for name, column in columns.items():
+            assert got.loc[qid, column] == pytest.approx(want[name], abs=1e-12), (qid, column)
