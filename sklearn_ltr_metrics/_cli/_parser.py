@@ -77,6 +77,10 @@ def _metric_help():
         "  also trec_eval's and ir_measures' names: P_10, P.5,10, ndcg_cut.10, all_trec, "
         "nDCG@10, P(rel=2)@5, ... (--format trec prints trec_eval -q's lines)"
     )
+    lines.append(
+        "  and of trec_eval's other judgment formats (--qrels-format): all_prefs, prefs_simp, "
+        "... (prefs, qrels_prefs), qrels_jg, map_avgjg, P_avgjg.5,10, ... (qrels_jg)"
+    )
     lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
     lines.extend(_strategy_help(name) for name in STRATEGIES)
     lines.append("  a query with several cut-offs gets the mean over them.")
