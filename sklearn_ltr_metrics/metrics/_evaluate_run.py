@@ -56,7 +56,9 @@ def evaluate_run(
     run : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``score`` (see :func:`read_trec_run`).
     qrels : pandas.DataFrame
-        Columns ``qid``, ``doc_id``, ``label`` (see :func:`read_trec_qrels`).
+        Columns ``qid``, ``doc_id``, ``label`` (see :func:`read_trec_qrels`); also ``jg``
+        (and ``jsg``) for trec_eval's judgment-group and preference measures
+        (``metrics="qrels_jg"``, ``"all_prefs"``; see :ref:`judgment-formats`).
     metrics, k : see :func:`evaluate`
     missing_queries : {"skip", "zero"}, default="skip"
         Queries judged in ``qrels`` but absent from ``run``: left out (trec_eval's default) or
