@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..metrics import convention_options
+from ..metrics._judgment_measures import split_judgment_metrics
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
 from ..report._write import GENERATOR, check_report_target
@@ -28,6 +29,7 @@ from ._argtypes import (
     split_list,
 )
 from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
+from ._judgments import qrels_format
 from ._trec import join_parameter_lists
 
 __all__ = [
@@ -61,6 +63,8 @@ def existing(path, what):
 
 
 def _takes_cutoff(name):
+    if split_judgment_metrics([name]) is not None:
+        return False  # trec_eval's prefs / judgment-group measures: no @k
     try:
         return get_metric(name).takes_cutoff
     except ValueError:
@@ -92,8 +96,10 @@ def metric_specs(args):
         else:
             specs.extend(f"{name}@{k}" for k in cutoffs)
     specs = list(dict.fromkeys(specs))
+    split = split_judgment_metrics(specs)
     try:
-        parse_metrics(specs)
+        if split is None or split[2]:
+            parse_metrics(specs if split is None else split[2])
     except (TypeError, ValueError) as exc:
         raise UsageError(metric_error(specs, exc)) from None
     return specs
@@ -189,7 +195,9 @@ def read_qrels(path, args):
 
     with _flag_terms():
         return read_trec_qrels(
-            existing(path, "qrels file"), duplicates=getattr(args, "duplicates", "error")
+            existing(path, "qrels file"),
+            duplicates=getattr(args, "duplicates", "error"),
+            format=qrels_format(args),
         )
 
 

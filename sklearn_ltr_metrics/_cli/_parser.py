@@ -35,6 +35,7 @@ from ._argtypes import (
     probability,
 )
 from ._gate import add_gate_option
+from ._judgments import add_qrels_format
 from ._reconcile_args import add_reconcile
 from ._runs import add_run_commands, parse_reranks
 
@@ -75,6 +76,10 @@ def _metric_help():
     lines.append(
         "  also trec_eval's and ir_measures' names: P_10, P.5,10, ndcg_cut.10, all_trec, "
         "nDCG@10, P(rel=2)@5, ... (--format trec prints trec_eval -q's lines)"
+    )
+    lines.append(
+        "  and of trec_eval's other judgment formats (--qrels-format): all_prefs, prefs_simp, "
+        "... (prefs, qrels_prefs), qrels_jg, map_avgjg, P_avgjg.5,10, ... (qrels_jg)"
     )
     lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
     lines.extend(_strategy_help(name) for name in STRATEGIES)
@@ -188,6 +193,7 @@ def _add_duplicates(group):
 def _add_compare_qrels(compare):
     compare.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels")
     _add_duplicates(compare)
+    add_qrels_format(compare)
 
 
 def _add_demo(sub, commands):
@@ -262,6 +268,7 @@ def _add_trec_input_options(inputs):
         "(trec_eval -c) (default: skip)",
     )
     _add_duplicates(inputs)
+    add_qrels_format(inputs)
 
 
 def _add_evaluate(sub, commands):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..metrics._registry import parse_metrics
+from ..metrics._judgment_totals import measure_totals
 
 __all__ = ["join_parameter_lists", "read_zscores", "trec_layout"]
 
@@ -90,7 +90,7 @@ def trec_layout(per_query, metrics, run_id, *, zscores=None):
     ``zscores`` (:func:`read_zscores`), trec_eval ``-Z``'s: each value as its z-score, the
     measure named ``Z<measure>`` (``Z`` before the padded name, as trec_eval prints it), the
     summaries taken of the z-scores."""
-    specs = {spec.column: spec.metric for spec in parse_metrics(list(metrics))}
+    specs = measure_totals(metrics)  # {column: metric}, trec_eval's prefs / jg measures too
     table = per_query
     if zscores is not None:
         table = per_query.copy()

@@ -44,6 +44,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DataFormatError", "atomic_write_path"]
 
+# A line whose first non-blank character is '#' (trec_eval's comment rule).
+_COMMENT_LINE = re.compile(r"(?m)^[ \t]*#[^\n]*")
+# A line holding something other than whitespace and not a comment.
+_CONTENT_LINE = re.compile(r"(?m)^[ \t]*[^\s#]")
+# Field separators of a TREC line: C's isspace() without the newline, as trec_eval splits.
+_FIELD_SEPARATOR = re.compile(r"[ \t\v\f\r]+")
 # A decimal number as pandas' C parser and C's strtod read it (plus inf and nan).
 _NUMBER = re.compile(
     r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE

@@ -17,6 +17,9 @@ import pandas as pd
 
 from .._validation import check_1d, check_choice, check_columns, check_scores
 from ._base import (
+    _COMMENT_LINE,
+    _CONTENT_LINE,
+    _FIELD_SEPARATOR,
     DataFormatError,
     _as_number,
     _open_text_target,
@@ -33,12 +36,6 @@ __all__ = ["read_trec_qrels", "read_trec_run", "write_trec_qrels", "write_trec_r
 _RUN_FIELDS = "'qid Q0 doc_id rank score [tag]'"
 _QRELS_FIELDS = "'qid iter doc_id label'"
 _DUPLICATES = ("error", "first", "last")
-# A line whose first non-blank character is '#' (trec_eval's comment rule).
-_COMMENT_LINE = re.compile(r"(?m)^[ \t]*#[^\n]*")
-# A line holding something other than whitespace and not a comment.
-_CONTENT_LINE = re.compile(r"(?m)^[ \t]*[^\s#]")
-# Field separators of a TREC line: C's isspace() without the newline, as trec_eval splits.
-_FIELD_SEPARATOR = re.compile(r"[ \t\v\f\r]+")
 # A line with five or more whitespace-separated fields (too many for qrels).
 _FIVE_FIELDS = re.compile(r"(?m)^[ \t]*\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\S")
 
@@ -206,7 +203,9 @@ def read_trec_run(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFram
     return _read_trec(path, kind="run", duplicates=duplicates)
 
 
-def read_trec_qrels(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFrame:
+def read_trec_qrels(
+    path: PathOrFile, *, duplicates: str = "error", format: str = "qrels"
+) -> pd.DataFrame:
     """Read TREC relevance judgments (``qid iter doc_id label`` per line).
 
     Exactly four whitespace-separated fields per line, as trec_eval requires (a run file given
@@ -221,12 +220,20 @@ def read_trec_qrels(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFr
     duplicates : {"error", "first", "last"}, default="error"
         What to do with a repeated ``(qid, doc_id)``: raise (trec_eval refuses such qrels), or
         keep its first or last judgment.
+    format : {"qrels", "qrels_jg", "qrels_prefs", "prefs"}, default="qrels"
+        trec_eval's ``-R`` input format. ``"qrels_jg"``: ``qid jg doc_id label``, the second
+        column a judgment group (columns ``qid, jg, doc_id, label``; a document may be judged
+        once per group). ``"qrels_prefs"``: the same lines read as preferences, one
+        sub-group ``"0"`` per group (columns ``qid, jg, jsg, doc_id, label``). ``"prefs"``:
+        ``qid jg jsg doc_id label`` preference judgments (same columns). See
+        :ref:`judgment-formats` for the measures they feed.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``qid`` (str), ``doc_id`` (str), ``label`` (int64 when every label is an
-        integer, as in all TREC qrels, else float64), rows in file order.
+        integer, as in all TREC qrels, else float64), rows in file order; with ``jg`` (and
+        ``jsg``) before ``doc_id`` for the other formats.
 
     Raises
     ------
@@ -245,7 +252,17 @@ def read_trec_qrels(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFr
     2  302     LA-3     -1
     >>> qrels["label"].dtype
     dtype('int64')
+    >>> read_trec_qrels(io.StringIO("7 userA sub1 d1 3\\n7 userA sub1 d2 0\\n"), format="prefs")
+      qid     jg   jsg doc_id  label
+    0   7  userA  sub1     d1      3
+    1   7  userA  sub1     d2      0
     """
+    from ._trec_judgments import JUDGMENT_FORMATS, read_judgments  # it builds on this module
+
+    check_choice(format, "format", ("qrels", *JUDGMENT_FORMATS))
+    if format != "qrels":
+        check_choice(duplicates, "duplicates", _DUPLICATES)
+        return read_judgments(path, format, duplicates)
     frame = _read_trec(path, kind="qrels", duplicates=duplicates)
     labels = frame["label"].to_numpy()
     if len(labels) and np.all(labels == np.round(labels)) and np.abs(labels).max() < 2**53:

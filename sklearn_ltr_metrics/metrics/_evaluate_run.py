@@ -16,6 +16,7 @@ from .._engine import factorize_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
 from ._evaluation import RankingEvaluation
+from ._judgment_measures import evaluate_with_judgments, split_judgment_metrics
 from ._kernels_trec import empty_ranking_values
 from ._names import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
@@ -55,7 +56,9 @@ def evaluate_run(
     run : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``score`` (see :func:`read_trec_run`).
     qrels : pandas.DataFrame
-        Columns ``qid``, ``doc_id``, ``label`` (see :func:`read_trec_qrels`).
+        Columns ``qid``, ``doc_id``, ``label`` (see :func:`read_trec_qrels`); also ``jg``
+        (and ``jsg``) for trec_eval's judgment-group and preference measures
+        (``metrics="qrels_jg"``, ``"all_prefs"``; see :ref:`judgment-formats`).
     metrics, k : see :func:`evaluate`
     missing_queries : {"skip", "zero"}, default="skip"
         Queries judged in ``qrels`` but absent from ``run``: left out (trec_eval's default) or
@@ -91,6 +94,12 @@ def evaluate_run(
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
+    split = split_judgment_metrics(metrics, qrels)  # trec_eval's prefs / judgment-group measures
+    if split is not None:
+        return evaluate_with_judgments(
+            run, qrels, metrics, split, evaluate_run, k=k, missing_queries=missing_queries,
+            unjudged=unjudged, conventions=conventions, **options,
+        )  # fmt: skip
     qrels = check_columns(qrels, "qrels", ("qid", "doc_id", "label"))
     check_qid(run["qid"], "run['qid']")
     check_qid(qrels["qid"], "qrels['qid']")

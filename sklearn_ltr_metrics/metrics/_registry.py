@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
 from . import _kernels as K
+from ._judgment_measures import describe_judgment_measure, judgment_measure_names
 from ._metric import Metric, _k_is_n_pos, _whole_list
 from ._names import foreign_names, foreign_specs
 from ._registry_trec import TREC_ALIASES, TREC_METRICS
@@ -200,7 +201,8 @@ def metric_names(*, foreign=False):
     True
     """
     own = sorted([*METRICS, *ALIASES])
-    return [*own, *(n for n in foreign_names() if n not in own)] if foreign else own
+    others = [*foreign_names(), *judgment_measure_names()]  # trec_eval's prefs / jg measures too
+    return [*own, *(n for n in sorted(set(others)) if n not in own)] if foreign else own
 
 
 def get_metric(name, *, param="metrics"):
@@ -235,6 +237,9 @@ def describe_metric(name):
     'recip_rank: mrr (1 / rank of the first relevant row within k, else 0)'
     """
     key = str(name).strip()
+    judgment = describe_judgment_measure(key)  # trec_eval's prefs / judgment-group measures
+    if judgment is not None:
+        return judgment
     if not _is_own(key.partition("@")[0]):
         foreign = foreign_specs(key)
         if foreign:
@@ -284,6 +289,12 @@ def _own_metric(raw, name, options):
         return get_metric("fbeta"), name, (("beta", beta),)
     if not _is_own(name):  # nor a trec_eval / ir_measures name: shown as typed
         shown = raw.strip().partition("@")[0]
+        if describe_judgment_measure(shown) is not None:
+            raise ValueError(
+                f"metrics entry {raw!r} is a measure of trec_eval's other judgment formats "
+                f"({describe_judgment_measure(shown)}); use "
+                "evaluate_run(run, qrels, metrics=[...]) with such judgments."
+            )
         raise unknown_name_error("metric", shown, metric_names(foreign=True), param="metrics")
     metric = get_metric(name)
     if metric.name == "fbeta":
