@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels_ties import bin_g_tied, bpref_tied
+from ._kernels_ties import bin_g_tied, bpref_tied, infap_tied
 from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
 
 __all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
@@ -28,11 +28,12 @@ INFAP_EPSILON = 1e-5
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
-def _strict_order(c, name, average=False):
-    """Refuse a ranking with tied relevant or judged rows unless the order is strict (or,
-    with ``average``, the measure has its tie-averaged form and ties are averaged)."""
+def _strict_order(c, name, average=False, label_ranking=False):
+    """Refuse a ranking with tied relevant or judged rows unless the order is strict or the
+    measure has its exact form under the tie policy (``average``: its tie-averaged form;
+    ``label_ranking``: its form with every tied row at its block's last rank)."""
     lists = c.lists
-    if (lists.average_ties and not average) or lists.threshold_ties:
+    if (lists.average_ties and not average) or (lists.threshold_ties and not label_ranking):
         raise ValueError(
             f"metric {name!r} has no exact form under ties={c.options['ties']!r} and this "
             "ranking has tied scores among its relevant or judged rows; pass ties='trec_eval' "
@@ -83,12 +84,22 @@ def _judged_nonrelevant_count(lists):
 
 
 def _exclusive(s, flags):
+    """Per support row, the ``flags`` above it: under ``ties="label_ranking"`` every other
+    row of its tied block is above it (it sits at the block's last rank)."""
     flags = flags.astype(np.int64)
-    return s.prefix(flags) - flags
+    return through_block(s, s.prefix(flags)) - flags
+
+
+def through_block(s, cumulative):
+    """Running sums read at the last row of each row's tied block under
+    ``ties="label_ranking"`` (each row's block counts whole), else as they are."""
+    if not s.ctx.threshold_ties or not cumulative.size:
+        return cumulative
+    return cumulative[np.searchsorted(s.rank_rows, s.rank_rows, side="right") - 1]
 
 
 def _bpref_values(c):
-    _strict_order(c, "bpref", average=True)
+    _strict_order(c, "bpref", average=True, label_ranking=True)
     lists = c.lists
 
     def compute():
@@ -149,8 +160,10 @@ def _gm_map(c):
 def _infap(c):
     """trec_eval's inferred AP (Yilmaz and Aslam): the precision above each relevant row
     estimated from the judged rows above it, unjudged pool rows taking the judged rate."""
-    _strict_order(c, "infap")
+    _strict_order(c, "infap", average=True, label_ranking=True)
     lists = c.lists
+    if lists.average_ties:
+        return c.at(cached(lists, "infap_tied", lambda: _infap_tied(lists)))
     s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
     idx = np.flatnonzero(rel)
     j = s.position[idx].astype(np.float64)
@@ -167,6 +180,20 @@ def _infap(c):
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
 
 
+def _infap_tied(lists):
+    """infAP under tie averaging: the relevant, judged non-relevant and pooled rows of each
+    tied block (the judged support's other rows, unjudged, count in the ranks only)."""
+    if every_row_judged(lists):
+        s = lists.support
+        rel = s.relevant & s.member
+        return infap_tied(lists, s, (rel, None, np.zeros_like(rel)), INFAP_EPSILON)
+    s = row_support(lists, "judged", judged_rows(lists))
+    rel = s.member & lists.is_relevant(s.labels)
+    nonrel = s.member & (s.labels >= 0) & ~rel
+    pool = s.member & (s.labels < 0)
+    return infap_tied(lists, s, (rel, nonrel, pool), INFAP_EPSILON)
+
+
 def _interpolated(c):
     return cached(c.lists, "interpolated", lambda: _interpolated_of(c.lists))
 
@@ -176,7 +203,7 @@ def _interpolated_of(lists):
     offsets of each query's relevant rows; and each query's precision over the whole list."""
     s = lists.support
     rel = s.relevant
-    rank_hits = s.prefix(rel)
+    rank_hits = through_block(s, s.prefix(rel))
     idx = np.flatnonzero(rel)
     query = s.query[idx]
     precision = rank_hits[idx] / (s.position[idx] + 1.0)
@@ -205,14 +232,14 @@ def _iprec_at(c, level, parts):
 def _iprec_at_recall(c):
     """Interpolated precision at a recall level: the largest precision at or beyond the
     ``round(level * n_pos)``-th relevant row (trec_eval's iprec_at_recall)."""
-    _strict_order(c, "iprec_at_recall")
+    _strict_order(c, "iprec_at_recall", label_ranking=True)
     return c.at(_iprec_at(c, c.options["recall_level"], _interpolated(c)))
 
 
 def _eleven_point(c):
     """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1 (or at
     ``recall_levels=``)."""
-    _strict_order(c, "11pt_avg")
+    _strict_order(c, "11pt_avg", label_ranking=True)
     parts = _interpolated(c)
     levels = c.options.get("recall_levels", RECALL_LEVELS)
     values = [_iprec_at(c, level, parts) for level in levels]
@@ -222,13 +249,13 @@ def _eleven_point(c):
 def _bin_g(c):
     """trec_eval's binG: the mean over relevant documents of ``1 / log2(2 + non-relevant rows
     above)``."""
-    _strict_order(c, "bing", average=True)
+    _strict_order(c, "bing", average=True, label_ranking=True)
     lists = c.lists
     if lists.average_ties:
         return c.at(bin_g_tied(lists))
     s = lists.support
     rel = s.relevant
-    nonrel_above = s.position - (s.prefix(rel) - 1)
+    nonrel_above = s.position + 1 - through_block(s, s.prefix(rel))
     total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
     n_rel = lists.n_pos
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
