@@ -99,7 +99,7 @@ def expected_block_sums(counts, term, name, *, fillers=None, starts=None, log_h=
     ndarray of float64, shape (n_blocks,)
     """
     counts = np.asarray(counts, dtype=np.int64)
-    n_blocks, n_kinds = counts.shape
+    n_blocks = counts.shape[0]
     out = np.zeros(n_blocks)
     if n_blocks == 0:
         return out
@@ -126,8 +126,9 @@ def expected_block_sums(counts, term, name, *, fillers=None, starts=None, log_h=
 def _add_chunk(out, counts, n, z, states, lo, hi, term, table, table_offsets):
     """Add the expected terms of the blocks ``lo .. hi - 1`` to ``out``."""
     block = np.repeat(np.arange(lo, hi), states[lo:hi])
-    local = np.arange(block.size) - np.repeat(np.cumsum(states[lo:hi]) - states[lo:hi],
-                                              states[lo:hi])
+    local = np.arange(block.size) - np.repeat(
+        np.cumsum(states[lo:hi]) - states[lo:hi], states[lo:hi]
+    )
     n_kinds = counts.shape[1]
     x = np.empty((block.size, n_kinds), dtype=np.int64)
     log_weight = np.zeros(block.size)

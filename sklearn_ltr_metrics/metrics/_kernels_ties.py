@@ -146,7 +146,11 @@ def infap_tied(lists, s, kinds, epsilon):
         return 1.0 + (judged + pooled) * (rel_above + epsilon) / (judged + 2.0 * epsilon)
 
     expected = expected_block_sums(
-        counts[keep], term, "infap", fillers=fillers, starts=s.block_start[keep],
+        counts[keep],
+        term,
+        "infap",
+        fillers=fillers,
+        starts=s.block_start[keep],
         log_h=lambda j: -np.log1p(j),
     )
     return _per_relevant(lists, query, np.ones(query.size), expected)
