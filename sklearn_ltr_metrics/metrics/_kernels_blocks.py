@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["MAX_BLOCK_STATES", "expected_block_sums", "value_kinds"]
+__all__ = ["MAX_BLOCK_STATES", "chunks", "expected_block_sums", "value_kinds"]
 
 #: The most count vectors (``prod_k (n_k + 1)`` over the kinds of its rows) one tied block may
 #: have under ``ties="average"`` for the measures of this module; a larger block is refused.
@@ -45,7 +45,7 @@ def _refuse(name, n_rows, n_states):
     )
 
 
-def _chunks(sizes):
+def chunks(sizes):
     """Consecutive ranges of blocks holding about :data:`_CHUNK_STATES` count vectors each."""
     chunk = (np.cumsum(sizes) - sizes) // _CHUNK_STATES
     edges = np.concatenate(([0], np.flatnonzero(np.diff(chunk)) + 1, [sizes.size]))
@@ -118,7 +118,7 @@ def expected_block_sums(counts, term, name, *, fillers=None, starts=None, log_h=
         start = np.zeros(n_blocks, np.int64) if starts is None else np.asarray(starts, np.int64)
         table, table_offsets = _log_position_table(n, z, start, log_h)
     states = np.prod(radix, axis=1)
-    for lo, hi in _chunks(states):
+    for lo, hi in chunks(states):
         _add_chunk(out, counts, n, z, states, lo, hi, term, table, table_offsets)
     return out
 

@@ -86,7 +86,7 @@ def _g(c):
 def _ndcg_rel(c):
     """trec_eval's ndcg_rel: nDCG averaged at each row with a positive gain (the whole list's
     nDCG for the ideal's rows never retrieved), over the ideal's rows with a positive gain."""
-    _strict_order(c, "ndcg_rel", average=True)
+    _strict_order(c, "ndcg_rel", average=True, label_ranking=True)
     lists = c.lists
     s = lists.support
     every = lists.every_query
@@ -95,6 +95,7 @@ def _ndcg_rel(c):
         total = ndcg_rel_points_tied(lists, s, row_gain)
     else:
         dcg = s.prefix(np.where(row_gain != 0, row_gain / lists.discount(s.position + 1.0), 0))
+        dcg = through_block(s, dcg)
         ideal = lists.ideal_dcg(s.query, s.position + 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             points = np.where(row_gain > 0, dcg / ideal, 0.0)
@@ -114,7 +115,8 @@ def _rndcg(c):
     """trec_eval's Rndcg: the mean of nDCG at each rank where the ideal's gain changes (each
     level's last rank), plus the whole list's when it runs on past the ideal's positive
     gains by more than one row; 0 for a query without relevant documents."""
-    _strict_order(c, "rndcg", average=True)  # DCG at fixed ranks: exact under tie averaging
+    # DCG at fixed ranks: exact under tie averaging, and under block ranks.
+    _strict_order(c, "rndcg", average=True, label_ranking=True)
     lists = c.lists
     _gain, count, upper, query, _offsets = _levels(lists)
     sizes = lists.sizes
