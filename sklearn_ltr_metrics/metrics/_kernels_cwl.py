@@ -18,6 +18,7 @@ import numpy as np
 from scipy.special import polygamma, psi
 
 from .._engine import segment_cumsum
+from ._kernels_blocks import expected_block_sums, value_kinds
 from ._kernels_order import _strict_order
 
 __all__ = ["DEPTH"]
@@ -198,18 +199,62 @@ def _bpm(c):
     """The bejeweled player model (static): the user reads to rank ``L``, the first rank where
     the gain so far reaches ``T`` or the rank ``k`` (the cost bound), and the value is the gain
     of the first ``L`` rows over ``L``."""
-    _strict_order(c, "bpm")
+    _strict_order(c, "bpm", average=True, label_ranking=True)
     lists = c.lists
+    k = np.where(np.isinf(c.k), DEPTH, np.minimum(c.k, DEPTH))
+    name = f"bpm_{c.options['max_rel']!r}"
+    if lists.average_ties:
+        return _bpm_tied(c, k, name)
     s = lists.support
     gain = _gain(s.labels, c.options)
+    # Under ties="label_ranking" each row sits at its block's last rank: the first row that
+    # reaches T gives its block's last rank, wherever it sits in the block.
     so_far = s.prefix(gain)
     reached = np.flatnonzero(so_far >= c.options["T"])
     first_rank = np.full(lists.n_queries, np.inf)
     queries, first = np.unique(s.query[reached], return_index=True)
     first_rank[queries] = s.position[reached[first]] + 1.0
-    k = np.where(np.isinf(c.k), DEPTH, np.minimum(c.k, DEPTH))
     depth = np.minimum(k, c.at(first_rank))
     kk = np.minimum(depth, c.at(lists.sizes)).astype(np.int64)
-    name = f"bpm_{c.options['max_rel']!r}"
     total = lists.term_sums_of(name, lambda s: _gain(s.labels, c.options), c.query, kk)
     return total / depth
+
+
+def _bpm_tied(c, k, name):
+    """bpm under ``ties="average"``. The blocks above the first block whose rows can reach
+    ``T`` (``b``) are read whole, so the gain before ``b`` is fixed: where ``b`` starts before
+    the cut-off ``k``, the user stops at one row of ``b`` (its gain reaches ``T``, or its rank
+    is ``k``) and the value is the expectation over the count vectors of the rows above it in
+    ``b`` (:func:`~._kernels_blocks.expected_block_sums`); elsewhere it stops at ``k``, and the
+    value, the expected gain of the first ``k`` rows over ``k``, is linear in the rows."""
+    lists, t = c.lists, c.options["T"]
+    s = lists.support
+    gain = _gain(s.labels, c.options)
+    first = s.block_first
+    before = (s.prefix(gain) - gain)[first]
+    block_query = s.query[first]
+    reaches = np.flatnonzero(before + np.add.reduceat(gain, first) >= t) if first.size else first
+    stop_block = np.full(lists.n_queries, -1)
+    queries, at = np.unique(block_query[reaches], return_index=True)
+    stop_block[queries] = reaches[at]
+    pair_block = stop_block[c.query]
+    inside = pair_block >= 0
+    inside[inside] = s.block_start[pair_block[inside]] < k[inside]
+    kk = np.minimum(k, c.at(lists.sizes)).astype(np.int64)
+    total = lists.term_sums_of(f"{name}_average", lambda s: s.block_mean(gain), c.query, kk)
+    value = total / k
+    blocks = pair_block[inside]
+    counts, gains = value_kinds(gain, first, s.block_size)
+    counts, gains = counts[blocks], gains[blocks]
+    cg, start, cut = before[blocks], s.block_start[blocks], k[inside]
+
+    def term(kind, x, row, placed):
+        g = gains[row, kind]
+        gained = cg[row] + (x * gains[row]).sum(axis=1)
+        stopped = ((x * (gains[row] > 0)).sum(axis=1) > 0) & (gained >= t)
+        rank = start[row] + placed + 1.0
+        stops = ((g > 0) & (gained + g >= t)) | (rank == cut[row])
+        return np.where(~stopped & (rank <= cut[row]) & stops, (gained + g) / rank, 0.0)
+
+    value[inside] = expected_block_sums(counts, term, "bpm")
+    return value
