@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["MAX_BLOCK_STATES", "chunks", "expected_block_sums", "value_kinds"]
+__all__ = ["MAX_BLOCK_STATES", "check_states", "chunks", "expected_block_sums", "value_kinds"]
 
 #: The most count vectors (``prod_k (n_k + 1)`` over the kinds of its rows) one tied block may
 #: have under ``ties="average"`` for the measures of this module; a larger block is refused.
@@ -36,13 +36,18 @@ def _log_comb(n, k):
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
-def _refuse(name, n_rows, n_states):
-    raise ValueError(
-        f"metric {name!r} under ties='average' has a tied block of {n_rows} rows whose orders "
-        f"have {n_states:,} distinct count vectors of row kinds, more than the "
-        f"{MAX_BLOCK_STATES:,} its exact expectation enumerates; break the ties in the scores "
-        "or pass ties='stable', 'pessimistic', 'optimistic', 'doc_id' or 'trec_eval'."
-    )
+def check_states(name, n_rows, n_states):
+    """Refuse blocks (``n_rows`` each) with more than :data:`MAX_BLOCK_STATES` states."""
+    n_states = np.asarray(n_states, dtype=np.float64)
+    if n_states.size and n_states.max() > MAX_BLOCK_STATES:
+        worst = int(np.argmax(n_states))
+        raise ValueError(
+            f"metric {name!r} under ties='average' has a tied block of {int(n_rows[worst])} "
+            f"rows whose orders have {int(n_states[worst]):,} states (count vectors of row "
+            f"kinds, or rank pairs), more than the {MAX_BLOCK_STATES:,} its exact expectation "
+            "enumerates; break the ties in the scores or pass ties='stable', 'pessimistic', "
+            "'optimistic', 'doc_id' or 'trec_eval'."
+        )
 
 
 def chunks(sizes):
@@ -107,9 +112,7 @@ def expected_block_sums(counts, term, name, *, fillers=None, starts=None, log_h=
     n = counts.sum(axis=1) + z
     radix = counts + 1
     n_states = np.prod(radix.astype(np.float64), axis=1) * np.maximum(z + 1, 1)
-    if (n_states > MAX_BLOCK_STATES).any():
-        worst = int(np.argmax(n_states))
-        _refuse(name, int(n[worst]), int(n_states[worst]))
+    check_states(name, n, n_states)
     if log_h is None and z.any():
         log_h = np.zeros_like
     if log_h is None:

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._engine import active_rule, segment_cumsum
-from ._kernels_blocks import MAX_BLOCK_STATES, chunks
+from ._kernels_blocks import check_states, chunks
 from ._kernels_order import _strict_order
 from ._kernels_trec import cached
 
@@ -147,13 +147,7 @@ def _order_statistic_sums(tail, q, s, n, g, f):
     ``P(p_(i) = p) = C(p, i - 1) C(n - 1 - p, g - i) / C(n, g)``."""
     width = n - g + 1  # p - (i - 1) takes 0 .. n - g
     pairs = g * width
-    if pairs.size and pairs.max() > MAX_BLOCK_STATES:
-        raise ValueError(
-            f"metric 'compat' under ties='average' has a tied block of {int(n.max())} rows, "
-            f"more than {MAX_BLOCK_STATES:,} (rank, position) pairs of its exact expectation; "
-            "break the ties in the scores or pass ties='stable', 'pessimistic', 'optimistic', "
-            "'doc_id' or 'trec_eval'."
-        )
+    check_states("compat", n, pairs)
     out = np.zeros(g.size)
     for lo, hi in chunks(pairs):
         group = np.repeat(np.arange(lo, hi), pairs[lo:hi])

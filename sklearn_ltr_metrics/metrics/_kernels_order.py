@@ -34,10 +34,12 @@ def _strict_order(c, name, average=False, label_ranking=False):
     ``label_ranking``: its form with every tied row at its block's last rank)."""
     lists = c.lists
     if (lists.average_ties and not average) or (lists.threshold_ties and not label_ranking):
+        also = ", 'label_ranking'" if label_ranking else ""
         raise ValueError(
             f"metric {name!r} has no exact form under ties={c.options['ties']!r} and this "
-            "ranking has tied scores among its relevant or judged rows; pass ties='trec_eval' "
-            "(with doc_id), 'doc_id', 'stable', 'pessimistic' or 'optimistic'."
+            "ranking has tied scores among its relevant or judged rows (docs/conventions.rst, "
+            "'Tied scores', says why); pass ties='trec_eval' (with doc_id), 'doc_id', "
+            f"'stable', 'pessimistic'{also} or 'optimistic'."
         )
 
 

@@ -156,7 +156,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         "trec_eval's inferred AP (Yilmaz & Aslam): precision above each relevant row "
         "estimated from the judged rows; negative judgments are pooled but unjudged",
         ideal=None,
-        strict=True,
     ),
     _whole(
         "iprec_at_recall",
@@ -187,7 +186,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         "trec_eval's G: gain / log2(2 + ideal cost - gain so far), over the ideal gain",
         graded=True,
         ideal=None,
-        strict=True,
     ),
     _whole(
         "ndcg_rel",
@@ -255,7 +253,6 @@ TREC_METRICS += (
         description="C/W/L bejeweled player model at k: the gain of the first L rows over L, L "
         "the first rank where the gain so far reaches T or k (T=, max_rel=; cwl_eval)",
         params=(("T", 1.0), ("max_rel", 1.0)),
-        strict=True,
         **_CWL,
     ),
     _whole(
@@ -283,7 +280,6 @@ TREC_METRICS += (
         "compatibility (Clarke et al.): rank-biased overlap with the ideal ranking of the "
         "judged relevant documents, p=0.95, normalize=True divides by the ideal's own",
         graded=True,
-        strict=True,
         params=(("p", 0.95), ("normalize", True)),
     ),
 )
