@@ -337,8 +337,10 @@ def test_evaluate_applies_implied_options_per_name():
 
 @pytest.mark.parametrize(
     "spec",
-    ["bpref", "bing", "num_nonrel_judged_ret", "unjudged@3", "ndcg_rel", "rndcg"]
-    + ["infap", "G", "compat", "bpm@4"],
+    [
+        *("bpref", "bing", "num_nonrel_judged_ret", "unjudged@3", "ndcg_rel", "rndcg"),
+        *("infap", "G", "compat", "bpm@4"),
+    ],
 )
 def test_tie_averaged_run_values_are_the_mean_over_orderings(spec):
     """evaluate_run with unjudged and negatively judged rows in tied blocks: ties='average'

@@ -11,7 +11,10 @@ order the ranking gives them. With ``depth = max(retrieved, ideal documents)`` a
 A document in both lists counts at every depth from ``m = max(its two ranks)``, so RBO is a sum
 over the retrieved relevant rows of the tail ``S(m) = sum_{d>=m} p**(d-1) / d``: vectorised
 over all queries. ``normalize=True`` divides by the RBO of the ideal ranking with itself.
-Formulas: ``docs/conventions.rst`` ("User models").
+Under ``ties="average"`` the rows of one label tied in the ranking share their ideal ranks in
+the ranking's order, so each such group sums its tails over the order statistics of its
+positions in the block; under ``"label_ranking"`` each row takes its block's last rank and its
+group's last ideal rank. Formulas: ``docs/conventions.rst`` ("User models").
 """
 
 from __future__ import annotations

@@ -7,9 +7,12 @@ with ``g`` the label clipped to ``[0, max_rel]`` over ``max_rel``. Formulas:
 ``docs/conventions.rst`` ("User models").
 
 SDCG and INSQ have static weights: a sum of per-row terms over the support, exact under
-``ties="average"``. INST and the NERR family continue by the gain seen so far: computed on a
-strict order over the ranked rows (refused under tied relevant rows with ``ties="average"``),
-with the padding after the list in closed form (trigamma, digamma and geometric sums).
+``ties="average"``; so is BPM (a sum over the count vectors of the block where the user stops,
+:mod:`._kernels_blocks`). INST and the NERR family continue by the gain seen so far and divide
+by the expected depth, a ratio of two sums over the order: computed on a strict order over the
+ranked rows (refused under tied rows of positive gain with ``ties="average"`` or
+``"label_ranking"``), with the padding after the list in closed form (trigamma, digamma and
+geometric sums).
 """
 
 from __future__ import annotations

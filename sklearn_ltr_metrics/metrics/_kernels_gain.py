@@ -3,10 +3,10 @@ row: G, ndcg_rel and Rndcg.
 
 Each reads, at the rank of each support row, the ideal ranking's gain and cumulative gain
 (from the ideal's gain levels, :meth:`~._ranked.RankedLists.ideal_dcg`). Rndcg reads the DCG
-at fixed ranks and ndcg_rel has a closed tie-averaged form (:mod:`._kernels_ties`), so both
-are exact under ``ties="average"``; G's logarithm of the gain so far needs a strict order
-(refused under tied relevant rows with ``ties="average"``). Formulas: ``docs/conventions.rst``
-("trec_eval's other measures").
+at fixed ranks and ndcg_rel has a closed tie-averaged form, and G's logarithm of the gain so
+far an exact sum over the count vectors of each tied block (:mod:`._kernels_ties`), so all
+three are exact under ``ties="average"``; under ``"label_ranking"`` each row reads its whole
+block above it. Formulas: ``docs/conventions.rst`` ("trec_eval's other measures").
 """
 
 from __future__ import annotations

@@ -2,13 +2,13 @@
 
 bpref, infAP, the interpolated precision at recall levels (and 11pt_avg) and binG weigh each
 relevant row by counts of the rows ranked before it (non-relevant judged rows, relevant rows):
-not sums of independent per-row terms. bpref and binG have an exact tie-averaged form
-(:mod:`._kernels_ties`); infAP and the interpolated precision are computed on a strict order
-(``ties="trec_eval"``, ``"doc_id"``, ``"stable"``, ``"pessimistic"``, ``"optimistic"``) and
-refused, with a message naming ``ties=``, when ``ties="average"`` or ``"label_ranking"``
-meets tied relevant or judged rows. Every kernel works on the support rows (the rows that can
-count), vectorised over all queries. Formulas: ``docs/conventions.rst`` ("trec_eval's other
-measures").
+not sums of independent per-row terms. bpref and binG have closed tie-averaged forms and infAP
+an exact sum over the count vectors of each tied block (:mod:`._kernels_ties`); under
+``ties="label_ranking"`` every row reads its whole block above it (:func:`through_block`). The
+interpolated precision's running maximum has no tie-averaged form here: refused under
+``ties="average"``, with a message naming ``ties=``, when relevant rows tie. Every kernel works
+on the support rows (the rows that can count), vectorised over all queries. Formulas:
+``docs/conventions.rst`` ("trec_eval's other measures", "Exact tie averaging").
 """
 
 from __future__ import annotations
