@@ -90,6 +90,43 @@ def test_a_large_tied_block_is_exact_and_vectorised():
     np.testing.assert_allclose(table.per_query["infap"], ap.per_query["map"], rtol=1e-4, atol=1e-9)
 
 
+@pytest.mark.parametrize("fillers", [False, True])
+def test_expected_block_sums_is_the_mean_over_the_distinct_orders(fillers):
+    """The count-vector sum against every distinct order of small multisets of kinds, with an
+    arbitrary term of (kind, counts above, rank), and with rows that only fill ranks."""
+    rng = np.random.default_rng(4)
+    counts = np.array([[2, 1, 0], [1, 2, 2], [0, 0, 1], [3, 0, 1]])
+    z = np.array([2, 1, 0, 3]) if fillers else np.zeros(4, dtype=int)
+    starts = np.array([0, 5, 2, 7])
+    weights = rng.random((4, 3, 3))
+
+    def a(k, x, block):
+        return 1.0 + np.sin((weights[block, k] * (x + 1.0)).sum(axis=1))
+
+    def h(j):
+        return 1.0 / (1.0 + j) ** 0.5
+
+    # With fillers h is passed as log_h (summed out over them); without, the term holds it.
+    def term(k, x, block, t):
+        return a(k, x, block) * (1.0 if fillers else h(starts[block] + t))
+
+    log_h = (lambda j: np.log(h(j))) if fillers else None
+    got = _kernels_blocks.expected_block_sums(
+        counts, term, "test", fillers=z, starts=starts, log_h=log_h
+    )
+    for b in range(4):
+        rows = np.repeat(np.arange(4), [*counts[b], z[b]])  # kind 3: a filler
+        orders = set(itertools.permutations(rows.tolist()))
+        total = 0.0
+        for order in orders:
+            above = np.zeros(3)
+            for rank, kind in enumerate(order):
+                if kind < 3:
+                    total += a(kind, above[None, :], np.array([b]))[0] * h(starts[b] + rank)
+                    above[kind] += 1
+        assert got[b] == pytest.approx(total / len(orders), rel=1e-10)
+
+
 def test_a_block_beyond_the_state_cap_is_refused(monkeypatch):
     monkeypatch.setattr(_kernels_blocks, "MAX_BLOCK_STATES", 10)
     labels, scores = np.array([1.0, 0, 1, 0, 1, 0]), np.zeros(6)

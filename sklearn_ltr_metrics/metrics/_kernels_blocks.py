@@ -32,10 +32,6 @@ MAX_BLOCK_STATES = 2_000_000
 _CHUNK_STATES = 1 << 20
 
 
-def _log_comb(n, k):
-    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
-
-
 def check_states(name, n_rows, n_states):
     """Refuse blocks (``n_rows`` each) with more than :data:`MAX_BLOCK_STATES` states."""
     n_states = np.asarray(n_states, dtype=np.float64)
@@ -66,10 +62,11 @@ def _log_position_table(n, z, start, log_h):
     local = np.arange(block.size) - np.repeat(np.cumsum(per_block) - per_block, per_block)
     zz = z[block]
     t, d = local // (zz + 1), local % (zz + 1)
-    nn = n[block].astype(np.float64)
-    td = (t + d).astype(np.float64)
+    nn, td = n[block], t + d
+    f = _log_factorials(int(n.max()))
     with np.errstate(divide="ignore"):
-        value = _log_comb(zz, d) + log_h(start[block] + td) - _log_comb(nn, td) - np.log(nn - td)
+        value = f[zz] - f[d] - f[zz - d] + log_h(start[block] + td.astype(np.float64))
+        value -= f[nn] - f[td] - f[nn - td] + np.log(nn - td)
     # A log-sum-exp over d in each (block, t) segment.
     first = np.flatnonzero(d == 0)
     top = np.maximum.reduceat(value, first) if first.size else value[:0]
@@ -121,43 +118,48 @@ def expected_block_sums(counts, term, name, *, fillers=None, starts=None, log_h=
         start = np.zeros(n_blocks, np.int64) if starts is None else np.asarray(starts, np.int64)
         table, table_offsets = _log_position_table(n, z, start, log_h)
     states = np.prod(radix, axis=1)
-    for lo, hi in chunks(states):
-        _add_chunk(out, counts, n, z, states, lo, hi, term, table, table_offsets)
+    for span in chunks(states):
+        _add_chunk(out, counts, n, z, states, span, term, table, table_offsets)
     return out
 
 
-def _add_chunk(out, counts, n, z, states, lo, hi, term, table, table_offsets):
-    """Add the expected terms of the blocks ``lo .. hi - 1`` to ``out``."""
-    block = np.repeat(np.arange(lo, hi), states[lo:hi])
-    local = np.arange(block.size) - np.repeat(
-        np.cumsum(states[lo:hi]) - states[lo:hi], states[lo:hi]
-    )
-    n_kinds = counts.shape[1]
-    x = np.empty((block.size, n_kinds), dtype=np.int64)
-    log_weight = np.zeros(block.size)
-    for k in range(n_kinds):
-        radix = counts[block, k] + 1
+def _add_chunk(out, counts, n, z, states, span, term, table, table_offsets):
+    """Add the expected terms of the blocks ``span = (lo, hi)`` to ``out``."""
+    lo, hi = span
+    size = states[lo:hi]
+    block = np.repeat(np.arange(lo, hi), size)
+    local = np.arange(block.size) - np.repeat(np.cumsum(size) - size, size)
+    have = np.repeat(counts[lo:hi], size, axis=0)  # rows of each kind, per state
+    x = np.empty_like(have)
+    for k in range(have.shape[1]):  # the mixed-radix digits of each state's index
+        radix = have[:, k] + 1
         x[:, k] = local % radix
         local //= radix
-        log_weight += _log_comb(counts[block, k].astype(np.float64), x[:, k])
     t = x.sum(axis=1)
     nn = n[block]
-    keep = t < nn - z[block]
-    block, x, t, nn, log_weight = block[keep], x[keep], t[keep], nn[keep], log_weight[keep]
+    keep = np.flatnonzero(t < nn - z[block])
+    block, x, have, t, nn = block[keep], x[keep], have[keep], t[keep], nn[keep]
+    left = have - x
+    log_fact = _log_factorials(int(n[lo:hi].max()))
+    log_weight = (log_fact[have] - log_fact[x] - log_fact[left]).sum(axis=1)
     if table is None:
         # P(the first t rows are x) / (n - t): the next row's kind probability's denominator.
-        log_weight -= _log_comb(nn.astype(np.float64), t) + np.log((nn - t).astype(np.float64))
+        log_weight -= log_fact[nn] - log_fact[t] - log_fact[nn - t] + np.log(nn - t)
     else:
         log_weight += table[table_offsets[block] + t]
     weight = np.exp(log_weight)
-    for k in range(n_kinds):
-        left = counts[block, k] - x[:, k]
-        rows = np.flatnonzero(left > 0)
+    for k in range(have.shape[1]):
+        rows = np.flatnonzero(left[:, k] > 0)
         values = term(k, x[rows], block[rows], t[rows]) if rows.size else None
         if values is None:  # no row of this kind carries a term
             continue
-        value = weight[rows] * left[rows] * values
+        value = weight[rows] * left[rows, k] * values
         out += np.bincount(block[rows], weights=value, minlength=out.size)
+
+
+def _log_factorials(top):
+    """``log(i!)`` for ``i = 0 .. top``."""
+    return gammaln(np.arange(top + 1, dtype=np.float64) + 1.0)
 
 
 def value_kinds(values, first, size):

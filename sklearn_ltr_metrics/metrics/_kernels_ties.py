@@ -165,14 +165,18 @@ def g_points_tied(lists, s, row_gain, cost_at):
     keep = ((gains != 0) & (counts > 0)).any(axis=1)
     counts, gains = counts[keep], gains[keep]
     before = _exclusive_at(s, np.asarray(row_gain, dtype=np.float64), first)[keep]
-    query, start = s.query[first][keep], s.block_start[keep]
+    query, start, size = s.query[first][keep], s.block_start[keep], s.block_size[keep]
+    # The ideal's cost at every rank of each block, read by offset (not searched per state).
+    offsets = np.cumsum(size) - size
+    rank = np.arange(size.sum()) - np.repeat(offsets - start, size)
+    costs = cost_at(np.repeat(query, size), rank)
 
     def term(k, x, block, t):
         g = gains[block, k]
         if not g.any():
             return None
         so_far = before[block] + (x * gains[block]).sum(axis=1) + g
-        cost = cost_at(query[block], start[block] + t)
+        cost = costs[offsets[block] + t]
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(g != 0, g / np.log2(2.0 + cost - so_far), 0.0)
 
