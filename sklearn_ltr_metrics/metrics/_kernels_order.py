@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels_interp import iprec_tied
 from ._kernels_ties import bin_g_tied, bpref_tied, infap_tied
 from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
 
@@ -218,34 +219,41 @@ def _interpolated_of(lists):
     return best, offsets, counts, overall
 
 
-def _iprec_at(c, level, parts):
-    lists = c.lists
-    best, offsets, rel_ret, overall = parts
-    # trec_eval 10 rounds level * n_pos to the nearest (C's lround, level >= 0); trec_eval 9,
-    # hence pytrec_eval and ir_measures, adds 0.9 and truncates.
+def _iprec_cuts(c, levels):
+    """The rank of the relevant row each recall level reads, per level and query: trec_eval
+    10 rounds ``level * n_pos`` to the nearest (C's lround, level >= 0); trec_eval 9, hence
+    pytrec_eval and ir_measures, adds 0.9 and truncates."""
     shift = 0.9 if c.options.get("recall_rounding") == "trec_eval_9" else 0.5
-    cut = np.floor(level * lists.n_pos + shift).astype(np.int64)
+    levels = np.asarray(levels, dtype=np.float64)[:, None]
+    return np.floor(levels * c.lists.n_pos + shift).astype(np.int64)
+
+
+def _iprec_at(c, levels):
+    """The interpolated precision at each of ``levels`` (rows) of each query (columns)."""
+    lists = c.lists
+    cut = _iprec_cuts(c, levels)
+    if lists.average_ties:
+        return iprec_tied(lists, cut)
+    best, offsets, rel_ret, overall = _interpolated(c)
     index = offsets[:-1] + np.maximum(cut, 1) - 1
     inside = (cut <= rel_ret) & (rel_ret > 0)
-    at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.size)
+    at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.shape)
     return np.where(inside, np.maximum(at, overall), np.where(cut == 0, overall, 0.0))
 
 
 def _iprec_at_recall(c):
     """Interpolated precision at a recall level: the largest precision at or beyond the
     ``round(level * n_pos)``-th relevant row (trec_eval's iprec_at_recall)."""
-    _strict_order(c, "iprec_at_recall", label_ranking=True)
-    return c.at(_iprec_at(c, c.options["recall_level"], _interpolated(c)))
+    _strict_order(c, "iprec_at_recall", average=True, label_ranking=True)
+    return c.at(_iprec_at(c, [c.options["recall_level"]])[0])
 
 
 def _eleven_point(c):
     """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1 (or at
     ``recall_levels=``)."""
-    _strict_order(c, "11pt_avg", label_ranking=True)
-    parts = _interpolated(c)
+    _strict_order(c, "11pt_avg", average=True, label_ranking=True)
     levels = c.options.get("recall_levels", RECALL_LEVELS)
-    values = [_iprec_at(c, level, parts) for level in levels]
-    return c.at(np.mean(values, axis=0))
+    return c.at(np.mean(_iprec_at(c, levels), axis=0))
 
 
 def _bin_g(c):

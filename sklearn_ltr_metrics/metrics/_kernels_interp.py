@@ -1,0 +1,177 @@
+"""The interpolated precision (iprec_at_recall, 11pt_avg) under ``ties="average"``: the exact
+expectation of a running maximum, from its distribution function.
+
+At a recall level the value is ``max(overall, M)``, ``M = max_{i >= c} i / rank_i`` over the
+relevant rows from the ``c``-th on. ``M <= v`` exactly when the count ``N(q)`` of relevant rows
+in the top ``q`` never exceeds ``max(c - 1, floor(v q))``: a path staying under a boundary.
+Tied blocks order their rows independently, so ``P(M <= v)`` is the product over the blocks of
+the probability that the block's own path (a hypergeometric walk: the next row is relevant
+with probability ``(r - m) / (n - p)`` after ``m`` of its ``r`` relevant rows in its first
+``p`` rows) stays under the boundary, computed for every value ``v = i / q`` the block can give
+(its breakpoints, compared as fractions of integers), for all blocks at once (a loop over the
+``p`` of the longest block, each step vectorised over every block and breakpoint). The
+expectation sums ``max(overall, v)`` times the jumps of the product. A block whose walk has
+more than :data:`MAX_PATH_WORK` steps times states is refused with a message naming ``ties=``.
+Formulas: ``docs/conventions.rst`` ("Exact tie averaging: the closed forms").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels_blocks import chunks
+
+__all__ = ["MAX_PATH_WORK", "iprec_tied"]
+
+#: The most (breakpoint, count) states times rows that one tied block's walks may take.
+MAX_PATH_WORK = 50_000_000
+
+
+def _blocks(lists):
+    """Tied blocks holding relevant rows: their query, relevant rows ``r``, relevant rows
+    above ``h``, size ``n`` and start ``s`` (in query order)."""
+    s = lists.support
+    rel = (s.relevant & s.member).astype(np.int64)
+    first = s.block_first
+    r = np.add.reduceat(rel, first) if rel.size else rel
+    h = (s.prefix(rel) - rel)[first] if rel.size else rel
+    query = s.query[first] if rel.size else rel
+    keep = r > 0
+    return query[keep], r[keep], h[keep], s.block_size[keep], s.block_start[keep]
+
+
+def _group_blocks(lists, blocks, g_query, g_c1):
+    """The blocks of each group (a query at a cut ``c1``) that hold its ``c1``-th relevant
+    row or later ones: per such block, its group and its index in ``blocks``."""
+    per_query = np.bincount(blocks[0], minlength=lists.n_queries)
+    offsets = np.cumsum(per_query) - per_query
+    count = per_query[g_query]
+    group = np.repeat(np.arange(g_query.size), count)
+    index = np.arange(group.size) - np.repeat(np.cumsum(count) - count, count)
+    index += offsets[g_query][group]
+    _query, r, h, _n, _s = blocks
+    keep = h[index] + r[index] >= g_c1[group]
+    return group[keep], index[keep]
+
+
+def _breakpoints(query, r, h, n, s, c1):
+    """Every value ``i / (s + p)`` a block can give (``i`` its ``j``-th relevant row from
+    ``c1`` on, ``p`` a 1-based position of the block that row can take), but those below the
+    block's least maximum ``(h + r) / (s + n)`` (where ``P(M_b <= v) = 0``): per pair, its
+    block, ``i`` and the rank ``s + p``."""
+    low = np.maximum(h + 1, c1[query])
+    n_i = h + r - low + 1
+    width = n - r + 1
+    pairs = n_i * width
+    block = np.repeat(np.arange(r.size), pairs)
+    local = np.arange(block.size) - np.repeat(np.cumsum(pairs) - pairs, pairs)
+    i = low[block] + local // width[block]
+    rank = s[block] + (i - h[block]) + local % width[block]
+    keep = i * (s + n)[block] >= (h + r)[block] * rank
+    return block[keep], i[keep], rank[keep]
+
+
+def _stay_probability(r, h, n, s, c1, i0, q0):
+    """Per pair: P(the block's walk keeps ``h + N(p) <= max(c1 - 1, i0 (s + p) / q0)``)."""
+    states = r + 1
+    offsets = np.cumsum(states) - states
+    pair = np.repeat(np.arange(r.size), states)
+    m = np.arange(pair.size) - offsets[pair]
+    prob = np.where(m == 0, 1.0, 0.0)
+    rr, hh, nn, ss = r[pair], h[pair], n[pair], s[pair]
+    free = hh + m <= c1[pair] - 1
+    numerator, denominator = (hh + m) * q0[pair], i0[pair]
+    for p in range(1, int(n.max()) + 1):
+        active = nn >= p
+        moving = prob * (rr - m) / np.maximum(nn - p + 1, 1)
+        step = prob - moving
+        step[1:] += moving[:-1]  # m = r never moves on: no mass crosses into the next pair
+        step *= free | (numerator <= denominator * (ss + p))
+        prob = np.where(active, step, prob)
+    return np.add.reduceat(prob, offsets)
+
+
+def _laws(query, r, h, n, s, c1):
+    """Per breakpoint pair: its block, value ``i / q`` and the block's ``P(M_b <= value)``."""
+    block, i0, q0 = _breakpoints(query, r, h, n, s, c1)
+    counts = np.bincount(block, minlength=r.size)
+    work = counts * (r + 1) * n
+    if work.size and work.max() > MAX_PATH_WORK:
+        worst = int(np.argmax(work))
+        raise ValueError(
+            f"the interpolated precision under ties='average' has a tied block of "
+            f"{int(n[worst])} rows with {int(r[worst])} relevant ones, whose exact expectation "
+            f"takes {int(work[worst]):,} steps, more than {MAX_PATH_WORK:,}; break the ties in "
+            "the scores or pass ties='stable', 'pessimistic', 'optimistic', 'doc_id', "
+            "'trec_eval' or 'label_ranking'."
+        )
+    law = np.empty(block.size)
+    pair_offsets = np.concatenate(([0], np.cumsum(counts)))
+    for lo, hi in chunks(counts * (r + 1)):
+        a, b = pair_offsets[lo], pair_offsets[hi]
+        if a == b:
+            continue
+        blk = block[a:b]
+        law[a:b] = _stay_probability(
+            r[blk], h[blk], n[blk], s[blk], c1[query[blk]], i0[a:b], q0[a:b]
+        )
+    return block, i0 / q0, law
+
+
+def iprec_tied(lists, cuts):
+    """The interpolated precision at the ``cut``-th relevant row of each query (``cuts`` of
+    shape ``(n_levels, n_queries)``, as ``_iprec_at`` computes them), averaged over the orders
+    of each tied block; the levels of a query with one cut share their work."""
+    s = lists.support
+    rel = (s.relevant & s.member).astype(np.float64)
+    rel_ret = np.bincount(s.query, weights=rel, minlength=lists.n_queries)
+    overall = rel_ret / lists.sizes
+    inside = (cuts <= rel_ret) & (rel_ret > 0)
+    c1 = np.maximum(cuts, 1)
+    out = np.where(cuts == 0, overall, 0.0)
+    level, query = np.nonzero(inside)
+    if not query.size:
+        return out
+    width = int(c1.max()) + 1
+    keys, group_of = np.unique(query * width + c1[level, query], return_inverse=True)
+    g_query, g_c1 = keys // width, keys % width
+    blocks = _blocks(lists)
+    group, index = _group_blocks(lists, blocks, g_query, g_c1)
+    _q, r, h, n, start = (b[index] for b in blocks)
+    block, value, law = _laws(group, r, h, n, start, g_c1)
+    expected = _expected_maximum(g_query.size, group, block, value, law, overall[g_query])
+    out[level, query] = expected[group_of.ravel()]
+    return out
+
+
+def _expected_maximum(n_groups, query, block, value, law, overall):
+    """``E[max(overall, M)]`` per group (``query``: the group of each block), ``P(M <= v)``
+    the product over its blocks of their step functions ``law`` (each 0 below its smallest
+    value): the product is kept as a count of zero factors and the sum of the logs of the
+    others, both running over the values."""
+    if not block.size:
+        return np.zeros(n_groups)
+    order = np.lexsort((value, block))
+    block, value, law = block[order], value[order], law[order]
+    previous = np.concatenate(([0.0], law[:-1]))
+    previous[np.flatnonzero(np.diff(np.append(-1, block)))] = 0.0  # each block starts at 0
+    with np.errstate(divide="ignore"):
+        d_zero = (law == 0).astype(np.int64) - (previous == 0)
+        d_log = np.where(law > 0, np.log(law), 0.0) - np.where(previous > 0, np.log(previous), 0)
+    pair_query = query[block]
+    order = np.lexsort((value, pair_query))
+    pair_query, value = pair_query[order], value[order]
+    zeros = np.cumsum(d_zero[order]) + np.bincount(query, minlength=n_groups)[pair_query]
+    logs = np.cumsum(d_log[order])
+    starts = np.flatnonzero(np.diff(np.append(-1, pair_query)))
+    counts = np.diff(np.append(starts, pair_query.size))
+    zeros -= np.repeat(np.cumsum(d_zero[order])[starts] - d_zero[order][starts], counts)
+    logs -= np.repeat(logs[starts] - d_log[order][starts], counts)
+    # The distribution function after the last pair of each (query, value).
+    last = np.append((pair_query[1:] != pair_query[:-1]) | (value[1:] != value[:-1]), True)
+    q, v = pair_query[last], value[last]
+    cdf = np.where(zeros[last] == 0, np.exp(logs[last]), 0.0)
+    before = np.concatenate(([0.0], cdf[:-1]))
+    before[np.flatnonzero(np.diff(np.append(-1, q)))] = 0.0
+    jumps = np.maximum(v, overall[q]) * (cdf - before)
+    return np.bincount(q, weights=jumps, minlength=n_groups)
