@@ -189,7 +189,7 @@ def test_names_are_listed_and_explained():
 
 def test_order_measures_refuse_tie_averaging():
     with pytest.raises(ValueError, match="ties="):
-        evaluate([1, 0, 1], [1.0, 1.0, 0.5], qid=[1, 1, 1], metrics=["11pt_avg"])
+        evaluate([1, 0, 1], [1.0, 1.0, 0.5], qid=[1, 1, 1], metrics=["inst"])
     # Without ties among the relevant rows the policy does not matter.
     got = evaluate([1, 0, 0], [2.0, 1.0, 1.0], qid=[1, 1, 1], metrics=["bpref", "infap"])
     assert got.per_query.loc[1, "bpref"] == 1.0 and got.per_query.loc[1, "infap"] == 1.0

@@ -5,8 +5,8 @@ relevant row by counts of the rows ranked before it (non-relevant judged rows, r
 not sums of independent per-row terms. bpref and binG have closed tie-averaged forms and infAP
 an exact sum over the count vectors of each tied block (:mod:`._kernels_ties`); under
 ``ties="label_ranking"`` every row reads its whole block above it (:func:`through_block`). The
-interpolated precision's running maximum has no tie-averaged form here: refused under
-``ties="average"``, with a message naming ``ties=``, when relevant rows tie. Every kernel works
+interpolated precision's running maximum is averaged from its law (:mod:`._kernels_interp`).
+Every kernel works
 on the support rows (the rows that can count), vectorised over all queries. Formulas:
 ``docs/conventions.rst`` ("trec_eval's other measures", "Exact tie averaging").
 """
