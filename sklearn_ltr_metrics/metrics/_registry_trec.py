@@ -164,7 +164,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         "round(level * n_pos)-th relevant row; trec_eval iprec_at_recall_0.10; "
         "recall_rounding='trec_eval_9': floor(level * n_pos + 0.9), ir_measures' IPrec)",
         ideal=None,
-        strict=True,
         params=(("recall_level", 0.0), ("recall_rounding", "nearest")),
     ),
     _whole(
@@ -172,7 +171,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         O._eleven_point,
         "mean interpolated precision at recall 0, 0.1, ..., 1 (trec_eval 11pt_avg; recall_levels=)",
         ideal=None,
-        strict=True,
         params=(("recall_levels", O.RECALL_LEVELS),),
     ),
     _whole(
