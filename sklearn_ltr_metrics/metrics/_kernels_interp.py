@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine import segment_cumsum
 from ._kernels_blocks import chunks
 
 __all__ = ["MAX_PATH_WORK", "iprec_tied"]
@@ -161,12 +162,12 @@ def _expected_maximum(n_groups, query, block, value, law, overall):
     pair_query = query[block]
     order = np.lexsort((value, pair_query))
     pair_query, value = pair_query[order], value[order]
-    zeros = np.cumsum(d_zero[order]) + np.bincount(query, minlength=n_groups)[pair_query]
-    logs = np.cumsum(d_log[order])
-    starts = np.flatnonzero(np.diff(np.append(-1, pair_query)))
-    counts = np.diff(np.append(starts, pair_query.size))
-    zeros -= np.repeat(np.cumsum(d_zero[order])[starts] - d_zero[order][starts], counts)
-    logs -= np.repeat(logs[starts] - d_log[order][starts], counts)
+    # Running sums restarted at each group (added from its first pair: a group's value does
+    # not depend on the other groups).
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(pair_query, minlength=n_groups))))
+    zeros = segment_cumsum(d_zero[order], offsets)
+    zeros += np.bincount(query, minlength=n_groups)[pair_query]
+    logs = segment_cumsum(d_log[order], offsets)
     # The distribution function after the last pair of each (query, value).
     last = np.append((pair_query[1:] != pair_query[:-1]) | (value[1:] != value[:-1]), True)
     q, v = pair_query[last], value[last]

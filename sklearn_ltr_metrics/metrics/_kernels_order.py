@@ -253,7 +253,10 @@ def _eleven_point(c):
     ``recall_levels=``)."""
     _strict_order(c, "11pt_avg", average=True, label_ranking=True)
     levels = c.options.get("recall_levels", RECALL_LEVELS)
-    return c.at(np.mean(_iprec_at(c, levels), axis=0))
+    total = np.zeros(c.lists.n_queries)
+    for values in _iprec_at(c, levels):  # level by level: the same sums for any query count
+        total += values
+    return c.at(total / len(levels))
 
 
 def _bin_g(c):
