@@ -22,6 +22,7 @@ from sklearn_ltr_metrics.metrics import _kernels_blocks, _kernels_interp
 # had a closed form before (checked together: one evaluate call per order).
 AVERAGED = ["infap", "g", "bpm@2", "BPM(T=2,max_rel=4)@4", "bpm", "compat", "bpref", "bing"]
 AVERAGED += ["ndcg_rel", "iprec_at_recall_0.00", "iprec_at_recall_0.40", "11pt_avg", "IPrec@0.5"]
+AVERAGED += ["nerr8@3", "nerr9@2", "nerr10", "nerr11", "NERR10(p=0.7)", "NERR11(T=2)"]
 MAX_ORDERS = 48
 
 
@@ -141,14 +142,22 @@ def test_a_block_beyond_the_state_cap_is_refused(monkeypatch):
     evaluate(labels, scores, qid=np.zeros(6), metrics=["infap", "11pt_avg"], ties="pessimistic")
 
 
+GRADED = ("inst", "NERR8(max_rel=4)@3", "NERR9(max_rel=4)@3", "NERR10(max_rel=4)")
+
+
 @pytest.mark.parametrize(
     ("spec", "ties"),
-    [(spec, "average") for spec in ("inst", "nerr8@3", "nerr9@3", "nerr10", "nerr11")]
-    + [(spec, "label_ranking") for spec in ("inst", "nerr8@3", "nerr9@3", "nerr10", "nerr11")],
+    [
+        (spec, ties)
+        for spec in (*GRADED, "NERR11(max_rel=4)")
+        for ties in ("average", "label_ranking")
+    ],
 )
 def test_measures_without_an_exact_form_refuse_the_policy(spec, ties):
+    """INST, and the NERR family with gains between 0 and 1 (labels below max_rel)."""
     labels, scores = np.array([1.0, 0.0, 1.0, 0.0]), np.array([1.0, 1.0, 1.0, 0.0])
-    message = f"{spec.split('@')[0]!r} has no exact form under ties={ties!r}"
+    name = spec.split("(")[0].split("@")[0].lower()
+    message = f"{name!r} has no exact form under ties={ties!r}"
     with pytest.raises(ValueError, match=message) as info:
         evaluate(labels, scores, qid=np.zeros(4), metrics=[spec], ties=ties)
     assert "ties='trec_eval'" in str(info.value)
@@ -336,3 +345,26 @@ def test_each_query_is_the_same_bits_alone_and_in_any_row_order(ties):
     perm = rng.permutation(qid.size)
     shuffled = evaluate(labels[perm], scores[perm], qid=qid[perm], metrics=specs, **options)
     np.testing.assert_array_equal(shuffled.per_query.to_numpy(), together.to_numpy())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    labels=st.lists(st.integers(0, 2), min_size=1, max_size=8),
+    seed=st.integers(0, 2**16),
+)
+def test_label_ranking_nerr_reads_the_first_gain_at_its_blocks_last_rank(labels, seed):
+    """With gains 0 or 1 a NERR measure is a function of the rank f of the first row with a
+    gain; under label_ranking f is the last rank of its block: the value equals the strict
+    measure of a ranking with one relevant row at that rank."""
+    y = np.array(labels, dtype=float)
+    s = np.random.default_rng(seed).integers(0, 3, y.size).astype(float)
+    specs = ["nerr8@3", "nerr9@4", "nerr10", "nerr11"]
+    got = evaluate(y, s, qid=np.zeros(y.size), metrics=specs, ties="label_ranking").per_query
+    if not (y > 0).any():
+        assert (got[specs].to_numpy() == 0).all()
+        return
+    f = int((s >= s[y > 0].max()).sum())
+    alone = np.zeros(y.size)
+    alone[f - 1] = 1.0
+    want = evaluate(alone, -np.arange(y.size, dtype=float), qid=np.zeros(y.size), metrics=specs)
+    np.testing.assert_allclose(got[specs].to_numpy(), want.per_query[specs].to_numpy(), rtol=1e-12)

@@ -10,15 +10,16 @@ SDCG and INSQ have static weights: a sum of per-row terms over the support, exac
 ``ties="average"``; so is BPM (a sum over the count vectors of the block where the user stops,
 :mod:`._kernels_blocks`). INST and the NERR family continue by the gain seen so far and divide
 by the expected depth, a ratio of two sums over the order: computed on a strict order over the
-ranked rows (refused under tied rows of positive gain with ``ties="average"`` or
-``"label_ranking"``), with the padding after the list in closed form (trigamma, digamma and
-geometric sums).
+ranked rows, with the padding after the list in closed form (trigamma, digamma and geometric
+sums). With gains 0 or 1 a NERR measure is a function of the rank of the first row with a gain,
+averaged from that rank's law under ties; INST, and NERR with graded gains, are refused under
+tied rows of positive gain with ``ties="average"`` or ``"label_ranking"``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import polygamma, psi
+from scipy.special import gammaln, polygamma, psi
 
 from .._engine import segment_cumsum
 from ._kernels_blocks import expected_block_sums, value_kinds
@@ -129,8 +130,12 @@ def _inst(c):
 
 def _nerr11(c):
     """NERR eq. 11: INSQ's continuation times ``1 - g_i``."""
-    _strict_order(c, "nerr11")
     b = 2.0 * c.options["T"]
+    law = _first_gain(c, "nerr11")
+    if law is not None:  # W(f) / sum_{t<=f} W(t), W(t) = (b / (t - 1 + b))**2
+        return _by_first_gain(
+            c, law, lambda f, q: (f - 1.0 + b) ** -2 / (polygamma(1, b) - polygamma(1, f + b))
+        )
 
     def tail(after, n, cg):
         return after * (n + b) ** 2 * (polygamma(1, n + b) - polygamma(1, DEPTH + b))
@@ -140,8 +145,12 @@ def _nerr11(c):
 
 def _nerr10(c):
     """NERR eq. 10: ``C(i) = p (1 - g_i)``."""
-    _strict_order(c, "nerr10")
     p = c.options["p"]
+    law = _first_gain(c, "nerr10")
+    if law is not None:  # p**(f-1) / sum_{t<=f} p**(t-1)
+        return _by_first_gain(
+            c, law, lambda f, q: 1.0 / f if p == 1.0 else p ** (f - 1.0) * (1 - p) / (1 - p**f)
+        )
 
     def tail(after, n, cg):
         return after * (1.0 - p ** (DEPTH - n)) / (1.0 - p)
@@ -151,8 +160,10 @@ def _nerr10(c):
 
 def _nerr8(c):
     """NERR eq. 8 at k: ``C(i) = 1 - g_i`` before rank k, 0 from rank k."""
-    _strict_order(c, "nerr8")
     k = _cut(c)
+    law = _first_gain(c, "nerr8")
+    if law is not None:  # the reciprocal rank at k
+        return _by_first_gain(c, law, lambda f, q: (f <= k[q]) / f)
 
     def log_c(rank, cg, g):
         return np.where(rank < k[_query_of(c, rank)], np.log1p(-g), -np.inf)
@@ -165,8 +176,10 @@ def _nerr8(c):
 
 def _nerr9(c):
     """NERR eq. 9 at k: ``C(i) = (i / (i + 1)) (1 - g_i)`` before rank k, 0 from rank k."""
-    _strict_order(c, "nerr9")
     k = _cut(c)
+    law = _first_gain(c, "nerr9")
+    if law is not None:  # (1 / f) / sum_{t<=f} 1 / t, at k
+        return _by_first_gain(c, law, lambda f, q: (f <= k[q]) / (f * (psi(f + 1.0) - psi(1.0))))
 
     def log_c(rank, cg, g):
         value = np.log(rank / (rank + 1.0)) + np.log1p(-g)
@@ -177,6 +190,53 @@ def _nerr9(c):
         return after * np.where(k > n, (n + 1.0) * (psi(k + 1.0) - psi(n + 1.0)), 0.0)
 
     return _adaptive(c, log_c, tail)
+
+
+def _first_gain(c, name):
+    """The law of the rank ``f`` of each query's first row with a gain, where the gains are
+    0 or 1 (every positive label at least ``max_rel``; the default ``max_rel=1`` makes every
+    gain so): the NERR measures are then functions of ``f`` alone (the user stops there), so
+    their expectation over the orders of a tied block reads the law of ``f`` (that of the
+    reciprocal rank), and under ``ties="label_ranking"`` ``f`` is its block's last rank.
+    Returns ``(query, f, P(f))`` per candidate row, None on a strict order; graded gains
+    under these policies are refused (a ratio of two sums over the order)."""
+    lists = c.lists
+    if not (lists.average_ties or lists.threshold_ties):
+        return None
+    s = lists.support
+    gain = _gain(s.labels, c.options)
+    if ((gain > 0) & (gain < 1)).any():
+        _strict_order(c, name)  # refuses: graded gains continue past a row with a gain
+    hit = (gain > 0) & s.member
+    if lists.threshold_ties:
+        rows = np.flatnonzero(hit)
+        query, first = np.unique(s.query[rows], return_index=True)
+        return query, s.position[rows[first]] + 1.0, np.ones(query.size)
+    first, size = s.block_first, s.block_size
+    hits = hit.astype(np.int64)
+    r = np.add.reduceat(hits, first) if hits.size else hits
+    above = (s.prefix(hits) - hits)[first] if hits.size else hits
+    block = np.repeat(np.arange(first.size), size)
+    rows = np.flatnonzero(((above == 0) & (r > 0))[block])
+    n, r = size[block[rows]].astype(np.float64), r[block[rows]].astype(np.float64)
+    j = (s.position[rows] - s.block_start[block[rows]] + 1).astype(np.float64)
+    rows, n, r, j = (a[j <= n - r + 1] for a in (rows, n, r, j))
+    # P(the block's first row with a gain is its j-th) = C(n - j, r - 1) / C(n, r).
+    prob = np.exp(_log_comb(n - j, r - 1.0) - _log_comb(n, r))
+    return s.query[rows], s.position[rows] + 1.0, prob
+
+
+def _log_comb(n, k):
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _by_first_gain(c, law, value):
+    """``E[value(f)]`` per query (0 without a gain in cwl_eval's depth)."""
+    query, f, prob = law
+    inside = f <= DEPTH
+    query, f, prob = query[inside], f[inside], prob[inside]
+    total = np.bincount(query, weights=prob * value(f, query), minlength=c.lists.n_queries)
+    return c.at(total)
 
 
 def _cut(c):
