@@ -2,17 +2,17 @@
 expectation of a running maximum, from its distribution function.
 
 At a recall level the value is ``max(overall, M)``, ``M = max_{i >= c} i / rank_i`` over the
-relevant rows from the ``c``-th on. ``M <= v`` exactly when the count ``N(q)`` of relevant rows
-in the top ``q`` never exceeds ``max(c - 1, floor(v q))``: a path staying under a boundary.
-Tied blocks order their rows independently, so ``P(M <= v)`` is the product over the blocks of
-the probability that the block's own path (a hypergeometric walk: the next row is relevant
-with probability ``(r - m) / (n - p)`` after ``m`` of its ``r`` relevant rows in its first
-``p`` rows) stays under the boundary, computed for every value ``v = i / q`` the block can give
-(its breakpoints, compared as fractions of integers), for all blocks at once (a loop over the
-``p`` of the longest block, each step vectorised over every block and breakpoint). The
-expectation sums ``max(overall, v)`` times the jumps of the product. A block whose walk has
-more than :data:`MAX_PATH_WORK` steps times states is refused with a message naming ``ties=``.
-Formulas: ``docs/conventions.rst`` ("Exact tie averaging: the closed forms").
+relevant rows from the ``c``-th on. Tied blocks order their rows independently, so ``P(M <=
+v)`` is the product over the blocks of ``P(every relevant row i >= c of the block has i / rank_i
+<= v)``. For each value ``v = i / q`` a block can give (its breakpoints, compared as fractions
+of integers) one walk up the block from its last row (row ``p`` of the ``p`` left is relevant
+with probability ``(r - k) / p`` after ``k`` relevant rows below it) gathers, for every ``k``,
+the probability that the block's last ``k`` relevant rows all stay at or below ``v``: every cut
+``c`` reads its own ``k`` from the same walks. All blocks and breakpoints walk at once (a loop
+over the rows of the longest block). The expectation sums ``max(overall, v)`` times the jumps of
+the product. A block whose walks take more than :data:`MAX_PATH_WORK` steps times states is
+refused with a message naming ``ties=``. Formulas: ``docs/conventions.rst`` ("Exact tie
+averaging: the closed forms").
 """
 
 from __future__ import annotations
@@ -55,46 +55,69 @@ def _group_blocks(lists, blocks, g_query, g_c1):
     return group[keep], index[keep]
 
 
-def _breakpoints(query, r, h, n, s, c1):
-    """Every value ``i / (s + p)`` a block can give (``i`` its ``j``-th relevant row from
-    ``c1`` on, ``p`` a 1-based position of the block that row can take), but those below the
-    block's least maximum ``(h + r) / (s + n)`` (where ``P(M_b <= v) = 0``): per pair, its
-    block, ``i`` and the rank ``s + p``."""
-    low = np.maximum(h + 1, c1[query])
-    n_i = h + r - low + 1
+def _breakpoints(r, h, n, s):
+    """Every value ``i / (s + p)`` a block can give (``i`` its ``j``-th relevant row, ``p`` a
+    1-based position of the block that row can take), but those below the block's least
+    maximum ``(h + r) / (s + n)`` (where every ``P(M_b <= v)`` is 0): per pair, its block,
+    ``i`` and the rank ``s + p``."""
     width = n - r + 1
-    pairs = n_i * width
+    pairs = r * width
     block = np.repeat(np.arange(r.size), pairs)
     local = np.arange(block.size) - np.repeat(np.cumsum(pairs) - pairs, pairs)
-    i = low[block] + local // width[block]
+    i = h[block] + 1 + local // width[block]
     rank = s[block] + (i - h[block]) + local % width[block]
     keep = i * (s + n)[block] >= (h + r)[block] * rank
     return block[keep], i[keep], rank[keep]
 
 
-def _stay_probability(r, h, n, s, c1, i0, q0):
-    """Per pair: P(the block's walk keeps ``h + N(p) <= max(c1 - 1, i0 (s + p) / q0)``)."""
+def _arrivals(r, h, n, s, i0, q0):
+    """Per pair, ``A[k]`` (``k = 0 .. r``, flattened): the probability that the last ``k``
+    relevant rows of the block (the relevant rows ``h + r - k + 1 .. h + r``) all have
+    ``i / rank <= i0 / q0``. The walk runs from the block's last row up: row ``p`` (of ``p``
+    left) is relevant with probability ``(r - k) / p`` after ``k`` relevant rows below it;
+    ``A[k]`` gathers the mass that reaches ``k`` without a violation, whatever comes after."""
+    by_size = np.argsort(-n, kind="stable")  # the pairs still walking at step p: a prefix
+    r, h, n, s, i0, q0 = (a[by_size] for a in (r, h, n, s, i0, q0))
     states = r + 1
     offsets = np.cumsum(states) - states
     pair = np.repeat(np.arange(r.size), states)
-    m = np.arange(pair.size) - offsets[pair]
-    prob = np.where(m == 0, 1.0, 0.0)
-    rr, hh, nn, ss = r[pair], h[pair], n[pair], s[pair]
-    free = hh + m <= c1[pair] - 1
-    numerator, denominator = (hh + m) * q0[pair], i0[pair]
-    for p in range(1, int(n.max()) + 1):
-        active = nn >= p
-        moving = prob * (rr - m) / np.maximum(nn - p + 1, 1)
-        step = prob - moving
-        step[1:] += moving[:-1]  # m = r never moves on: no mass crosses into the next pair
-        step *= free | (numerator <= denominator * (ss + p))
-        prob = np.where(active, step, prob)
-    return np.add.reduceat(prob, offsets)
+    k = np.arange(pair.size) - offsets[pair]
+    prob = np.where(k == 0, 1.0, 0.0)
+    arrived = prob.copy()
+    left = (r[pair] - k).astype(np.float64)  # relevant rows still to place above
+    # The placed row is relevant row i = h + r - k, allowed at rank s + p when i q0 <= i0
+    # (s + p): from step p >= ceil(i q0 / i0) - s on.
+    first = -((-(h[pair] + r[pair] - k) * q0[pair]) // i0[pair]) - s[pair]
+    walking = np.searchsorted(-n, -np.arange(int(n.max()) + 1), side="right")
+    for p in range(int(n.max()), 0, -1):
+        end = offsets[walking[p]] if walking[p] < r.size else prob.size
+        now = prob[:end]
+        moving = now * left[:end] / p
+        now -= moving
+        moving *= first[:end] <= p
+        now[1:] += moving[:-1]  # k = r never moves on: no mass crosses into the next pair
+        arrived[1:end] += moving[:-1]
+    return _unsort(arrived, states, by_size)
 
 
-def _laws(query, r, h, n, s, c1):
-    """Per breakpoint pair: its block, value ``i / q`` and the block's ``P(M_b <= value)``."""
-    block, i0, q0 = _breakpoints(query, r, h, n, s, c1)
+def _unsort(values, states, by_size):
+    """Per-pair segments of ``values`` (``states`` long each, pairs in ``by_size`` order) put
+    back in the original order of the pairs."""
+    back = np.argsort(by_size)
+    sizes = states[back]
+    starts = (np.cumsum(states) - states)[back]
+    index = (
+        np.repeat(starts, sizes)
+        + np.arange(sizes.sum())
+        - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    )
+    return values[index]
+
+
+def _laws(r, h, n, s):
+    """Per breakpoint pair of every block: its block, ``i0`` and ``q0`` (its value is
+    ``i0 / q0``), and the arrivals ``A`` of :func:`_arrivals` with each pair's offset."""
+    block, i0, q0 = _breakpoints(r, h, n, s)
     counts = np.bincount(block, minlength=r.size)
     work = counts * (r + 1) * n
     if work.size and work.max() > MAX_PATH_WORK:
@@ -106,23 +129,24 @@ def _laws(query, r, h, n, s, c1):
             "the scores or pass ties='stable', 'pessimistic', 'optimistic', 'doc_id', "
             "'trec_eval' or 'label_ranking'."
         )
-    law = np.empty(block.size)
+    states = r[block] + 1
+    state_offsets = np.cumsum(states) - states
+    arrivals = np.empty(states.sum())
     pair_offsets = np.concatenate(([0], np.cumsum(counts)))
     for lo, hi in chunks(counts * (r + 1)):
         a, b = pair_offsets[lo], pair_offsets[hi]
         if a == b:
             continue
         blk = block[a:b]
-        law[a:b] = _stay_probability(
-            r[blk], h[blk], n[blk], s[blk], c1[query[blk]], i0[a:b], q0[a:b]
-        )
-    return block, i0 / q0, law
+        part = _arrivals(r[blk], h[blk], n[blk], s[blk], i0[a:b], q0[a:b])
+        arrivals[state_offsets[a] : state_offsets[a] + part.size] = part
+    return block, i0 / q0, arrivals, state_offsets, pair_offsets
 
 
 def iprec_tied(lists, cuts):
     """The interpolated precision at the ``cut``-th relevant row of each query (``cuts`` of
     shape ``(n_levels, n_queries)``, as ``_iprec_at`` computes them), averaged over the orders
-    of each tied block; the levels of a query with one cut share their work."""
+    of each tied block; every cut reads the same walks of a block."""
     s = lists.support
     rel = (s.relevant & s.member).astype(np.float64)
     rel_ret = np.bincount(s.query, weights=rel, minlength=lists.n_queries)
@@ -138,9 +162,18 @@ def iprec_tied(lists, cuts):
     g_query, g_c1 = keys // width, keys % width
     blocks = _blocks(lists)
     group, index = _group_blocks(lists, blocks, g_query, g_c1)
-    _q, r, h, n, start = (b[index] for b in blocks)
-    block, value, law = _laws(group, r, h, n, start, g_c1)
-    expected = _expected_maximum(g_query.size, group, block, value, law, overall[g_query])
+    used, index = np.unique(index, return_inverse=True)
+    _q, r, h, n, start = (b[used] for b in blocks)
+    _pair_block, value, arrivals, state_offsets, pair_offsets = _laws(r, h, n, start)
+    # Each (group, block): the block's pairs, reading A at the rows from the group's cut on.
+    count = np.diff(pair_offsets)[index]
+    member = np.repeat(np.arange(index.size), count)
+    pair = np.arange(member.size) - np.repeat(np.cumsum(count) - count, count)
+    pair += pair_offsets[index][member]
+    b = index[member]
+    k = np.minimum(r[b], h[b] + r[b] - g_c1[group[member]] + 1)
+    law = arrivals[state_offsets[pair] + k]
+    expected = _expected_maximum(g_query.size, group, member, value[pair], law, overall[g_query])
     out[level, query] = expected[group_of.ravel()]
     return out
 
