@@ -1,5 +1,6 @@
 """Exact expectations over the orders of tied blocks, for the measures whose term at a row
-reads how many rows of each kind sit above it (infAP, G, bpm, compat).
+reads how many rows of each kind sit above it (infAP, G, bpm); with the cap and the chunks that
+compat's and the interpolated precision's forms share.
 
 Put the ``n`` rows of a tied block in a uniformly random order. The rows placed before a
 position form a count vector ``x`` (``x_k`` rows of kind ``k``, ``t = sum x`` of them), with
@@ -42,7 +43,7 @@ def check_states(name, n_rows, n_states):
             f"rows whose orders have {int(n_states[worst]):,} states (count vectors of row "
             f"kinds, or rank pairs), more than the {MAX_BLOCK_STATES:,} its exact expectation "
             "enumerates; break the ties in the scores or pass ties='stable', 'pessimistic', "
-            "'optimistic', 'doc_id' or 'trec_eval'."
+            "'optimistic', 'doc_id', 'trec_eval' or 'label_ranking'."
         )
 
 
