@@ -234,6 +234,27 @@ def _ndcg_rel(y, s):
     return total / len(ideal) if ideal else 0.0
 
 
+def _rndcg(y, s):
+    """Mean nDCG at the end of each ideal gain level (and of the whole list when it is longer
+    than the ideal's positive rows by more than one), a row's gain discounted at its rank."""
+    ideal = sorted((v for v in y if v > 0), reverse=True)
+    if not ideal:
+        return 0.0
+    rank = [sum(v >= s[i] for v in s) for i in range(len(s))]
+
+    def dcg(k):
+        return sum(y[i] / math.log2(rank[i] + 1) for i in range(len(y)) if rank[i] <= k)
+
+    def ideal_dcg(k):
+        return sum(v / math.log2(r + 2) for r, v in enumerate(ideal[:k]))
+
+    ends = [j + 1 for j in range(len(ideal)) if j + 1 == len(ideal) or ideal[j + 1] != ideal[j]]
+    points = [dcg(min(e, len(y))) / ideal_dcg(e) for e in ends]
+    if len(y) > len(ideal) + 1:
+        points.append(dcg(len(y)) / ideal_dcg(len(ideal)))
+    return sum(points) / len(points)
+
+
 def _iprec(level):
     def iprec(y, s):
         up = _above(s)
@@ -289,6 +310,7 @@ LABEL_RANKING = {
     "infap": _infap,
     "g": _g,
     "ndcg_rel": _ndcg_rel,
+    "rndcg": _rndcg,
     "iprec_at_recall_0.00": _iprec(0.0),
     "iprec_at_recall_0.30": _iprec(0.3),
     "iprec_at_recall_1.00": _iprec(1.0),
