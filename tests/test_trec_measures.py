@@ -189,7 +189,7 @@ def test_names_are_listed_and_explained():
 
 def test_order_measures_refuse_tie_averaging():
     with pytest.raises(ValueError, match="ties="):
-        evaluate([1, 0, 1], [1.0, 1.0, 0.5], qid=[1, 1, 1], metrics=["infap"])
+        evaluate([1, 0, 1], [1.0, 1.0, 0.5], qid=[1, 1, 1], metrics=["inst"])
     # Without ties among the relevant rows the policy does not matter.
     got = evaluate([1, 0, 0], [2.0, 1.0, 1.0], qid=[1, 1, 1], metrics=["bpref", "infap"])
     assert got.per_query.loc[1, "bpref"] == 1.0 and got.per_query.loc[1, "infap"] == 1.0
@@ -209,6 +209,10 @@ def test_order_measures_refuse_tie_averaging():
         "sdcg@3",
         "ndcg_rel",
         "rndcg",
+        "infap",
+        "g",
+        "bpm@3",
+        "compat",
     ],
 )
 def test_tie_averaged_values_are_the_mean_over_orderings(spec):
@@ -332,7 +336,11 @@ def test_evaluate_applies_implied_options_per_name():
 
 
 @pytest.mark.parametrize(
-    "spec", ["bpref", "bing", "num_nonrel_judged_ret", "unjudged@3", "ndcg_rel", "rndcg"]
+    "spec",
+    [
+        *("bpref", "bing", "num_nonrel_judged_ret", "unjudged@3", "ndcg_rel", "rndcg"),
+        *("infap", "G", "compat", "bpm@4"),
+    ],
 )
 def test_tie_averaged_run_values_are_the_mean_over_orderings(spec):
     """evaluate_run with unjudged and negatively judged rows in tied blocks: ties='average'

@@ -7,17 +7,22 @@ with ``g`` the label clipped to ``[0, max_rel]`` over ``max_rel``. Formulas:
 ``docs/conventions.rst`` ("User models").
 
 SDCG and INSQ have static weights: a sum of per-row terms over the support, exact under
-``ties="average"``. INST and the NERR family continue by the gain seen so far: computed on a
-strict order over the ranked rows (refused under tied relevant rows with ``ties="average"``),
-with the padding after the list in closed form (trigamma, digamma and geometric sums).
+``ties="average"``; so is BPM (a sum over the count vectors of the block where the user stops,
+:mod:`._kernels_blocks`). INST and the NERR family continue by the gain seen so far and divide
+by the expected depth, a ratio of two sums over the order: computed on a strict order over the
+ranked rows, with the padding after the list in closed form (trigamma, digamma and geometric
+sums). With gains 0 or 1 a NERR measure is a function of the rank of the first row with a gain,
+averaged from that rank's law under ties; INST, and NERR with graded gains, are refused under
+tied rows of positive gain with ``ties="average"`` or ``"label_ranking"``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import polygamma, psi
+from scipy.special import gammaln, polygamma, psi
 
 from .._engine import segment_cumsum
+from ._kernels_blocks import expected_block_sums, value_kinds
 from ._kernels_order import _strict_order
 
 __all__ = ["DEPTH"]
@@ -125,8 +130,12 @@ def _inst(c):
 
 def _nerr11(c):
     """NERR eq. 11: INSQ's continuation times ``1 - g_i``."""
-    _strict_order(c, "nerr11")
     b = 2.0 * c.options["T"]
+    law = _first_gain(c, "nerr11")
+    if law is not None:  # W(f) / sum_{t<=f} W(t), W(t) = (b / (t - 1 + b))**2
+        return _by_first_gain(
+            c, law, lambda f, q: (f - 1.0 + b) ** -2 / (polygamma(1, b) - polygamma(1, f + b))
+        )
 
     def tail(after, n, cg):
         return after * (n + b) ** 2 * (polygamma(1, n + b) - polygamma(1, DEPTH + b))
@@ -136,8 +145,12 @@ def _nerr11(c):
 
 def _nerr10(c):
     """NERR eq. 10: ``C(i) = p (1 - g_i)``."""
-    _strict_order(c, "nerr10")
     p = c.options["p"]
+    law = _first_gain(c, "nerr10")
+    if law is not None:  # p**(f-1) / sum_{t<=f} p**(t-1)
+        return _by_first_gain(
+            c, law, lambda f, q: 1.0 / f if p == 1.0 else p ** (f - 1.0) * (1 - p) / (1 - p**f)
+        )
 
     def tail(after, n, cg):
         return after * (1.0 - p ** (DEPTH - n)) / (1.0 - p)
@@ -147,8 +160,10 @@ def _nerr10(c):
 
 def _nerr8(c):
     """NERR eq. 8 at k: ``C(i) = 1 - g_i`` before rank k, 0 from rank k."""
-    _strict_order(c, "nerr8")
     k = _cut(c)
+    law = _first_gain(c, "nerr8")
+    if law is not None:  # the reciprocal rank at k
+        return _by_first_gain(c, law, lambda f, q: (f <= k[q]) / f)
 
     def log_c(rank, cg, g):
         return np.where(rank < k[_query_of(c, rank)], np.log1p(-g), -np.inf)
@@ -161,8 +176,10 @@ def _nerr8(c):
 
 def _nerr9(c):
     """NERR eq. 9 at k: ``C(i) = (i / (i + 1)) (1 - g_i)`` before rank k, 0 from rank k."""
-    _strict_order(c, "nerr9")
     k = _cut(c)
+    law = _first_gain(c, "nerr9")
+    if law is not None:  # (1 / f) / sum_{t<=f} 1 / t, at k
+        return _by_first_gain(c, law, lambda f, q: (f <= k[q]) / (f * (psi(f + 1.0) - psi(1.0))))
 
     def log_c(rank, cg, g):
         value = np.log(rank / (rank + 1.0)) + np.log1p(-g)
@@ -173,6 +190,53 @@ def _nerr9(c):
         return after * np.where(k > n, (n + 1.0) * (psi(k + 1.0) - psi(n + 1.0)), 0.0)
 
     return _adaptive(c, log_c, tail)
+
+
+def _first_gain(c, name):
+    """The law of the rank ``f`` of each query's first row with a gain, where the gains are
+    0 or 1 (every positive label at least ``max_rel``; the default ``max_rel=1`` makes every
+    gain so): the NERR measures are then functions of ``f`` alone (the user stops there), so
+    their expectation over the orders of a tied block reads the law of ``f`` (that of the
+    reciprocal rank), and under ``ties="label_ranking"`` ``f`` is its block's last rank.
+    Returns ``(query, f, P(f))`` per candidate row, None on a strict order; graded gains
+    under these policies are refused (a ratio of two sums over the order)."""
+    lists = c.lists
+    if not (lists.average_ties or lists.threshold_ties):
+        return None
+    s = lists.support
+    gain = _gain(s.labels, c.options)
+    if ((gain > 0) & (gain < 1)).any():
+        _strict_order(c, name)  # refuses: graded gains continue past a row with a gain
+    hit = (gain > 0) & s.member
+    if lists.threshold_ties:
+        rows = np.flatnonzero(hit)
+        query, first = np.unique(s.query[rows], return_index=True)
+        return query, s.position[rows[first]] + 1.0, np.ones(query.size)
+    first, size = s.block_first, s.block_size
+    hits = hit.astype(np.int64)
+    r = np.add.reduceat(hits, first) if hits.size else hits
+    above = (s.prefix(hits) - hits)[first] if hits.size else hits
+    block = np.repeat(np.arange(first.size), size)
+    rows = np.flatnonzero(((above == 0) & (r > 0))[block])
+    n, r = size[block[rows]].astype(np.float64), r[block[rows]].astype(np.float64)
+    j = (s.position[rows] - s.block_start[block[rows]] + 1).astype(np.float64)
+    rows, n, r, j = (a[j <= n - r + 1] for a in (rows, n, r, j))
+    # P(the block's first row with a gain is its j-th) = C(n - j, r - 1) / C(n, r).
+    prob = np.exp(_log_comb(n - j, r - 1.0) - _log_comb(n, r))
+    return s.query[rows], s.position[rows] + 1.0, prob
+
+
+def _log_comb(n, k):
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _by_first_gain(c, law, value):
+    """``E[value(f)]`` per query (0 without a gain in cwl_eval's depth)."""
+    query, f, prob = law
+    inside = f <= DEPTH
+    query, f, prob = query[inside], f[inside], prob[inside]
+    total = np.bincount(query, weights=prob * value(f, query), minlength=c.lists.n_queries)
+    return c.at(total)
 
 
 def _cut(c):
@@ -198,18 +262,62 @@ def _bpm(c):
     """The bejeweled player model (static): the user reads to rank ``L``, the first rank where
     the gain so far reaches ``T`` or the rank ``k`` (the cost bound), and the value is the gain
     of the first ``L`` rows over ``L``."""
-    _strict_order(c, "bpm")
+    _strict_order(c, "bpm", average=True, label_ranking=True)
     lists = c.lists
+    k = np.where(np.isinf(c.k), DEPTH, np.minimum(c.k, DEPTH))
+    name = f"bpm_{c.options['max_rel']!r}"
+    if lists.average_ties:
+        return _bpm_tied(c, k, name)
     s = lists.support
     gain = _gain(s.labels, c.options)
+    # Under ties="label_ranking" each row sits at its block's last rank: the first row that
+    # reaches T gives its block's last rank, wherever it sits in the block.
     so_far = s.prefix(gain)
     reached = np.flatnonzero(so_far >= c.options["T"])
     first_rank = np.full(lists.n_queries, np.inf)
     queries, first = np.unique(s.query[reached], return_index=True)
     first_rank[queries] = s.position[reached[first]] + 1.0
-    k = np.where(np.isinf(c.k), DEPTH, np.minimum(c.k, DEPTH))
     depth = np.minimum(k, c.at(first_rank))
     kk = np.minimum(depth, c.at(lists.sizes)).astype(np.int64)
-    name = f"bpm_{c.options['max_rel']!r}"
     total = lists.term_sums_of(name, lambda s: _gain(s.labels, c.options), c.query, kk)
     return total / depth
+
+
+def _bpm_tied(c, k, name):
+    """bpm under ``ties="average"``. The blocks above the first block whose rows can reach
+    ``T`` (``b``) are read whole, so the gain before ``b`` is fixed: where ``b`` starts before
+    the cut-off ``k``, the user stops at one row of ``b`` (its gain reaches ``T``, or its rank
+    is ``k``) and the value is the expectation over the count vectors of the rows above it in
+    ``b`` (:func:`~._kernels_blocks.expected_block_sums`); elsewhere it stops at ``k``, and the
+    value, the expected gain of the first ``k`` rows over ``k``, is linear in the rows."""
+    lists, t = c.lists, c.options["T"]
+    s = lists.support
+    gain = _gain(s.labels, c.options)
+    first = s.block_first
+    before = (s.prefix(gain) - gain)[first]
+    block_query = s.query[first]
+    reaches = np.flatnonzero(before + np.add.reduceat(gain, first) >= t) if first.size else first
+    stop_block = np.full(lists.n_queries, -1)
+    queries, at = np.unique(block_query[reaches], return_index=True)
+    stop_block[queries] = reaches[at]
+    pair_block = stop_block[c.query]
+    inside = pair_block >= 0
+    inside[inside] = s.block_start[pair_block[inside]] < k[inside]
+    kk = np.minimum(k, c.at(lists.sizes)).astype(np.int64)
+    total = lists.term_sums_of(f"{name}_average", lambda s: s.block_mean(gain), c.query, kk)
+    value = total / k
+    blocks = pair_block[inside]
+    counts, gains = value_kinds(gain, first, s.block_size)
+    counts, gains = counts[blocks], gains[blocks]
+    cg, start, cut = before[blocks], s.block_start[blocks], k[inside]
+
+    def term(kind, x, row, placed):
+        g = gains[row, kind]
+        gained = cg[row] + (x * gains[row]).sum(axis=1)
+        stopped = ((x * (gains[row] > 0)).sum(axis=1) > 0) & (gained >= t)
+        rank = start[row] + placed + 1.0
+        stops = ((g > 0) & (gained + g >= t)) | (rank == cut[row])
+        return np.where(~stopped & (rank <= cut[row]) & stops, (gained + g) / rank, 0.0)
+
+    value[inside] = expected_block_sums(counts, term, "bpm")
+    return value

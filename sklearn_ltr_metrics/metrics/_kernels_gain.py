@@ -3,10 +3,10 @@ row: G, ndcg_rel and Rndcg.
 
 Each reads, at the rank of each support row, the ideal ranking's gain and cumulative gain
 (from the ideal's gain levels, :meth:`~._ranked.RankedLists.ideal_dcg`). Rndcg reads the DCG
-at fixed ranks and ndcg_rel has a closed tie-averaged form (:mod:`._kernels_ties`), so both
-are exact under ``ties="average"``; G's logarithm of the gain so far needs a strict order
-(refused under tied relevant rows with ``ties="average"``). Formulas: ``docs/conventions.rst``
-("trec_eval's other measures").
+at fixed ranks and ndcg_rel has a closed tie-averaged form, and G's logarithm of the gain so
+far an exact sum over the count vectors of each tied block (:mod:`._kernels_ties`), so all
+three are exact under ``ties="average"``; under ``"label_ranking"`` each row reads its whole
+block above it. Formulas: ``docs/conventions.rst`` ("trec_eval's other measures").
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import segment_cumsum
-from ._kernels_order import _per_query, _strict_order
-from ._kernels_ties import ndcg_rel_points_tied
+from ._kernels_order import _per_query, _strict_order, through_block
+from ._kernels_ties import g_points_tied, ndcg_rel_points_tied
 
 __all__ = []
 
@@ -28,14 +28,14 @@ def _levels(lists):
     return gain, count, upper, query, offsets
 
 
-def _run_at(lists, s, levels):
-    """Index of the ideal's level run at each support row's rank, and whether there is one
+def _run_at(lists, query, position, levels):
+    """Index of the ideal's level run at each (query, 0-based rank), and whether there is one
     (False beyond the ideal's positive gains)."""
-    _gain, _count, upper, query, offsets = levels
+    _gain, _count, upper, run_query, offsets = levels
     width = float(max(int(lists.sizes.max(initial=0)), int(upper.max(initial=0))) + 2)
-    keys = query * width + upper
-    at = np.searchsorted(keys, s.query * width + s.position, side="right")
-    inside = at < offsets[1:][s.query]
+    keys = run_query * width + upper
+    at = np.searchsorted(keys, query * width + position, side="right")
+    inside = at < offsets[1:][query]
     return np.where(inside, at, 0), inside
 
 
@@ -43,28 +43,42 @@ def _row_gains(lists, s):
     return lists.gains(s.labels)
 
 
-def _g(c):
-    """trec_eval's G: each row's gain over ``log2(2 + ideal cost - gain so far)``, summed
-    and divided by the ideal's total gain (costs: the ideal's gains, at least 1 per rank)."""
-    _strict_order(c, "g")
-    lists = c.lists
-    s = lists.support
-    levels = _levels(lists)
+def _cost_at(lists, levels):
+    """``cost(query, rank)``: the ideal's cumulative cost to each 0-based rank (its gains,
+    at least 1 per rank, then 1 per rank past its positive gains)."""
     gain, count, upper, query, offsets = levels
     cost = np.maximum(gain, 1.0) * count
     cost_before = segment_cumsum(cost, offsets) - cost
     total_cost = np.bincount(query, weights=cost, minlength=lists.n_queries)
     total_count = np.bincount(query, weights=count, minlength=lists.n_queries)
-    run, inside = _run_at(lists, s, levels)
-    m = s.position + 1.0
-    within = cost_before[run] + np.maximum(gain[run], 1.0) * (m - (upper[run] - count[run]))
-    beyond = total_cost[s.query] + (m - total_count[s.query])
-    cumulative_cost = np.where(inside, within, beyond)
+
+    def at(q, position):
+        run, inside = _run_at(lists, q, position, levels)
+        m = position + 1.0
+        within = cost_before[run] + np.maximum(gain[run], 1.0) * (m - (upper[run] - count[run]))
+        return np.where(inside, within, total_cost[q] + (m - total_count[q]))
+
+    return at
+
+
+def _g(c):
+    """trec_eval's G: each row's gain over ``log2(2 + ideal cost - gain so far)``, summed
+    and divided by the ideal's total gain (costs: the ideal's gains, at least 1 per rank)."""
+    _strict_order(c, "g", average=True, label_ranking=True)
+    lists = c.lists
+    s = lists.support
+    levels = _levels(lists)
+    gain, count, _upper, query, _offsets = levels
+    cost_at = _cost_at(lists, levels)
     row_gain = _row_gains(lists, s)
-    so_far = s.prefix(row_gain)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(row_gain != 0, row_gain / np.log2(2.0 + cumulative_cost - so_far), 0.0)
-    total = _per_query(lists, s, term)
+    if lists.average_ties:
+        total = g_points_tied(lists, s, row_gain, cost_at)
+    else:
+        cumulative_cost = cost_at(s.query, s.position)
+        so_far = through_block(s, s.prefix(row_gain))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = np.where(row_gain != 0, row_gain / np.log2(2.0 + cumulative_cost - so_far), 0)
+        total = _per_query(lists, s, term)
     ideal = np.bincount(query, weights=gain * count, minlength=lists.n_queries)
     return c.at(np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0))
 
@@ -72,7 +86,7 @@ def _g(c):
 def _ndcg_rel(c):
     """trec_eval's ndcg_rel: nDCG averaged at each row with a positive gain (the whole list's
     nDCG for the ideal's rows never retrieved), over the ideal's rows with a positive gain."""
-    _strict_order(c, "ndcg_rel", average=True)
+    _strict_order(c, "ndcg_rel", average=True, label_ranking=True)
     lists = c.lists
     s = lists.support
     every = lists.every_query
@@ -81,6 +95,7 @@ def _ndcg_rel(c):
         total = ndcg_rel_points_tied(lists, s, row_gain)
     else:
         dcg = s.prefix(np.where(row_gain != 0, row_gain / lists.discount(s.position + 1.0), 0))
+        dcg = through_block(s, dcg)
         ideal = lists.ideal_dcg(s.query, s.position + 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             points = np.where(row_gain > 0, dcg / ideal, 0.0)
@@ -100,7 +115,8 @@ def _rndcg(c):
     """trec_eval's Rndcg: the mean of nDCG at each rank where the ideal's gain changes (each
     level's last rank), plus the whole list's when it runs on past the ideal's positive
     gains by more than one row; 0 for a query without relevant documents."""
-    _strict_order(c, "rndcg", average=True)  # DCG at fixed ranks: exact under tie averaging
+    # DCG at fixed ranks: exact under tie averaging, and under block ranks.
+    _strict_order(c, "rndcg", average=True, label_ranking=True)
     lists = c.lists
     _gain, count, upper, query, _offsets = _levels(lists)
     sizes = lists.sizes

@@ -2,20 +2,21 @@
 
 bpref, infAP, the interpolated precision at recall levels (and 11pt_avg) and binG weigh each
 relevant row by counts of the rows ranked before it (non-relevant judged rows, relevant rows):
-not sums of independent per-row terms. bpref and binG have an exact tie-averaged form
-(:mod:`._kernels_ties`); infAP and the interpolated precision are computed on a strict order
-(``ties="trec_eval"``, ``"doc_id"``, ``"stable"``, ``"pessimistic"``, ``"optimistic"``) and
-refused, with a message naming ``ties=``, when ``ties="average"`` or ``"label_ranking"``
-meets tied relevant or judged rows. Every kernel works on the support rows (the rows that can
-count), vectorised over all queries. Formulas: ``docs/conventions.rst`` ("trec_eval's other
-measures").
+not sums of independent per-row terms. bpref and binG have closed tie-averaged forms and infAP
+an exact sum over the count vectors of each tied block (:mod:`._kernels_ties`); under
+``ties="label_ranking"`` every row reads its whole block above it (:func:`through_block`). The
+interpolated precision's running maximum is averaged from its law (:mod:`._kernels_interp`).
+Every kernel works
+on the support rows (the rows that can count), vectorised over all queries. Formulas:
+``docs/conventions.rst`` ("trec_eval's other measures", "Exact tie averaging").
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._kernels_ties import bin_g_tied, bpref_tied
+from ._kernels_interp import iprec_tied
+from ._kernels_ties import bin_g_tied, bpref_tied, infap_tied
 from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
 
 __all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
@@ -28,15 +29,18 @@ INFAP_EPSILON = 1e-5
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
-def _strict_order(c, name, average=False):
-    """Refuse a ranking with tied relevant or judged rows unless the order is strict (or,
-    with ``average``, the measure has its tie-averaged form and ties are averaged)."""
+def _strict_order(c, name, average=False, label_ranking=False):
+    """Refuse a ranking with tied relevant or judged rows unless the order is strict or the
+    measure has its exact form under the tie policy (``average``: its tie-averaged form;
+    ``label_ranking``: its form with every tied row at its block's last rank)."""
     lists = c.lists
-    if (lists.average_ties and not average) or lists.threshold_ties:
+    if (lists.average_ties and not average) or (lists.threshold_ties and not label_ranking):
+        also = ", 'label_ranking'" if label_ranking else ""
         raise ValueError(
             f"metric {name!r} has no exact form under ties={c.options['ties']!r} and this "
-            "ranking has tied scores among its relevant or judged rows; pass ties='trec_eval' "
-            "(with doc_id), 'doc_id', 'stable', 'pessimistic' or 'optimistic'."
+            "ranking has tied scores among its relevant or judged rows (docs/conventions.rst, "
+            "'Tied scores', says why); pass ties='trec_eval' (with doc_id), 'doc_id', "
+            f"'stable', 'pessimistic'{also} or 'optimistic'."
         )
 
 
@@ -83,12 +87,22 @@ def _judged_nonrelevant_count(lists):
 
 
 def _exclusive(s, flags):
+    """Per support row, the ``flags`` above it: under ``ties="label_ranking"`` every other
+    row of its tied block is above it (it sits at the block's last rank)."""
     flags = flags.astype(np.int64)
-    return s.prefix(flags) - flags
+    return through_block(s, s.prefix(flags)) - flags
+
+
+def through_block(s, cumulative):
+    """Running sums read at the last row of each row's tied block under
+    ``ties="label_ranking"`` (each row's block counts whole), else as they are."""
+    if not s.ctx.threshold_ties or not cumulative.size:
+        return cumulative
+    return cumulative[np.searchsorted(s.rank_rows, s.rank_rows, side="right") - 1]
 
 
 def _bpref_values(c):
-    _strict_order(c, "bpref", average=True)
+    _strict_order(c, "bpref", average=True, label_ranking=True)
     lists = c.lists
 
     def compute():
@@ -149,8 +163,10 @@ def _gm_map(c):
 def _infap(c):
     """trec_eval's inferred AP (Yilmaz and Aslam): the precision above each relevant row
     estimated from the judged rows above it, unjudged pool rows taking the judged rate."""
-    _strict_order(c, "infap")
+    _strict_order(c, "infap", average=True, label_ranking=True)
     lists = c.lists
+    if lists.average_ties:
+        return c.at(cached(lists, "infap_tied", lambda: _infap_tied(lists)))
     s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
     idx = np.flatnonzero(rel)
     j = s.position[idx].astype(np.float64)
@@ -167,6 +183,20 @@ def _infap(c):
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
 
 
+def _infap_tied(lists):
+    """infAP under tie averaging: the relevant, judged non-relevant and pooled rows of each
+    tied block (the judged support's other rows, unjudged, count in the ranks only)."""
+    if every_row_judged(lists):
+        s = lists.support
+        rel = s.relevant & s.member
+        return infap_tied(lists, s, (rel, None, np.zeros_like(rel)), INFAP_EPSILON)
+    s = row_support(lists, "judged", judged_rows(lists))
+    rel = s.member & lists.is_relevant(s.labels)
+    nonrel = s.member & (s.labels >= 0) & ~rel
+    pool = s.member & (s.labels < 0)
+    return infap_tied(lists, s, (rel, nonrel, pool), INFAP_EPSILON)
+
+
 def _interpolated(c):
     return cached(c.lists, "interpolated", lambda: _interpolated_of(c.lists))
 
@@ -176,7 +206,7 @@ def _interpolated_of(lists):
     offsets of each query's relevant rows; and each query's precision over the whole list."""
     s = lists.support
     rel = s.relevant
-    rank_hits = s.prefix(rel)
+    rank_hits = through_block(s, s.prefix(rel))
     idx = np.flatnonzero(rel)
     query = s.query[idx]
     precision = rank_hits[idx] / (s.position[idx] + 1.0)
@@ -189,46 +219,56 @@ def _interpolated_of(lists):
     return best, offsets, counts, overall
 
 
-def _iprec_at(c, level, parts):
-    lists = c.lists
-    best, offsets, rel_ret, overall = parts
-    # trec_eval 10 rounds level * n_pos to the nearest (C's lround, level >= 0); trec_eval 9,
-    # hence pytrec_eval and ir_measures, adds 0.9 and truncates.
+def _iprec_cuts(c, levels):
+    """The rank of the relevant row each recall level reads, per level and query: trec_eval
+    10 rounds ``level * n_pos`` to the nearest (C's lround, level >= 0); trec_eval 9, hence
+    pytrec_eval and ir_measures, adds 0.9 and truncates."""
     shift = 0.9 if c.options.get("recall_rounding") == "trec_eval_9" else 0.5
-    cut = np.floor(level * lists.n_pos + shift).astype(np.int64)
+    levels = np.asarray(levels, dtype=np.float64)[:, None]
+    return np.floor(levels * c.lists.n_pos + shift).astype(np.int64)
+
+
+def _iprec_at(c, levels):
+    """The interpolated precision at each of ``levels`` (rows) of each query (columns)."""
+    lists = c.lists
+    cut = _iprec_cuts(c, levels)
+    if lists.average_ties:
+        return iprec_tied(lists, cut)
+    best, offsets, rel_ret, overall = _interpolated(c)
     index = offsets[:-1] + np.maximum(cut, 1) - 1
     inside = (cut <= rel_ret) & (rel_ret > 0)
-    at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.size)
+    at = best[np.where(inside, index, 0)] if best.size else np.zeros(index.shape)
     return np.where(inside, np.maximum(at, overall), np.where(cut == 0, overall, 0.0))
 
 
 def _iprec_at_recall(c):
     """Interpolated precision at a recall level: the largest precision at or beyond the
     ``round(level * n_pos)``-th relevant row (trec_eval's iprec_at_recall)."""
-    _strict_order(c, "iprec_at_recall")
-    return c.at(_iprec_at(c, c.options["recall_level"], _interpolated(c)))
+    _strict_order(c, "iprec_at_recall", average=True, label_ranking=True)
+    return c.at(_iprec_at(c, [c.options["recall_level"]])[0])
 
 
 def _eleven_point(c):
     """The mean of the interpolated precision at the recall levels 0, 0.1, ..., 1 (or at
     ``recall_levels=``)."""
-    _strict_order(c, "11pt_avg")
-    parts = _interpolated(c)
+    _strict_order(c, "11pt_avg", average=True, label_ranking=True)
     levels = c.options.get("recall_levels", RECALL_LEVELS)
-    values = [_iprec_at(c, level, parts) for level in levels]
-    return c.at(np.mean(values, axis=0))
+    total = np.zeros(c.lists.n_queries)
+    for values in _iprec_at(c, levels):  # level by level: the same sums for any query count
+        total += values
+    return c.at(total / len(levels))
 
 
 def _bin_g(c):
     """trec_eval's binG: the mean over relevant documents of ``1 / log2(2 + non-relevant rows
     above)``."""
-    _strict_order(c, "bing", average=True)
+    _strict_order(c, "bing", average=True, label_ranking=True)
     lists = c.lists
     if lists.average_ties:
         return c.at(bin_g_tied(lists))
     s = lists.support
     rel = s.relevant
-    nonrel_above = s.position - (s.prefix(rel) - 1)
+    nonrel_above = s.position + 1 - through_block(s, s.prefix(rel))
     total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
     n_rel = lists.n_pos
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))

@@ -7,14 +7,19 @@ relevant row of the block finds above it is uniform on ``0..m`` (its place among
 rows is uniform; the block's other rows do not matter), so its expected term is the mean of
 the term at ``a, a+1, ..., a+m``, ``a`` the rows of that kind in the blocks above. Both means
 are read from closed forms or a prefix table: no sampling, no loop per query.
-Formulas: ``docs/conventions.rst`` ("trec_eval's other measures").
+infAP and G read several dependent counts of the rows above a row (relevant, judged, pooled
+rows; the gain so far): their expectations sum over the count vectors of each block
+(:func:`~._kernels_blocks.expected_block_sums`). Formulas: ``docs/conventions.rst`` ("trec_eval's
+other measures").
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["bin_g_tied", "bpref_tied", "ndcg_rel_points_tied"]
+from ._kernels_blocks import expected_block_sums, value_kinds
+
+__all__ = ["bin_g_tied", "bpref_tied", "g_points_tied", "infap_tied", "ndcg_rel_points_tied"]
 
 
 def _blocks(s, counted=None):
@@ -103,3 +108,77 @@ def ndcg_rel_points_tied(lists, s, row_gain):
         pair_mean = np.where(size > 1, pairs / (size * (size - 1.0)), 0.0)
     points = k * above * mean_inv + gain_pos * mean_ratio + (k * gain_all - gain_pos) * pair_mean
     return np.bincount(s.query[first], weights=points, minlength=lists.n_queries)
+
+
+def _exclusive_at(s, flags, first):
+    """The sum of ``flags`` over each block's rows above it in its query."""
+    flags = flags.astype(np.int64) if flags.dtype == bool else flags
+    return (s.prefix(flags) - flags)[first]
+
+
+def infap_tied(lists, s, kinds, epsilon):
+    """Per query infAP, averaged over the orders of each tied block.
+
+    ``kinds``: the relevant, judged non-relevant and pooled (judged, without a grade) rows of
+    the support ``s``; its other rows (unjudged) count in the ranks only. ``kinds[1]`` None:
+    every row is judged, the rows of a block and above it that are not relevant are the
+    judged non-relevant ones. A relevant row's term ``(1 + (J + P) (R + eps) / (J + 2 eps))
+    / (j + 1)`` reads the relevant (``R``), judged (``J``) and pooled (``P``) rows above it and
+    its rank ``j``.
+    """
+    first = s.block_first
+    every = kinds[1] is None
+    kinds = (kinds[0], ~kinds[0] if every else kinds[1], kinds[2])
+    counts = np.stack([np.add.reduceat(f.astype(np.int64), first) for f in kinds], axis=1)
+    keep = counts[:, 0] > 0
+    fillers = (s.block_size - counts.sum(axis=1))[keep]
+    rel, nonrel, pool = (_exclusive_at(s, f, first)[keep] for f in kinds)
+    if every:  # the rows above a block outside the support are judged non-relevant too
+        nonrel = s.block_start[keep] - rel
+    query = s.query[first][keep]
+
+    def term(k, x, block, t):
+        if k:
+            return None
+        rel_above = rel[block] + x[:, 0]
+        judged = rel_above + nonrel[block] + x[:, 1]
+        pooled = pool[block] + x[:, 2]
+        return 1.0 + (judged + pooled) * (rel_above + epsilon) / (judged + 2.0 * epsilon)
+
+    expected = expected_block_sums(
+        counts[keep],
+        term,
+        "infap",
+        fillers=fillers,
+        starts=s.block_start[keep],
+        log_h=lambda j: -np.log1p(j),
+    )
+    return _per_relevant(lists, query, np.ones(query.size), expected)
+
+
+def g_points_tied(lists, s, row_gain, cost_at):
+    """Per query ``sum g / log2(2 + cost(rank) - gain so far)`` of trec_eval's G, averaged
+    over the orders of each tied block (``cost_at(query, rank)``: the ideal's cost to the
+    0-based ``rank``)."""
+    first = s.block_first
+    counts, gains = value_kinds(row_gain, first, s.block_size)
+    keep = ((gains != 0) & (counts > 0)).any(axis=1)
+    counts, gains = counts[keep], gains[keep]
+    before = _exclusive_at(s, np.asarray(row_gain, dtype=np.float64), first)[keep]
+    query, start, size = s.query[first][keep], s.block_start[keep], s.block_size[keep]
+    # The ideal's cost at every rank of each block, read by offset (not searched per state).
+    offsets = np.cumsum(size) - size
+    rank = np.arange(size.sum()) - np.repeat(offsets - start, size)
+    costs = cost_at(np.repeat(query, size), rank)
+
+    def term(k, x, block, t):
+        g = gains[block, k]
+        if not g.any():
+            return None
+        so_far = before[block] + (x * gains[block]).sum(axis=1) + g
+        cost = costs[offsets[block] + t]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(g != 0, g / np.log2(2.0 + cost - so_far), 0.0)
+
+    expected = expected_block_sums(counts, term, "g")
+    return np.bincount(query, weights=expected, minlength=lists.n_queries)

@@ -54,8 +54,9 @@ class Metric:
     params : tuple of (str, value), default=()
         The metric's parameters and their defaults (``p`` of rbp), which a spec may set.
     strict : bool, default=False
-        Defined on a strict order only: refused under ``ties="average"`` or
-        ``"label_ranking"`` when relevant or judged rows tie (:mod:`._kernels_order`).
+        Without an exact form under ``ties="average"`` and ``"label_ranking"`` for some
+        inputs (INST; the NERR family with gains between 0 and 1): refused under them when
+        rows of positive gain tie (:mod:`._kernels_order`, ``docs/conventions.rst``).
     total : {"mean", "sum", "geometric"}, default="mean"
         How trec_eval summarises the measure over topics (``all``): the mean, the sum (the
         counts) or ``exp`` of the mean (a column of logs, gm_map).

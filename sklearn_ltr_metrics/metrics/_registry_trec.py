@@ -156,7 +156,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         "trec_eval's inferred AP (Yilmaz & Aslam): precision above each relevant row "
         "estimated from the judged rows; negative judgments are pooled but unjudged",
         ideal=None,
-        strict=True,
     ),
     _whole(
         "iprec_at_recall",
@@ -165,7 +164,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         "round(level * n_pos)-th relevant row; trec_eval iprec_at_recall_0.10; "
         "recall_rounding='trec_eval_9': floor(level * n_pos + 0.9), ir_measures' IPrec)",
         ideal=None,
-        strict=True,
         params=(("recall_level", 0.0), ("recall_rounding", "nearest")),
     ),
     _whole(
@@ -173,7 +171,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         O._eleven_point,
         "mean interpolated precision at recall 0, 0.1, ..., 1 (trec_eval 11pt_avg; recall_levels=)",
         ideal=None,
-        strict=True,
         params=(("recall_levels", O.RECALL_LEVELS),),
     ),
     _whole(
@@ -187,7 +184,6 @@ TREC_METRICS: tuple[Metric, ...] = (
         "trec_eval's G: gain / log2(2 + ideal cost - gain so far), over the ideal gain",
         graded=True,
         ideal=None,
-        strict=True,
     ),
     _whole(
         "ndcg_rel",
@@ -255,7 +251,6 @@ TREC_METRICS += (
         description="C/W/L bejeweled player model at k: the gain of the first L rows over L, L "
         "the first rank where the gain so far reaches T or k (T=, max_rel=; cwl_eval)",
         params=(("T", 1.0), ("max_rel", 1.0)),
-        strict=True,
         **_CWL,
     ),
     _whole(
@@ -283,7 +278,6 @@ TREC_METRICS += (
         "compatibility (Clarke et al.): rank-biased overlap with the ideal ranking of the "
         "judged relevant documents, p=0.95, normalize=True divides by the ideal's own",
         graded=True,
-        strict=True,
         params=(("p", 0.95), ("normalize", True)),
     ),
 )
