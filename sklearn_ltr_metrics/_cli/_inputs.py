@@ -93,7 +93,8 @@ def metric_specs(args):
             specs.extend(f"{name}@{k}" for k in cutoffs)
     specs = list(dict.fromkeys(specs))
     try:
-        parse_metrics(specs)
+        # trec_eval's strings (relstring, runid, num_q) have a place in --format trec only.
+        parse_metrics(specs, strings=getattr(args, "format", None) == "trec")
     except (TypeError, ValueError) as exc:
         raise UsageError(metric_error(specs, exc)) from None
     return specs
@@ -199,7 +200,7 @@ def read_run(path, args):
 
     with _flag_terms():
         check_run_columns(existing(path, "run file"))
-        return read_trec_run(path, duplicates=getattr(args, "duplicates", "error"))
+        return read_trec_run(path, duplicates=getattr(args, "duplicates", "error"), tag=True)
 
 
 def read_trec(qrels_path, run_path, args, qrels=None):
