@@ -115,7 +115,7 @@ def _read_trec(source, *, kind, duplicates, tag=False):
         raise DataFormatError(name, None, f"holds no {kind} lines (only comments or blank lines)")
     frame = None
     if kind == "run" or not _FIVE_FIELDS.search(_COMMENT_LINE.sub("", text)):
-        frame = _fast_trec_frame(text, value_col, n_content, tag=tag)
+        frame = _fast_trec_frame(text, value_col, n_content, tag)
     if frame is None:
         tags = [] if tag else None
         qids, docs, values, lines = _parse_trec_lines(text, name, kind=kind, tags=tags)
@@ -135,7 +135,7 @@ def _read_trec(source, *, kind, duplicates, tag=False):
     return frame
 
 
-def _fast_trec_frame(text, value_col, n_content, *, tag=False):
+def _fast_trec_frame(text, value_col, n_content, tag=False):
     """Parse with pandas' C engine; ``None`` when the result cannot be trusted."""
     if "#" in text:
         text = _COMMENT_LINE.sub("", text)  # keeps the line breaks
