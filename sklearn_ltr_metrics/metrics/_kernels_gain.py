@@ -31,12 +31,19 @@ def _levels(lists):
 def _run_at(lists, s, levels):
     """Index of the ideal's level run at each support row's rank, and whether there is one
     (False beyond the ideal's positive gains)."""
-    _gain, _count, upper, query, offsets = levels
-    width = float(max(int(lists.sizes.max(initial=0)), int(upper.max(initial=0))) + 2)
-    keys = query * width + upper
-    at = np.searchsorted(keys, s.query * width + s.position, side="right")
-    inside = at < offsets[1:][s.query]
-    return np.where(inside, at, 0), inside
+    _gain, count, upper, _query, offsets = levels
+    # The ideal's ranks of every query end to end, each the index of its level run: a
+    # support row at position p of query q reads rank p of q's (no binary search).
+    run_of_rank = np.repeat(np.arange(count.size), count.astype(np.intp))
+    n_ideal = np.zeros(lists.n_queries, dtype=np.int64)
+    ends = offsets[1:]
+    filled = ends > offsets[:-1]
+    n_ideal[filled] = upper[ends[filled] - 1]
+    first_rank = np.concatenate(([0], np.cumsum(n_ideal)[:-1]))
+    inside = s.position < n_ideal[s.query]
+    at = np.zeros(s.position.size, dtype=np.intp)
+    at[inside] = run_of_rank[(first_rank[s.query] + s.position)[inside]]
+    return at, inside
 
 
 def _row_gains(lists, s):

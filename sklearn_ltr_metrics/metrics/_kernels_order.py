@@ -41,7 +41,15 @@ def _strict_order(c, name, average=False):
 
 
 def _per_query(lists, s, values):
-    return np.bincount(s.query, weights=values, minlength=lists.n_queries)
+    """Each query's sum of ``values`` over its support rows, added in rank order (the
+    compiled running sums, read at each query's last row: what ``np.bincount`` adds, in the
+    same order, several times faster)."""
+    running = s.prefix(values if values.dtype == bool else np.asarray(values, np.float64))
+    ends = s.offsets[1:]
+    filled = ends > s.offsets[:-1]
+    total = np.zeros(lists.n_queries)
+    total[filled] = running[ends[filled] - 1]
+    return total
 
 
 def _judged_support(lists):
@@ -70,8 +78,7 @@ def _judged_nonrelevant_count(lists):
     """Judged non-relevant documents of each query (retrieved or not)."""
     if lists.ideal_labels is None and every_row_judged(lists):
         s = lists.support
-        relevant = np.bincount(s.query, weights=s.relevant, minlength=lists.n_queries)
-        return lists.sizes - relevant
+        return lists.sizes - _per_query(lists, s, s.relevant)
     if lists.ideal_labels is not None:
         labels = lists.ideal_labels
         codes = lists.ideal_codes_of(np.arange(labels.size))
@@ -96,13 +103,12 @@ def _bpref_values(c):
             return _bpref_tied(lists)
         s, rel, _, nonrel_before, _ = _judged_support(lists)
         n_rel = lists.n_pos
-        idx = np.flatnonzero(rel)
-        query = s.query[idx]
-        bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[query]
-        before = np.minimum(nonrel_before[idx], n_rel[query])
+        # Every support row at once (0 on the non-relevant ones), no gathers of the relevant.
+        bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[s.query]
+        before = np.minimum(nonrel_before, n_rel[s.query])
         with np.errstate(invalid="ignore", divide="ignore"):
             term = np.where(before > 0, 1.0 - before / bound, 1.0)
-        total = np.bincount(query, weights=term, minlength=lists.n_queries)
+        total = _per_query(lists, s, np.where(rel, term, 0.0))
         return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
 
     return cached(lists, "bpref", compute)
@@ -152,18 +158,15 @@ def _infap(c):
     _strict_order(c, "infap")
     lists = c.lists
     s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
-    idx = np.flatnonzero(rel)
-    j = s.position[idx].astype(np.float64)
-    rel_before = rel_before[idx].astype(np.float64)
-    nonrel_before = nonrel_before[idx].astype(np.float64)
-    pool_before = pool_before[idx].astype(np.float64)
-    judged_before = rel_before + nonrel_before
+    # Every support row at once (0 on the non-relevant ones), no gathers of the relevant.
+    j = s.position.astype(np.float64)
+    judged_before = (rel_before + nonrel_before).astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         above = (j / (j + 1.0)) * ((judged_before + pool_before) / j)
         rate = (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
         term = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + above * rate)
     n_rel = lists.n_pos
-    total = np.bincount(s.query[idx], weights=term, minlength=lists.n_queries)
+    total = _per_query(lists, s, np.where(rel, term, 0.0))
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
 
 
