@@ -39,10 +39,15 @@ def _run_at(lists, s, levels):
     ends = offsets[1:]
     filled = ends > offsets[:-1]
     n_ideal[filled] = upper[ends[filled] - 1]
-    first_rank = np.concatenate(([0], np.cumsum(n_ideal)[:-1]))
     inside = s.position < n_ideal[s.query]
-    at = np.zeros(s.position.size, dtype=np.intp)
-    at[inside] = run_of_rank[(first_rank[s.query] + s.position)[inside]]
+    if not run_of_rank.size:
+        return np.zeros(s.position.size, dtype=np.intp), inside
+    first_rank = np.concatenate(([0], np.cumsum(n_ideal)[:-1]))
+    at = first_rank[s.query]
+    at += s.position
+    np.minimum(at, run_of_rank.size - 1, out=at)  # rows beyond the ideal: any run, then 0
+    at = run_of_rank[at]
+    at[~inside] = 0
     return at, inside
 
 
@@ -64,13 +69,25 @@ def _g(c):
     total_count = np.bincount(query, weights=count, minlength=lists.n_queries)
     run, inside = _run_at(lists, s, levels)
     m = s.position + 1.0
-    within = cost_before[run] + np.maximum(gain[run], 1.0) * (m - (upper[run] - count[run]))
-    beyond = total_cost[s.query] + (m - total_count[s.query])
-    cumulative_cost = np.where(inside, within, beyond)
+    # cost_before + max(gain, 1) * (m - (upper - count)) at each row's run, and beyond the
+    # ideal's runs total_cost + (m - total_count): in place, few arrays of the support's size.
+    cumulative_cost = (upper - count).astype(np.float64)[run]
+    np.subtract(m, cumulative_cost, out=cumulative_cost)
+    np.multiply(np.maximum(gain, 1.0)[run], cumulative_cost, out=cumulative_cost)
+    np.add(cost_before[run], cumulative_cost, out=cumulative_cost)
+    beyond = total_count[s.query]
+    np.subtract(m, beyond, out=beyond)
+    np.add(total_cost[s.query], beyond, out=beyond)
+    np.copyto(cumulative_cost, beyond, where=~inside)
+    del beyond, m
     row_gain = _row_gains(lists, s)
-    so_far = s.prefix(row_gain)
+    term = cumulative_cost  # row_gain / log2(2 + cumulative cost - gain so far), 0 without
+    np.add(2.0, term, out=term)
+    np.subtract(term, s.prefix(row_gain), out=term)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = np.where(row_gain != 0, row_gain / np.log2(2.0 + cumulative_cost - so_far), 0.0)
+        np.log2(term, out=term)
+        np.divide(row_gain, term, out=term)
+    term[row_gain == 0] = 0.0
     total = _per_query(lists, s, term)
     ideal = np.bincount(query, weights=gain * count, minlength=lists.n_queries)
     return c.at(np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0))

@@ -62,9 +62,9 @@ def _judged_support(lists):
         if every_row_judged(lists):
             s = lists.support
             rel = s.relevant
-            rel_before = _exclusive(s, rel)
+            rel_before = _rank_hits(lists) - rel
             nonrel_before = s.position - rel_before
-            return s, rel, rel_before, nonrel_before, np.zeros(rel.size, dtype=np.int64)
+            return s, rel, rel_before, nonrel_before, 0
         s = row_support(lists, "judged", judged_rows(lists))
         rel = lists.is_relevant(s.labels)
         nonrel = (s.labels >= 0) & ~rel
@@ -92,6 +92,11 @@ def _judged_nonrelevant_count(lists):
 def _exclusive(s, flags):
     flags = flags.astype(np.int64)
     return s.prefix(flags) - flags
+
+
+def _rank_hits(lists):
+    """Relevant support rows up to and including each support row, in its query."""
+    return cached(lists, "rank_hits", lambda: lists.support.prefix(lists.support.relevant))
 
 
 def _bpref_values(c):
@@ -179,14 +184,21 @@ def _interpolated_of(lists):
     offsets of each query's relevant rows; and each query's precision over the whole list."""
     s = lists.support
     rel = s.relevant
-    rank_hits = s.prefix(rel)
-    idx = np.flatnonzero(rel)
-    query = s.query[idx]
-    precision = rank_hits[idx] / (s.position[idx] + 1.0)
+    rank_hits = _rank_hits(lists)
+    if rel.all():  # the support is the relevant rows: no gathers
+        query, precision = s.query, s.position + 1.0
+        np.divide(rank_hits, precision, out=precision)
+        counts = s.sizes
+    else:
+        idx = np.flatnonzero(rel)
+        query = s.query[idx]
+        precision = rank_hits[idx] / (s.position[idx] + 1.0)
+        counts = np.bincount(query, minlength=lists.n_queries)
     # Running maximum from each query's end: an offset per query keeps queries apart.
-    shifted = precision - 2.0 * query
-    best = np.maximum.accumulate(shifted[::-1])[::-1] + 2.0 * query
-    counts = np.bincount(query, minlength=lists.n_queries)
+    offset = 2.0 * query
+    best = np.subtract(precision, offset, out=precision)[::-1]
+    np.maximum.accumulate(best, out=best)
+    best = np.add(best[::-1], offset, out=offset)
     offsets = np.concatenate(([0], np.cumsum(counts)))
     overall = counts / lists.sizes
     return best, offsets, counts, overall
@@ -231,7 +243,7 @@ def _bin_g(c):
         return c.at(bin_g_tied(lists))
     s = lists.support
     rel = s.relevant
-    nonrel_above = s.position - (s.prefix(rel) - 1)
+    nonrel_above = s.position - (_rank_hits(lists) - 1)
     total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
     n_rel = lists.n_pos
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
