@@ -75,8 +75,7 @@ def _g(c):
     np.subtract(m, cumulative_cost, out=cumulative_cost)
     np.multiply(np.maximum(gain, 1.0)[run], cumulative_cost, out=cumulative_cost)
     np.add(cost_before[run], cumulative_cost, out=cumulative_cost)
-    beyond = total_count[s.query]
-    np.subtract(m, beyond, out=beyond)
+    beyond = np.subtract(m, total_count[s.query])
     np.add(total_cost[s.query], beyond, out=beyond)
     np.copyto(cumulative_cost, beyond, where=~inside)
     del beyond, m
