@@ -102,15 +102,20 @@ def _ndcg_rel(c):
     row_gain = _row_gains(lists, s)
     if lists.average_ties:
         total = ndcg_rel_points_tied(lists, s, row_gain)
-    else:
-        dcg = s.prefix(np.where(row_gain != 0, row_gain / lists.discount(s.position + 1.0), 0))
-        ideal = lists.ideal_dcg(s.query, s.position + 1.0)
+    else:  # in place: few arrays of the support's size
+        rank = s.position + 1.0
+        term = lists.discount(rank)
         with np.errstate(divide="ignore", invalid="ignore"):
-            points = np.where(row_gain > 0, dcg / ideal, 0.0)
+            np.divide(row_gain, term, out=term)
+        term[row_gain == 0] = 0.0
+        points = s.prefix(term)  # the DCG at each row
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(points, lists.ideal_dcg(s.query, rank), out=points)
+        points[~(row_gain > 0)] = 0.0
         total = _per_query(lists, s, points)
     _gain, count, _upper, query, _offsets = _levels(lists)
     n_ideal = np.bincount(query, weights=count, minlength=lists.n_queries)
-    n_found = _per_query(lists, s, (row_gain > 0).astype(np.float64))
+    n_found = _per_query(lists, s, row_gain > 0)
     whole = lists.dcg(every, lists.sizes.astype(np.int64))
     whole_ideal = lists.ideal_dcg(every, np.full(lists.n_queries, np.inf))
     with np.errstate(divide="ignore", invalid="ignore"):

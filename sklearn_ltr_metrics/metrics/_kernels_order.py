@@ -108,12 +108,17 @@ def _bpref_values(c):
             return _bpref_tied(lists)
         s, rel, _, nonrel_before, _ = _judged_support(lists)
         n_rel = lists.n_pos
-        # Every support row at once (0 on the non-relevant ones), no gathers of the relevant.
-        bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[s.query]
-        before = np.minimum(nonrel_before, n_rel[s.query])
+        # Every support row at once, in place (0 on the non-relevant ones): 1 - before / bound,
+        # 1 where no judged non-relevant row is above.
+        before = n_rel[s.query]
+        np.minimum(nonrel_before, before, out=before)
+        term = np.minimum(_judged_nonrelevant_count(lists), n_rel)[s.query]
         with np.errstate(invalid="ignore", divide="ignore"):
-            term = np.where(before > 0, 1.0 - before / bound, 1.0)
-        total = _per_query(lists, s, np.where(rel, term, 0.0))
+            np.divide(before, term, out=term)
+        np.subtract(1.0, term, out=term)
+        term[before <= 0] = 1.0
+        term[~rel] = 0.0
+        total = _per_query(lists, s, term)
         return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
 
     return cached(lists, "bpref", compute)
@@ -163,15 +168,25 @@ def _infap(c):
     _strict_order(c, "infap")
     lists = c.lists
     s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
-    # Every support row at once (0 on the non-relevant ones), no gathers of the relevant.
+    # Every support row at once, in place (0 on the non-relevant ones):
+    # 1 / (j + 1) + (j / (j + 1)) * ((judged + pool) / j) * rate, 1 at j = 0.
     j = s.position.astype(np.float64)
-    judged_before = (rel_before + nonrel_before).astype(np.float64)
+    judged_before = np.add(rel_before, nonrel_before, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        above = (j / (j + 1.0)) * ((judged_before + pool_before) / j)
-        rate = (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
-        term = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + above * rate)
+        share = np.add(judged_before, pool_before)
+        np.divide(share, j, out=share)
+        j1 = j + 1.0
+        term = np.divide(j, j1)
+        np.multiply(term, share, out=term)
+        rate = np.add(rel_before, INFAP_EPSILON, out=share)
+        np.add(judged_before, 2 * INFAP_EPSILON, out=judged_before)
+        np.divide(rate, judged_before, out=rate)
+        np.multiply(term, rate, out=term)
+        np.add(np.divide(1.0, j1, out=j1), term, out=term)
+    term[j == 0] = 1.0
+    term[~rel] = 0.0
     n_rel = lists.n_pos
-    total = _per_query(lists, s, np.where(rel, term, 0.0))
+    total = _per_query(lists, s, term)
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
 
 
