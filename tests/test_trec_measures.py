@@ -516,3 +516,47 @@ def test_concat_keeps_the_strings():
     ]
     both = RankingEvaluation.concat(parts)
     assert both.strings["relstring_2"].to_dict() == {"p": "2.", "q": "2."}
+
+
+# -- one evaluation of many measures: what the engine shares gives every measure's own value --
+
+
+def test_groups_of_implied_options_share_the_ranking_not_the_options():
+    """Names implying other options (gain, min_relevance) are evaluated together with their
+    ranking shared: each column equals the name evaluated alone, and the plain references."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 4, 300).astype(float)
+    s = rng.integers(0, 6, 300).astype(float)
+    q = np.repeat(np.arange(30), 10)
+    names = ["ndcg@5", "nDCG@5", "P@3", "P(rel=2)@3", "R(rel=3)@5", "map", "ndcg_cut.5"]
+    together = evaluate(y, s, qid=q, metrics=names, ties="pessimistic").per_query
+    for name in names:
+        alone = evaluate(y, s, qid=q, metrics=[name], ties="pessimistic").per_query
+        column = alone.columns[-1]  # ndcg_cut.5 is printed ndcg_cut_5
+        np.testing.assert_array_equal(together[column], alone[column], err_msg=name)
+    # Plain references: pessimistic ties put the lower labels first inside a tied block.
+    order = np.lexsort((y, -s, q))
+    labels = y[order].reshape(30, 10)
+    np.testing.assert_allclose(together["P(rel=2)@3"], (labels[:, :3] >= 2).mean(axis=1))
+    np.testing.assert_allclose(together["P@3"], (labels[:, :3] >= 1).mean(axis=1))
+    from sklearn.metrics import ndcg_score
+
+    for i in range(3):  # nDCG@5 (linear gain): scikit-learn's, on the strict order
+        ranks = -np.arange(10.0)
+        expected = ndcg_score([labels[i]], [ranks], k=5)
+        assert together["nDCG@5"].iloc[i] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_sum_read_at_many_cutoffs_equals_a_plain_reference():
+    """Hits at 12 cut-offs over 12 specs (the engine sums them once past a few calls) equal
+    the counts of a plain sort."""
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 2000).astype(float)
+    s = rng.random(2000)
+    q = np.repeat(np.arange(40), 50)
+    cutoffs = [1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 60]
+    table = evaluate(y, s, qid=q, metrics=[f"precision@{k}" for k in cutoffs]).per_query
+    labels = y[np.lexsort((-s, q))].reshape(40, 50)
+    for k in cutoffs:
+        expected = (labels[:, :k] > 0).sum(axis=1) / k
+        np.testing.assert_allclose(table[f"precision@{k}"], expected, rtol=0, atol=1e-15)
