@@ -171,19 +171,20 @@ def _infap(c):
     # Every support row at once, in place (0 on the non-relevant ones):
     # 1 / (j + 1) + (j / (j + 1)) * ((judged + pool) / j) * rate, 1 at j = 0.
     j = s.position.astype(np.float64)
-    judged_before = np.add(rel_before, nonrel_before, dtype=np.float64)
+    first = j == 0
+    judged = np.add(rel_before, nonrel_before, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.add(judged_before, pool_before)
-        np.divide(share, j, out=share)
-        j1 = j + 1.0
-        term = np.divide(j, j1)
+        share = np.add(judged, pool_before)
+        np.divide(share, j, out=share)  # (judged + pool) / j
+        np.add(judged, 2 * INFAP_EPSILON, out=judged)
+        rate = np.add(rel_before, INFAP_EPSILON)
+        np.divide(rate, judged, out=rate)  # the judged rate
+        j1 = np.add(j, 1.0, out=judged)
+        term = np.divide(j, j1, out=j)
         np.multiply(term, share, out=term)
-        rate = np.add(rel_before, INFAP_EPSILON, out=share)
-        np.add(judged_before, 2 * INFAP_EPSILON, out=judged_before)
-        np.divide(rate, judged_before, out=rate)
         np.multiply(term, rate, out=term)
         np.add(np.divide(1.0, j1, out=j1), term, out=term)
-    term[j == 0] = 1.0
+    term[first] = 1.0
     term[~rel] = 0.0
     n_rel = lists.n_pos
     total = _per_query(lists, s, term)
@@ -258,7 +259,13 @@ def _bin_g(c):
         return c.at(bin_g_tied(lists))
     s = lists.support
     rel = s.relevant
-    nonrel_above = s.position - (_rank_hits(lists) - 1)
-    total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
+    # 1 / log2(2 + position - (rank hits - 1)) on the relevant rows, in place.
+    term = np.subtract(_rank_hits(lists), 1)
+    np.subtract(s.position, term, out=term)
+    term = np.add(2.0, term)
+    np.log2(term, out=term)
+    np.divide(1.0, term, out=term)
+    term[~rel] = 0.0
+    total = _per_query(lists, s, term)
     n_rel = lists.n_pos
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))

@@ -422,10 +422,18 @@ def merge_columns(evaluations, options, order):
     from ._evaluation import RankingEvaluation
 
     first = evaluations[0]
-    tables = [first.per_query] + [e.per_query[list(e.metrics)] for e in evaluations[1:]]
-    per_query = pd.concat(tables, axis=1, join="outer").reindex(first.per_query.index)
     counts = [c for c in first.per_query.columns if c not in first.metrics]
-    per_query = per_query[counts + list(order)]
+    index = first.per_query.index
+    if all(e.per_query.index.equals(index) for e in evaluations[1:]):
+        # The same queries (flat arrays: always): one frame of the columns, no alignment.
+        columns = {c: first.per_query[c].to_numpy() for c in counts}
+        for evaluation in evaluations:
+            columns.update((c, evaluation.per_query[c].to_numpy()) for c in evaluation.metrics)
+        per_query = pd.DataFrame({c: columns[c] for c in counts + list(order)}, index=index)
+    else:
+        tables = [first.per_query] + [e.per_query[list(e.metrics)] for e in evaluations[1:]]
+        per_query = pd.concat(tables, axis=1, join="outer").reindex(index)
+        per_query = per_query[counts + list(order)]
     parts = {}
     for evaluation in evaluations:
         parts.update(evaluation._cutoff_parts)
