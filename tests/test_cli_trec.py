@@ -146,3 +146,30 @@ def test_zscores_print_trec_eval_z_lines(datasets_dir):
     _assert_same_lines(result.stdout, (folder / "out.test.aqZ").read_text())
     refused = _evaluate_test_run(folder, *zscores)
     assert refused.returncode == 2 and "--format trec" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("expected", "qrels", "run"),
+    [
+        ("out.test", "qrels.test", "results.test"),
+        ("out.comment.test", "qrels.comment.test", "results.comment.test"),
+    ],
+)
+def test_default_measure_set_prints_trec_eval_output(datasets_dir, expected, qrels, run):
+    """trec_eval without -m (its default set), named as it prints them: its whole output."""
+    folder = datasets_dir / "trec_eval-test"
+    want = (folder / expected).read_text()
+    names = ",".join(line.split("\t")[0].strip() for line in want.splitlines())
+    result = run_main(
+        "evaluate",
+        "--qrels",
+        folder / qrels,
+        "--run",
+        folder / run,
+        "--metrics",
+        names,
+        "--format",
+        "trec",
+    )
+    assert result.returncode == 0, result.stderr
+    _assert_same_lines(result.stdout, want)
