@@ -95,12 +95,11 @@ def evaluate_run(
     qid
     1         3      2      2         1.0       0.5  0.666667
 
-    trec_eval's ``relstring``: the labels of the first documents, ``-`` where unjudged.
+    trec_eval's ``relstring``: the labels of the first documents in ranked order, ``-`` where
+    unjudged (a, b, then c, unjudged).
 
-    >>> evaluate_run(run, qrels, metrics=["relstring"]).strings
-        relstring
-    qid
-    1         0-1
+    >>> evaluate_run(run, qrels, metrics=["relstring"]).strings["relstring"].to_dict()
+    {'1': '01-'}
     """
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
