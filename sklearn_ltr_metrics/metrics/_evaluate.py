@@ -194,7 +194,7 @@ def evaluate(
     groups = option_groups(specs, options)
     # Groups of names that imply other options (trec_eval's ndcg: gain="linear") rank the
     # same arrays: the engine groups and ranks them once for all of them.
-    shared = {} if len(groups) > 1 else None
+    shared: dict | None = {} if len(groups) > 1 else None
     parts = [
         _evaluate_group(
             y_true_arr,
