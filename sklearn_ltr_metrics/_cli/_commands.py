@@ -61,7 +61,7 @@ def cmd_evaluate(args):
     if args.format == "trec":
         zscores = read_zscores(args.zscores) if args.zscores else None
         run_id = evaluation.run_id or source.name
-        emit(trec_layout(evaluation, metrics, run_id, zscores=zscores, per_query=args.per_query))
+        emit(trec_layout(evaluation, metrics, run_id, zscores=zscores))
         return 0
     if args.per_query:
         emit(frame_as(evaluation.per_query.reset_index(), args.format))

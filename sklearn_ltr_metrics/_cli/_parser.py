@@ -74,7 +74,7 @@ def _metric_help():
         lines.append(f"     {name + ' ':<18}{description}{alias}{cutoff}")
     lines.append(
         "  also trec_eval's and ir_measures' names: P_10, P.5,10, ndcg_cut.10, all_trec, "
-        "nDCG@10, P(rel=2)@5, ... (--format trec prints trec_eval's lines, -q's with --per-query)"
+        "nDCG@10, P(rel=2)@5, ... (--format trec prints trec_eval -q's lines)"
     )
     lines.append("  K: an integer >= 1, 'all', or a per-query strategy of the methodology:")
     lines.extend(_strategy_help(name) for name in STRATEGIES)
@@ -285,8 +285,7 @@ def _add_evaluate(sub, commands):
     evaluate.add_argument(
         "--per-query",
         action="store_true",
-        help="print the per-query table instead of the summary (with --format trec: "
-        "every topic's lines too, as trec_eval -q)",
+        help="print the per-query table instead of the summary",
     )
     evaluate.add_argument(
         "--zscores",

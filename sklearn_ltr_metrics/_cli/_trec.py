@@ -116,9 +116,9 @@ def _topic_lines(table, strings, specs, prefix, integral):
     return lines
 
 
-def trec_layout(evaluation, metrics, run_id, *, zscores=None, per_query=True):
-    """trec_eval's lines: with ``per_query`` (``-q``), ``measure<TAB>topic<TAB>value`` for
-    every topic, then the ``all`` lines (the mean; the sum for the counts; ``exp`` of the mean
+def trec_layout(evaluation, metrics, run_id, *, zscores=None):
+    """trec_eval ``-q``'s lines: ``measure<TAB>topic<TAB>value`` for every topic, then the
+    ``all`` lines (the mean; the sum for the counts; ``exp`` of the mean
     for gm_map and gm_bpref; ``runid`` and ``num_q`` where asked for), in trec_eval's order of
     the measures, the name padded to 22 characters, values with 4 decimals, counts as
     integers, ``relstring`` quoted on the topic lines only. With ``zscores``
@@ -138,7 +138,7 @@ def trec_layout(evaluation, metrics, run_id, *, zscores=None, per_query=True):
             ]
     prefix = "" if zscores is None else "Z"
     integral = {c: m.total == "sum" and zscores is None for c, m in numeric.items()}
-    lines = _topic_lines(table, evaluation.strings, specs, prefix, integral) if per_query else []
+    lines = _topic_lines(table, evaluation.strings, specs, prefix, integral)
     for spec in specs:
         column = spec.column
         if column == "runid":
