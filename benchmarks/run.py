@@ -864,11 +864,12 @@ def print_search_share(quick):
 def print_all_measures(quick, repeat):
     """Every trec_eval measure at once (``all_trec`` but the two that need judgments) against
     the 5 default metrics, both with ``ties="stable"``: target <= 1 + 10 % per extra column."""
-    from sklearn_ltr_metrics.metrics._names import ALL_TREC
+    from sklearn_ltr_metrics.metrics._names import ALL_TREC, TREC_STRINGS
 
     n_queries = 1_000 if quick else 10_000
     qid, y, s = web_data(n_queries, np.random.default_rng(7))
-    names = [n for n in ALL_TREC if n not in ("unj", "rbp_resid")]
+    # Numbers per query only: not the strings (relstring, runid, num_q).
+    names = [n for n in ALL_TREC if n not in ("unj", "rbp_resid", *TREC_STRINGS)]
     options = {"ties": "stable", "min_relevance": 1}
     five = min(
         _seconds(lambda: evaluate(y, s, qid=qid, metrics=METRICS, **options)) for _ in range(repeat)

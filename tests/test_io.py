@@ -584,3 +584,18 @@ def test_write_query_stats_validates(tmp_path):
     with pytest.raises(ValueError, match="needs an 'n_pos' column"):
         write_query_stats(pd.DataFrame({"qid": [1]}), tmp_path / "s.csv")
     assert not list(tmp_path.iterdir())
+
+
+def test_run_tag_column(tmp_path):
+    """tag=True keeps the sixth field (trec_eval's runid), "" on a line without one, from
+    both parsers (the slow one: a line with fields after the tag)."""
+    path = tmp_path / "tagged.run"
+    path.write_text("1 Q0 a 1 2.0 bm25\n1 Q0 b 2 1.0\n")
+    assert read_trec_run(path, tag=True)["tag"].tolist() == ["bm25", ""]
+    path.write_text("1 Q0 a 1 2.0 bm25\n2 Q0 b 1 1.0 dense extra\n")
+    run = read_trec_run(path, tag=True)
+    assert run.columns.tolist() == ["qid", "doc_id", "score", "tag"]
+    assert run["tag"].tolist() == ["bm25", "dense"]
+    assert "tag" not in read_trec_run(path).columns
+    with pytest.raises(TypeError, match="tag must be True or False, got 'yes'"):
+        read_trec_run(path, tag="yes")

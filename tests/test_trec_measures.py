@@ -68,9 +68,60 @@ def _compare(per_query, expected):
 def test_all_trec_equals_trec_eval(datasets_dir, expected, qrels, run, options):
     folder = datasets_dir / "trec_eval-test"
     ranked = plain_run(folder / run)
-    evaluation = evaluate_run(ranked, plain_qrels(folder / qrels), metrics="all_trec", **options)
+    metrics = ["all_trec", "relstring.20"] if expected == "out.test.aql" else "all_trec"
+    evaluation = evaluate_run(ranked, plain_qrels(folder / qrels), metrics=metrics, **options)
     checked = _compare(evaluation.per_query, _expected(folder / expected))
     assert len(checked) >= 95  # every per-topic measure of -m all_trec
+    # The strings: relstring per topic, as trec_eval prints them (quoted).
+    strings = _strings(folder / expected)
+    column = "relstring_20" if expected == "out.test.aql" else "relstring"
+    assert list(evaluation.strings.columns) == [column]
+    if expected != "out.test.a":  # without -q, trec_eval prints no topic line
+        got = {qid: f"'{value}'" for qid, value in evaluation.strings[column].items()}
+        assert got == strings[column]
+
+
+def _strings(path):
+    """{measure: {topic: printed string}} of the relstring lines of a trec_eval output."""
+    out = {}
+    for line in path.read_text().splitlines():
+        measure, topic, value = line.split("\t")
+        if measure.strip().startswith("relstring"):
+            out.setdefault(measure.strip(), {})[topic] = value
+    return out
+
+
+@pytest.mark.parametrize(
+    ("expected", "options"),
+    [("out.test.aqc", {}), ("out.test.aqcM", {"max_docs": 100})],
+)
+def test_trec_layout_of_truncated_runs(datasets_dir, expected, options):
+    """trec_eval -m all_trec -q -c [-M100] on results.trunc, whole output line for line. The
+    command line refuses results.trunc (it holds lines with fields after the tag), so the
+    layout of ``--format trec`` is applied to evaluate_run's result directly."""
+    from sklearn_ltr_metrics._cli._trec import trec_layout
+
+    folder = datasets_dir / "trec_eval-test"
+    run = plain_run(folder / "results.trunc").assign(tag="STANDARD")
+    evaluation = evaluate_run(
+        run,
+        plain_qrels(folder / "qrels.test"),
+        metrics="all_trec",
+        missing_queries="zero",
+        **options,
+    )
+    assert evaluation.run_id == "STANDARD"
+    got = trec_layout(evaluation, ["all_trec"], evaluation.run_id).splitlines()
+    want = (folder / expected).read_text().splitlines()
+    assert len(got) == len(want)
+    for line, expected_line in zip(got, want, strict=True):
+        name, topic, value = line.split("\t")
+        want_name, want_topic, want_value = expected_line.split("\t")
+        assert (name, topic) == (want_name, want_topic)
+        if name.startswith(("runid", "relstring")):
+            assert value == want_value, line
+        else:
+            assert float(value) == pytest.approx(float(want_value), abs=1e-4), line
 
 
 def test_default_measures_equal_trec_eval(datasets_dir):
@@ -402,3 +453,118 @@ def test_ndcg_names_carry_their_gain():
     assert table.loc[1, "nDCG@3"] == table.loc[1, "ndcg_cut_3"] == linear[1]
     assert table.loc[1, "ndcg@3"] == exponential.loc[1, "ndcg@3"] != linear[1]
     assert table.loc[1, "nDCG(dcg='exp-log2')@3"] == exponential.loc[1, "ndcg@3"]
+
+
+# -- trec_eval's strings: relstring, runid ---------------------------------------------------
+
+
+def test_relstring_characters_by_hand():
+    """a: 2, b: judged -1 ('.'), c: 1, d: 0, e: unjudged ('-'); a label above 9 is '>'."""
+    table = evaluate_run(RUN, QRELS, metrics=["relstring", "relstring.3", "P_1"])
+    assert list(table.per_query.columns[4:]) == ["P_1"]
+    assert table.strings.loc["q"].tolist() == ["2.10-", "2.1"]
+    graded = QRELS.assign(label=[12, 1, 0, 1, 3])
+    assert evaluate_run(RUN, graded, metrics="relstring.2").strings.iloc[0, 0] == ">3"
+    # trec_eval -J: unjudged and negatively judged rows leave the ranking first.
+    condensed = evaluate_run(RUN, QRELS, metrics="relstring", unjudged="remove").strings
+    assert condensed.iloc[0, 0] == "210"
+
+
+def test_relstring_follows_the_tie_policy():
+    run = pd.DataFrame({"qid": "q", "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": "q", "doc_id": ["a", "b", "c"], "label": [1, 0, 2]})
+    got = {
+        ties: evaluate_run(run, qrels, metrics="relstring", ties=ties).strings.iloc[0, 0]
+        for ties in ("trec_eval", "stable", "doc_id", "pessimistic", "optimistic")
+    }
+    assert got == {
+        "trec_eval": "201",
+        "stable": "102",
+        "doc_id": "102",
+        "pessimistic": "012",
+        "optimistic": "210",
+    }
+    with pytest.raises(ValueError, match=r"ties='average'.*ties='trec_eval'"):
+        evaluate_run(run, qrels, metrics="relstring", ties="average")
+    same = qrels.assign(label=[1, 1, 1])
+    assert evaluate_run(run, same, metrics="relstring", ties="average").strings.iloc[0, 0] == "111"
+
+
+def test_string_measures_have_no_place_in_flat_evaluations():
+    with pytest.raises(ValueError, match=r"'relstring'.*evaluate_run"):
+        evaluate([1, 0], [1.0, 0.0], qid=[1, 1], metrics=["relstring"])
+    with pytest.raises(ValueError, match=r"'runid'.*evaluate_run"):
+        evaluate([1, 0], [1.0, 0.0], qid=[1, 1], metrics=["map", "runid"])
+    flat = evaluate([1, 0], [1.0, 0.0], qid=[1, 1], metrics=["map"])
+    assert flat.strings.shape == (1, 0) and flat.run_id is None
+    assert describe_metric("relstring.20").startswith("relstring.20: the labels of the first 20")
+    assert {"relstring", "runid", "num_q"} <= set(metric_names(foreign=True))
+
+
+def test_run_id_is_the_tag_of_the_last_row():
+    tagged = RUN.assign(tag=["x", "x", "x", "x", "last"])
+    assert evaluate_run(tagged, QRELS, metrics="P_1").run_id == "last"
+    assert evaluate_run(RUN, QRELS, metrics="P_1").run_id is None
+
+
+def test_all_trec_with_a_family_given_keeps_trec_eval_parameters():
+    """-m all_trec -m P.5: trec_eval prints P_5 alone, not its default cut-offs."""
+    table = evaluate_run(RUN, QRELS, metrics=["all_trec", "P.2", "relstring.2"])
+    assert [c for c in table.per_query.columns if c.startswith("P_")] == ["P_2"]
+    assert list(table.strings.columns) == ["relstring_2"]
+
+
+def test_concat_keeps_the_strings():
+    from sklearn_ltr_metrics.metrics import RankingEvaluation
+
+    other = RUN.assign(qid="p")
+    parts = [
+        evaluate_run(r, pd.concat([QRELS, QRELS.assign(qid="p")]), metrics=["relstring.2", "P_1"])
+        for r in (other, RUN)
+    ]
+    both = RankingEvaluation.concat(parts)
+    assert both.strings["relstring_2"].to_dict() == {"p": "2.", "q": "2."}
+
+
+# -- one evaluation of many measures: what the engine shares gives every measure's own value --
+
+
+def test_groups_of_implied_options_share_the_ranking_not_the_options():
+    """Names implying other options (gain, min_relevance) are evaluated together with their
+    ranking shared: each column equals the name evaluated alone, and the plain references."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 4, 300).astype(float)
+    s = rng.integers(0, 6, 300).astype(float)
+    q = np.repeat(np.arange(30), 10)
+    names = ["ndcg@5", "nDCG@5", "P@3", "P(rel=2)@3", "R(rel=3)@5", "map", "ndcg_cut.5"]
+    together = evaluate(y, s, qid=q, metrics=names, ties="pessimistic").per_query
+    for name in names:
+        alone = evaluate(y, s, qid=q, metrics=[name], ties="pessimistic").per_query
+        column = alone.columns[-1]  # ndcg_cut.5 is printed ndcg_cut_5
+        np.testing.assert_array_equal(together[column], alone[column], err_msg=name)
+    # Plain references: pessimistic ties put the lower labels first inside a tied block.
+    order = np.lexsort((y, -s, q))
+    labels = y[order].reshape(30, 10)
+    np.testing.assert_allclose(together["P(rel=2)@3"], (labels[:, :3] >= 2).mean(axis=1))
+    np.testing.assert_allclose(together["P@3"], (labels[:, :3] >= 1).mean(axis=1))
+    from sklearn.metrics import ndcg_score
+
+    for i in range(3):  # nDCG@5 (linear gain): scikit-learn's, on the strict order
+        ranks = -np.arange(10.0)
+        expected = ndcg_score([labels[i]], [ranks], k=5)
+        assert together["nDCG@5"].iloc[i] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_sum_read_at_many_cutoffs_equals_a_plain_reference():
+    """Hits at 12 cut-offs over 12 specs (the engine sums them once past a few calls) equal
+    the counts of a plain sort."""
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 3, 2000).astype(float)
+    s = rng.random(2000)
+    q = np.repeat(np.arange(40), 50)
+    cutoffs = [1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 60]
+    table = evaluate(y, s, qid=q, metrics=[f"precision@{k}" for k in cutoffs]).per_query
+    labels = y[np.lexsort((-s, q))].reshape(40, 50)
+    for k in cutoffs:
+        expected = (labels[:, :k] > 0).sum(axis=1) / k
+        np.testing.assert_allclose(table[f"precision@{k}"], expected, rtol=0, atol=1e-15)

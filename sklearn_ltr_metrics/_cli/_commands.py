@@ -60,7 +60,8 @@ def cmd_evaluate(args):
         evaluation, per_cutoff = source.evaluate(metrics), None
     if args.format == "trec":
         zscores = read_zscores(args.zscores) if args.zscores else None
-        emit(trec_layout(evaluation.per_query, metrics, source.name, zscores=zscores))
+        run_id = evaluation.run_id or source.name
+        emit(trec_layout(evaluation, metrics, run_id, zscores=zscores))
         return 0
     if args.per_query:
         emit(frame_as(evaluation.per_query.reset_index(), args.format))

@@ -150,8 +150,14 @@ def suggest_metric(spec):
 
 def _unknown_name(spec):
     """Whether the name of ``spec`` (before ``@``) is no metric the registry knows."""
+    from ..metrics._names import foreign_specs
     from ..metrics._registry import get_metric
 
+    try:
+        if foreign_specs(spec) is not None:
+            return False  # a trec_eval / ir_measures name
+    except ValueError:
+        pass  # a foreign family with bad parameters: as before, by its name below
     name = spec.strip().lower().partition("@")[0]
     if re.fullmatch(r"f\d+(?:\.\d+)?", name):
         return False  # F-beta by its beta (f2, f0.5)

@@ -98,8 +98,10 @@ def metric_specs(args):
     specs = list(dict.fromkeys(specs))
     split = split_judgment_metrics(specs)
     try:
+        # trec_eval's strings (relstring, runid, num_q) have a place in --format trec only.
+        strings = getattr(args, "format", None) == "trec"
         if split is None or split[2]:
-            parse_metrics(specs if split is None else split[2])
+            parse_metrics(specs if split is None else split[2], strings=strings)
     except (TypeError, ValueError) as exc:
         raise UsageError(metric_error(specs, exc)) from None
     return specs
@@ -207,7 +209,7 @@ def read_run(path, args):
 
     with _flag_terms():
         check_run_columns(existing(path, "run file"))
-        return read_trec_run(path, duplicates=getattr(args, "duplicates", "error"))
+        return read_trec_run(path, duplicates=getattr(args, "duplicates", "error"), tag=True)
 
 
 def read_trec(qrels_path, run_path, args, qrels=None):

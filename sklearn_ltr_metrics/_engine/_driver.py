@@ -48,6 +48,7 @@ def evaluate_arrays(
     n_threads=1,
     qid_runs=None,
     qid_values=None,
+    shared=None,
 ):
     """The per-query table of validated arrays: ``(per_query, cutoff_parts)``.
 
@@ -57,19 +58,35 @@ def evaluate_arrays(
     ``ideal`` is ``(codes, labels)`` of every judged document (TREC input), ``n_pos_judged``
     the relevant judged documents per query, ``judged`` whether each row has a judgment.
     ``qid_runs``: the runs of one object that the check of object ids found. ``qid_values``:
-    ``qid`` holds integer codes of these sorted ids (``coded_qid``).
+    ``qid`` holds integer codes of these sorted ids (``coded_qid``). ``shared``: a dict that
+    the calls of one evaluation on the very same arrays pass each (the groups of metrics
+    whose names imply other options): the grouping, the ranking of each tie policy, the
+    support ranks and the counts are then computed once for all of them.
 
     ``per_query`` is the DataFrame of count and metric columns indexed by qid;
     ``cutoff_parts`` maps each metric column to ``(qids, pair_k, values)`` of its pairs.
     """
-    grouping = group_rows(qid, n_threads=n_threads, runs=qid_runs, values=qid_values)
-    ranking = _row_ranking(grouping, y_true, y_score, options["ties"], doc_id, n_threads)
+    once = _Once(shared)
+    ties, threshold = options["ties"], options["min_relevance"]
+    grouping = once(
+        "grouping", group_rows, qid, n_threads=n_threads, runs=qid_runs, values=qid_values
+    )
+    ranking = once(
+        ("ranking", ties), _row_ranking, grouping, y_true, y_score, ties, doc_id, n_threads
+    )
     # The support is ranked first: rows in random query order moved into grouped order are
     # then counted in order, and the relevant rows, when they are the support, are not
     # counted again.
-    positive, is_relevant = _relevance_rules(y_true, options["min_relevance"])
-    support_ranks = ranking.support(support_rule(y_true, gains, positive), labels=y_true)
-    counts = query_counts(
+    positive, is_relevant = _relevance_rules(y_true, threshold)
+    support_ranks = once(
+        ("support", ties, gains.scores_nonpositive),
+        ranking.support,
+        support_rule(y_true, gains, positive),
+        labels=y_true,
+    )
+    counts = once(
+        ("counts", threshold),
+        query_counts,
         grouping,
         is_relevant,
         n_pos_judged=n_pos_judged,
@@ -87,6 +104,21 @@ def evaluate_arrays(
         column, cutoff_parts[spec.column] = _metric_column(spec, ctx, counts, options, cache)
         columns[spec.column] = column
     return _table_of(grouping, counts, columns, n_threads), cutoff_parts
+
+
+class _Once:
+    """``once(key, func, *args, **kwargs)``: ``func(*args, **kwargs)``, computed once per key
+    in the ``shared`` dict of an evaluation's calls (every time without one)."""
+
+    def __init__(self, shared):
+        self.shared = shared
+
+    def __call__(self, key, func, *args, **kwargs):
+        if self.shared is None:
+            return func(*args, **kwargs)
+        if key not in self.shared:
+            self.shared[key] = func(*args, **kwargs)
+        return self.shared[key]
 
 
 def tiebreak_key(ties, y_true, doc_id):

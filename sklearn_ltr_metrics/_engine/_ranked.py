@@ -38,6 +38,8 @@ MAX_LEVEL_TABLE = 20_000_000
 MAX_INT_LABEL = 65535
 #: Up to this many (query, cut-off) pairs per query, sums are read per pair (each pair re-reads
 #: its rows, nothing is written per row); more pairs share running sums of every support row.
+#: The pairs are counted over every call for the same sum (all_trec asks hits at 9 cut-offs
+#: for P, 10 for Rprec_mult, ...), so a sum asked again and again is computed once.
 FEW_PAIRS_PER_QUERY = 8
 
 
@@ -142,6 +144,7 @@ class RankedLists:
         #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
         self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)  # the engine's grain
         self._running = {}  # name -> running sums over its support (many cut-offs)
+        self._pairs_read = {}  # name -> pairs read per pair so far (FEW_PAIRS_PER_QUERY)
         # Averaging (or block ranks) only matter when some support rows tie.
         tied = self._any_tied(self._support_ranks) or (
             judged is not None and self._any_tied(self._judged_ranks)
@@ -228,10 +231,10 @@ class RankedLists:
             return None
         return self.gains(np.arange(self._top_grade + 1.0))
 
-    def _few_pairs(self, pair_query):
+    def _few_pairs(self, n_pairs):
         """Whether sums are read per pair (each pair re-reads its rows) rather than by running
         sums of every support row: few cut-offs per query, as in a plain ``evaluate``."""
-        return pair_query.size <= FEW_PAIRS_PER_QUERY * max(self.n_queries, 1)
+        return n_pairs <= FEW_PAIRS_PER_QUERY * max(self.n_queries, 1)
 
     @cached_property
     def _judged_ranks(self):
@@ -255,16 +258,19 @@ class RankedLists:
         """A compiled sum over the support at each pair's cut-off: ``what`` (a kind of
         ``support_sums`` of ``_sums``) over the arrays ``arrays_of(support)``.
 
-        With few pairs per query each pair reads its rows; with many, the running sums of every
-        support row are computed once (cached under ``name``) and read at each cut-off. Both add
-        the same terms in the same order: the same values, bit for bit.
+        With few pairs per query each pair reads its rows; with many (counted over the calls
+        for ``name``), the running sums of every support row are computed once (cached under
+        ``name``) and read at each cut-off. Both add the same terms in the same order: the
+        same values, bit for bit.
         """
         s = self.support if support is None else support
         pair_query = np.ascontiguousarray(pair_query, dtype=np.intp)
         kk = np.ascontiguousarray(kk, dtype=np.int64)
         if name not in self._running:
             # Per pair when few (nothing written per row), else every row's running sum.
-            pairs = (pair_query, kk) if self._few_pairs(pair_query) else (None, None)
+            read = self._pairs_read.get(name, 0) + pair_query.size
+            self._pairs_read[name] = read
+            pairs = (pair_query, kk) if self._few_pairs(read) else (None, None)
             sums = _sums.support_sums(
                 what,
                 s.offsets,

@@ -45,10 +45,11 @@ _FIVE_FIELDS = re.compile(r"(?m)^[ \t]*\S+[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\S")
 # --------------------------------------------------------------------------------------------
 
 
-def _parse_trec_lines(text, name, *, kind):
+def _parse_trec_lines(text, name, *, kind, tags=None):
     """Slow, exact line-by-line parse of a TREC run or qrels; raises at the first bad line.
 
     Returns ``(qid, doc_id, value, lines)`` lists; ``lines`` holds the physical line numbers.
+    A list given as ``tags`` receives each run line's tag (``""`` where it has none).
     """
     qids, docs, values, lines = [], [], [], []
     for number, raw in enumerate(text.split("\n"), start=1):
@@ -79,6 +80,8 @@ def _parse_trec_lines(text, name, *, kind):
             raise DataFormatError(
                 name, number, f"{what} {token!r} is not a finite number{why}: {_show(raw)}"
             )
+        if tags is not None:
+            tags.append(fields[5] if len(fields) > 5 else "")
         qids.append(fields[0])
         docs.append(fields[2])
         values.append(value)
@@ -99,7 +102,7 @@ def _raise_first_duplicate(name, qids, docs, lines):
         seen[key] = number
 
 
-def _read_trec(source, *, kind, duplicates):
+def _read_trec(source, *, kind, duplicates, tag=False):
     check_choice(duplicates, "duplicates", _DUPLICATES)
     text, name = _read_text(source)
     value_name = "score" if kind == "run" else "label"
@@ -109,13 +112,16 @@ def _read_trec(source, *, kind, duplicates):
         raise DataFormatError(name, None, f"holds no {kind} lines (only comments or blank lines)")
     frame = None
     if kind == "run" or not _FIVE_FIELDS.search(_COMMENT_LINE.sub("", text)):
-        frame = _fast_trec_frame(text, value_col, n_content)
+        frame = _fast_trec_frame(text, value_col, n_content, tag)
     if frame is None:
-        qids, docs, values, lines = _parse_trec_lines(text, name, kind=kind)
+        tags = [] if tag else None
+        qids, docs, values, lines = _parse_trec_lines(text, name, kind=kind, tags=tags)
         frame = pd.DataFrame(
             {0: pd.array(qids, dtype=str), 2: pd.array(docs, dtype=str), value_col: values}
         )
-    frame = frame.rename(columns={0: "qid", 2: "doc_id", value_col: value_name})
+        if tag:
+            frame["tag"] = pd.array(tags, dtype=str)
+    frame = frame.rename(columns={0: "qid", 2: "doc_id", value_col: value_name, 5: "tag"})
     frame[value_name] = frame[value_name].astype(np.float64)
     if duplicates == "error":
         if frame.duplicated(["qid", "doc_id"]).any():
@@ -126,17 +132,18 @@ def _read_trec(source, *, kind, duplicates):
     return frame
 
 
-def _fast_trec_frame(text, value_col, n_content):
+def _fast_trec_frame(text, value_col, n_content, tag=False):
     """Parse with pandas' C engine; ``None`` when the result cannot be trusted."""
     if "#" in text:
         text = _COMMENT_LINE.sub("", text)  # keeps the line breaks
+    columns = [0, 2, value_col, 5] if tag else [0, 2, value_col]
     try:
         frame = pd.read_csv(
             io.StringIO(text),
             sep=r"\s+",
             header=None,
-            usecols=[0, 2, value_col],
-            dtype={0: str, 2: str, value_col: np.float64},
+            usecols=columns,
+            dtype={0: str, 2: str, value_col: np.float64, 5: str},
             keep_default_na=False,
             na_values=[],
             skip_blank_lines=True,
@@ -145,7 +152,7 @@ def _fast_trec_frame(text, value_col, n_content):
     except (ValueError, pd.errors.ParserError):
         return None
     ok = (
-        list(frame.columns) == [0, 2, value_col]
+        list(frame.columns) == columns
         and len(frame) == n_content
         and not frame.isna().any().any()
         and np.isfinite(frame[value_col].to_numpy()).all()
@@ -153,7 +160,9 @@ def _fast_trec_frame(text, value_col, n_content):
     return frame if ok else None
 
 
-def read_trec_run(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFrame:
+def read_trec_run(
+    path: PathOrFile, *, duplicates: str = "error", tag: bool = False
+) -> pd.DataFrame:
     """Read a TREC run file (``qid Q0 doc_id rank score tag`` per line).
 
     Accepts what trec_eval accepts: fields separated by spaces or tabs, lines in any order,
@@ -169,11 +178,15 @@ def read_trec_run(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFram
     duplicates : {"error", "first", "last"}, default="error"
         What to do with a repeated ``(qid, doc_id)``: raise (trec_eval refuses such runs), or
         keep its first or last line.
+    tag : bool, default=False
+        Keep the run tag (the sixth field, ``""`` where a line has none) as a ``tag`` column:
+        :func:`evaluate_run` then reports it as ``run_id``, trec_eval's ``runid``.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``qid`` (str), ``doc_id`` (str), ``score`` (float64), rows in file order.
+        Columns ``qid`` (str), ``doc_id`` (str), ``score`` (float64), rows in file order;
+        with ``tag=True``, ``tag`` (str) too.
 
     Raises
     ------
@@ -200,7 +213,9 @@ def read_trec_run(path: PathOrFile, *, duplicates: str = "error") -> pd.DataFram
     ...     print(err)
     <stream>, line 2: expected at least 5 columns 'qid Q0 doc_id rank score [tag]', got 3: '1 Q0 b'
     """
-    return _read_trec(path, kind="run", duplicates=duplicates)
+    if not isinstance(tag, bool):
+        raise TypeError(f"tag must be True or False, got {tag!r}.")
+    return _read_trec(path, kind="run", duplicates=duplicates, tag=tag)
 
 
 def read_trec_qrels(

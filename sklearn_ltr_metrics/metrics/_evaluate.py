@@ -191,6 +191,10 @@ def evaluate(
     y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
+    groups = option_groups(specs, options)
+    # Groups of names that imply other options (trec_eval's ndcg: gain="linear") rank the
+    # same arrays: the engine groups and ranks them once for all of them.
+    shared: dict | None = {} if len(groups) > 1 else None
     parts = [
         _evaluate_group(
             y_true_arr,
@@ -203,8 +207,9 @@ def evaluate(
             n_jobs=n_jobs,
             qid_runs=qid_runs,
             qid_values=qid_values,
+            shared=shared,
         )
-        for group, group_options in option_groups(specs, options)
+        for group, group_options in groups
     ]
     return (
         parts[0]
@@ -213,9 +218,12 @@ def evaluate(
     )
 
 
-def _evaluate_group(y_true, y_score, qid, specs, options, *, doc_id, query_stats, n_jobs, **ids):
+def _evaluate_group(
+    y_true, y_score, qid, specs, options, *, doc_id, query_stats, n_jobs, shared, **ids
+):
     """The evaluation of the specs that share ``options``: trec_eval's ``-M`` first (only the
-    first ``max_docs`` rows of each query, :func:`evaluate_first_rows`) when it is set."""
+    first ``max_docs`` rows of each query, :func:`evaluate_first_rows`) when it is set.
+    ``shared``: the engine's memo of the evaluation's groups (the same arrays)."""
     if options["max_docs"] is not None:
         return evaluate_first_rows(
             y_true, y_score, qid, doc_id, specs, options, query_stats, n_jobs, ids["qid_values"]
@@ -229,5 +237,6 @@ def _evaluate_group(y_true, y_score, qid, specs, options, *, doc_id, query_stats
         doc_id=doc_id,
         query_stats=query_stats,
         n_jobs=n_jobs,
+        shared=shared,
         **ids,
     )

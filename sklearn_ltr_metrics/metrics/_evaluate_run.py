@@ -22,6 +22,7 @@ from ._names import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
+from ._trec_strings import relevance_strings
 from ._truncate import first_rows
 
 if TYPE_CHECKING:
@@ -54,12 +55,17 @@ def evaluate_run(
     Parameters
     ----------
     run : pandas.DataFrame
-        Columns ``qid``, ``doc_id``, ``score`` (see :func:`read_trec_run`).
+        Columns ``qid``, ``doc_id``, ``score`` (see :func:`read_trec_run`), and optionally
+        ``tag`` (``read_trec_run(path, tag=True)``): the last row's is the result's
+        ``run_id``, as trec_eval's ``runid``.
     qrels : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``label`` (see :func:`read_trec_qrels`); also ``jg``
         (and ``jsg``) for trec_eval's judgment-group and preference measures
         (``metrics="qrels_jg"``, ``"all_prefs"``; see :ref:`judgment-formats`).
     metrics, k : see :func:`evaluate`
+        trec_eval's ``relstring`` (``relstring.20``: of the first 20 documents; part of
+        ``all_trec``) is a string per query: it goes to the result's ``strings`` table, not
+        to ``per_query``.
     missing_queries : {"skip", "zero"}, default="skip"
         Queries judged in ``qrels`` but absent from ``run``: left out (trec_eval's default) or
         scored 0 for every metric (trec_eval ``-c``).
@@ -78,7 +84,8 @@ def evaluate_run(
     -------
     RankingEvaluation
         ``n_docs`` counts retrieved documents; ``n_pos`` judged relevant documents (retrieved
-        or not); ``n_neg`` the other retrieved documents.
+        or not); ``n_neg`` the other retrieved documents. ``strings`` holds the relstring
+        columns, ``run_id`` the run's tag.
 
     Examples
     --------
@@ -90,16 +97,58 @@ def evaluate_run(
          n_docs  n_pos  n_neg  difficulty  recall@3  judged@3
     qid
     1         3      2      2         1.0       0.5  0.666667
+
+    trec_eval's ``relstring``: the labels of the first documents in ranked order, ``-`` where
+    unjudged (a, b, then c, unjudged).
+
+    >>> evaluate_run(run, qrels, metrics=["relstring"]).strings["relstring"].to_dict()
+    {'1': '01-'}
     """
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
+    run_id = _run_id(run)
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
     split = split_judgment_metrics(metrics, qrels)  # trec_eval's prefs / judgment-group measures
     if split is not None:
-        return evaluate_with_judgments(
+        evaluation = evaluate_with_judgments(
             run, qrels, metrics, split, evaluate_run, k=k, missing_queries=missing_queries,
             unjudged=unjudged, conventions=conventions, **options,
         )  # fmt: skip
+        evaluation.run_id = run_id
+        return evaluation
+    run, qrels, label = _checked_pair(run, qrels)
+    engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
+    resolved = check_options(conventions, **options)
+    specs = parse_metrics(metrics, k, options=resolved, strings=True)
+    strings = [spec for spec in specs if spec.metric is None and spec.k is not None]
+    specs = [spec for spec in specs if spec.metric is not None]
+    parts = []
+    groups = implied_groups(specs, {**resolved, "unjudged": unjudged}) or [((), [])]
+    for implied, group in groups:
+        group_options = {**resolved, **{key: v for key, v in implied if key in resolved}}
+        if "trec_gains" in dict(implied):
+            pairs = dict(implied)["trec_gains"]
+            group_options["gain"] = trec_gain_mapping(np.asarray(label, dtype=np.float64), pairs)
+        group_unjudged = dict(implied).get("unjudged", unjudged)
+        parts.append(
+            _evaluate_specs(
+                run, qrels, group, group_options, missing_queries, group_unjudged, engine_options
+            )
+        )
+    evaluation = (
+        parts[0]
+        if len(parts) == 1
+        else merge_columns(parts, resolved, [spec.column for spec in specs])
+    )
+    if strings:
+        evaluation.strings = _strings(run, qrels, resolved, unjudged, strings, evaluation)
+    evaluation.run_id = run_id
+    return evaluation
+
+
+def _checked_pair(run, qrels):
+    """The run and qrels checked (ids of one kind, each document once in the run; the last
+    judgment of a document kept) and the qrels' labels."""
     qrels = check_columns(qrels, "qrels", ("qid", "doc_id", "label"))
     check_qid(run["qid"], "run['qid']")
     check_qid(qrels["qid"], "qrels['qid']")
@@ -118,33 +167,35 @@ def evaluate_run(
         )
     qrels = qrels.drop_duplicates(["qid", "doc_id"], keep="last")
     label = check_labels(qrels["label"], "qrels['label']", allow_negative=True)
-    qrels = qrels.assign(label=label)
-    engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
-    resolved = check_options(conventions, **options)
-    specs = parse_metrics(metrics, k, options=resolved)
-    parts = []
-    for implied, group in implied_groups(specs, {**resolved, "unjudged": unjudged}):
-        group_options = {**resolved, **{key: v for key, v in implied if key in resolved}}
-        if "trec_gains" in dict(implied):
-            pairs = dict(implied)["trec_gains"]
-            group_options["gain"] = trec_gain_mapping(np.asarray(label, dtype=np.float64), pairs)
-        group_unjudged = dict(implied).get("unjudged", unjudged)
-        parts.append(
-            _evaluate_specs(
-                run, qrels, group, group_options, missing_queries, group_unjudged, engine_options
-            )
-        )
-    return (
-        parts[0]
-        if len(parts) == 1
-        else merge_columns(parts, resolved, [spec.column for spec in specs])
+    return run, qrels.assign(label=label), label
+
+
+def _strings(run, qrels, resolved, unjudged, strings, evaluation):
+    """trec_eval's ``relstring`` of each evaluated query, as ranked (``strings``: its specs)."""
+    merged = _joined(run, qrels, resolved, unjudged)[0]
+    return relevance_strings(
+        merged["label"].to_numpy(dtype=np.float64),
+        check_scores(merged["score"], merged["qid"].to_numpy()),
+        merged["qid"].to_numpy(),
+        merged["doc_id"].to_numpy(),
+        strings,
+        resolved["ties"],
+        evaluation.per_query.index,
     )
 
 
-def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engine_options):
-    """:func:`evaluate_run` of parsed specs that share their options."""
-    judged_queries = pd.Index(qrels["qid"].unique())
-    run = run[run["qid"].isin(judged_queries)]
+def _run_id(run):
+    """The tag of the run's last row (trec_eval's runid), None without a ``tag`` column."""
+    if isinstance(run, pd.DataFrame) and "tag" in run.columns and len(run):
+        return str(run["tag"].iloc[-1])
+    return None
+
+
+def _joined(run, qrels, resolved, unjudged):
+    """The run's rows of judged queries with their labels (NaN: unjudged), as ranked:
+    ``(merged, judged, emptied)``, after ``max_docs`` and ``unjudged="remove"`` (trec_eval -M,
+    then -J), ``emptied`` the queries -J left with nothing."""
+    run = run[run["qid"].isin(pd.Index(qrels["qid"].unique()))]
     if run.empty:
         raise ValueError("run and qrels share no query; check that their qid values match.")
     merged = run.merge(qrels, on=["qid", "doc_id"], how="left", sort=False)
@@ -157,6 +208,13 @@ def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engi
         keep = judged & (merged["label"].to_numpy() >= 0)
         emptied = pd.Index(merged["qid"].unique()).difference(pd.Index(merged["qid"][keep]))
         merged, judged = merged[keep], judged[keep]
+    return merged, judged, emptied
+
+
+def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engine_options):
+    """:func:`evaluate_run` of parsed specs that share their options."""
+    judged_queries = pd.Index(qrels["qid"].unique())
+    merged, judged, emptied = _joined(run, qrels, resolved, unjudged)
     threshold = resolved["min_relevance"]
     parts = []
     if not merged.empty:

@@ -34,6 +34,13 @@ class RankingEvaluation:
         The options used (preset name, ties, gain, empty_query, min_relevance, ...).
     n_skipped : dict
         Metric -> number of queries left out of averages (undefined values).
+    strings : pandas.DataFrame
+        trec_eval's measures that are strings per query, indexed as ``per_query``: one column
+        per ``relstring`` spec (:func:`evaluate_run` only), holding the labels of the query's
+        first N ranked documents as a string. No column when none was asked for.
+    run_id : str or None
+        The run's tag (trec_eval's ``runid``: the ``tag`` column of the run's last line, when
+        the run given to :func:`evaluate_run` has one), else None.
 
     Examples
     --------
@@ -52,12 +59,20 @@ class RankingEvaluation:
     """
 
     def __init__(
-        self, per_query: pd.DataFrame, cutoff_parts: Mapping[str, Any], conventions: Mapping
+        self,
+        per_query: pd.DataFrame,
+        cutoff_parts: Mapping[str, Any],
+        conventions: Mapping,
+        *,
+        strings: pd.DataFrame | None = None,
+        run_id: str | None = None,
     ) -> None:
         self.per_query = per_query
         self._cutoff_parts = cutoff_parts
         self.metrics = tuple(c for c in per_query.columns if c not in COUNT_COLUMNS)
         self.conventions = dict(conventions)
+        self.strings = pd.DataFrame(index=per_query.index) if strings is None else strings
+        self.run_id = run_id
 
     @cached_property
     def n_skipped(self) -> dict[str, int]:
@@ -116,7 +131,8 @@ class RankingEvaluation:
             qids = np.concatenate([p[0] for p in pieces])
             order = np.argsort(factorize_qid(qids)[0], kind="stable")
             parts[column] = tuple(np.concatenate([p[i] for p in pieces])[order] for i in range(3))
-        return cls(per_query, parts, first.conventions)
+        strings = pd.concat([e.strings for e in evaluations]).reindex(per_query.index)
+        return cls(per_query, parts, first.conventions, strings=strings, run_id=first.run_id)
 
     def mean(self, metric: str | None = None) -> float | pd.Series:
         """Macro mean over queries with a defined value.

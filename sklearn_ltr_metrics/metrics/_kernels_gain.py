@@ -31,12 +31,24 @@ def _levels(lists):
 def _run_at(lists, query, position, levels):
     """Index of the ideal's level run at each (query, 0-based rank), and whether there is one
     (False beyond the ideal's positive gains)."""
-    _gain, _count, upper, run_query, offsets = levels
-    width = float(max(int(lists.sizes.max(initial=0)), int(upper.max(initial=0))) + 2)
-    keys = run_query * width + upper
-    at = np.searchsorted(keys, query * width + position, side="right")
-    inside = at < offsets[1:][query]
-    return np.where(inside, at, 0), inside
+    _gain, count, upper, _query, offsets = levels
+    # The ideal's ranks of every query end to end, each the index of its level run: rank p
+    # of query q is read at q's first rank + p (no binary search).
+    run_of_rank = np.repeat(np.arange(count.size), count.astype(np.intp))
+    n_ideal = np.zeros(lists.n_queries, dtype=np.int64)
+    ends = offsets[1:]
+    filled = ends > offsets[:-1]
+    n_ideal[filled] = upper[ends[filled] - 1]
+    inside = position < n_ideal[query]
+    if not run_of_rank.size:
+        return np.zeros(np.shape(position), dtype=np.intp), inside
+    first_rank = np.concatenate(([0], np.cumsum(n_ideal)[:-1]))
+    at = first_rank[query]
+    at += np.asarray(position, dtype=np.int64)
+    np.minimum(at, run_of_rank.size - 1, out=at)  # rows beyond the ideal: any run, then 0
+    at = run_of_rank[at]
+    at[~inside] = 0
+    return at, inside
 
 
 def _row_gains(lists, s):
@@ -53,10 +65,19 @@ def _cost_at(lists, levels):
     total_count = np.bincount(query, weights=count, minlength=lists.n_queries)
 
     def at(q, position):
+        """In place: few arrays of the rows' size."""
         run, inside = _run_at(lists, q, position, levels)
         m = position + 1.0
-        within = cost_before[run] + np.maximum(gain[run], 1.0) * (m - (upper[run] - count[run]))
-        return np.where(inside, within, total_cost[q] + (m - total_count[q]))
+        beyond = np.subtract(m, total_count[q])  # past the ideal's positive gains
+        np.add(total_cost[q], beyond, out=beyond)
+        if not upper.size:  # no query has a positive gain
+            return beyond
+        cumulative = (upper - count).astype(np.float64)[run]
+        np.subtract(m, cumulative, out=cumulative)
+        np.multiply(np.maximum(gain, 1.0)[run], cumulative, out=cumulative)
+        np.add(cost_before[run], cumulative, out=cumulative)
+        np.copyto(cumulative, beyond, where=~inside)
+        return cumulative
 
     return at
 
@@ -73,11 +94,14 @@ def _g(c):
     row_gain = _row_gains(lists, s)
     if lists.average_ties:
         total = g_points_tied(lists, s, row_gain, cost_at)
-    else:
-        cumulative_cost = cost_at(s.query, s.position)
-        so_far = through_block(s, s.prefix(row_gain))
+    else:  # row_gain / log2(2 + cumulative cost - gain so far), 0 without; in place
+        term = cost_at(s.query, s.position)
+        np.add(2.0, term, out=term)
+        np.subtract(term, through_block(s, s.prefix(row_gain)), out=term)
         with np.errstate(divide="ignore", invalid="ignore"):
-            term = np.where(row_gain != 0, row_gain / np.log2(2.0 + cumulative_cost - so_far), 0)
+            np.log2(term, out=term)
+            np.divide(row_gain, term, out=term)
+        term[row_gain == 0] = 0.0
         total = _per_query(lists, s, term)
     ideal = np.bincount(query, weights=gain * count, minlength=lists.n_queries)
     return c.at(np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0))
@@ -93,16 +117,20 @@ def _ndcg_rel(c):
     row_gain = _row_gains(lists, s)
     if lists.average_ties:
         total = ndcg_rel_points_tied(lists, s, row_gain)
-    else:
-        dcg = s.prefix(np.where(row_gain != 0, row_gain / lists.discount(s.position + 1.0), 0))
-        dcg = through_block(s, dcg)
-        ideal = lists.ideal_dcg(s.query, s.position + 1.0)
+    else:  # in place: few arrays of the support's size
+        rank = s.position + 1.0
+        term = lists.discount(rank)
         with np.errstate(divide="ignore", invalid="ignore"):
-            points = np.where(row_gain > 0, dcg / ideal, 0.0)
+            np.divide(row_gain, term, out=term)
+        term[row_gain == 0] = 0.0
+        points = through_block(s, s.prefix(term))  # the DCG at each row (its block's)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            np.divide(points, lists.ideal_dcg(s.query, rank), out=points)
+        points[~(row_gain > 0)] = 0.0
         total = _per_query(lists, s, points)
     _gain, count, _upper, query, _offsets = _levels(lists)
     n_ideal = np.bincount(query, weights=count, minlength=lists.n_queries)
-    n_found = _per_query(lists, s, (row_gain > 0).astype(np.float64))
+    n_found = _per_query(lists, s, row_gain > 0)
     whole = lists.dcg(every, lists.sizes.astype(np.int64))
     whole_ideal = lists.ideal_dcg(every, np.full(lists.n_queries, np.inf))
     with np.errstate(divide="ignore", invalid="ignore"):

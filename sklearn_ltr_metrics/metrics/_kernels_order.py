@@ -45,7 +45,15 @@ def _strict_order(c, name, average=False, label_ranking=False):
 
 
 def _per_query(lists, s, values):
-    return np.bincount(s.query, weights=values, minlength=lists.n_queries)
+    """Each query's sum of ``values`` over its support rows, added in rank order (the
+    compiled running sums, read at each query's last row: what ``np.bincount`` adds, in the
+    same order, several times faster)."""
+    running = s.prefix(values if values.dtype == bool else np.asarray(values, np.float64))
+    ends = s.offsets[1:]
+    filled = ends > s.offsets[:-1]
+    total = np.zeros(lists.n_queries)
+    total[filled] = running[ends[filled] - 1]
+    return total
 
 
 def _judged_support(lists):
@@ -58,9 +66,9 @@ def _judged_support(lists):
         if every_row_judged(lists):
             s = lists.support
             rel = s.relevant
-            rel_before = _exclusive(s, rel)
+            rel_before = _rank_hits(lists) - rel
             nonrel_before = s.position - rel_before
-            return s, rel, rel_before, nonrel_before, np.zeros(rel.size, dtype=np.int64)
+            return s, rel, rel_before, nonrel_before, 0
         s = row_support(lists, "judged", judged_rows(lists))
         rel = lists.is_relevant(s.labels)
         nonrel = (s.labels >= 0) & ~rel
@@ -74,8 +82,7 @@ def _judged_nonrelevant_count(lists):
     """Judged non-relevant documents of each query (retrieved or not)."""
     if lists.ideal_labels is None and every_row_judged(lists):
         s = lists.support
-        relevant = np.bincount(s.query, weights=s.relevant, minlength=lists.n_queries)
-        return lists.sizes - relevant
+        return lists.sizes - _per_query(lists, s, s.relevant)
     if lists.ideal_labels is not None:
         labels = lists.ideal_labels
         codes = lists.ideal_codes_of(np.arange(labels.size))
@@ -101,6 +108,14 @@ def through_block(s, cumulative):
     return cumulative[np.searchsorted(s.rank_rows, s.rank_rows, side="right") - 1]
 
 
+def _rank_hits(lists):
+    """Relevant support rows up to and including each support row, in its query (through
+    its whole tied block under ``ties="label_ranking"``, :func:`through_block`). Shared:
+    never written in place."""
+    s = lists.support
+    return cached(lists, "rank_hits", lambda: through_block(s, s.prefix(s.relevant)))
+
+
 def _bpref_values(c):
     _strict_order(c, "bpref", average=True, label_ranking=True)
     lists = c.lists
@@ -110,13 +125,17 @@ def _bpref_values(c):
             return _bpref_tied(lists)
         s, rel, _, nonrel_before, _ = _judged_support(lists)
         n_rel = lists.n_pos
-        idx = np.flatnonzero(rel)
-        query = s.query[idx]
-        bound = np.minimum(_judged_nonrelevant_count(lists), n_rel)[query]
-        before = np.minimum(nonrel_before[idx], n_rel[query])
+        # Every support row at once, in place (0 on the non-relevant ones): 1 - before / bound,
+        # 1 where no judged non-relevant row is above.
+        before = n_rel[s.query]
+        np.minimum(nonrel_before, before, out=before)
+        term = np.minimum(_judged_nonrelevant_count(lists), n_rel)[s.query]
         with np.errstate(invalid="ignore", divide="ignore"):
-            term = np.where(before > 0, 1.0 - before / bound, 1.0)
-        total = np.bincount(query, weights=term, minlength=lists.n_queries)
+            np.divide(before, term, out=term)
+        np.subtract(1.0, term, out=term)
+        term[before <= 0] = 1.0
+        term[~rel] = 0.0
+        total = _per_query(lists, s, term)
         return np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0)
 
     return cached(lists, "bpref", compute)
@@ -168,18 +187,26 @@ def _infap(c):
     if lists.average_ties:
         return c.at(cached(lists, "infap_tied", lambda: _infap_tied(lists)))
     s, rel, rel_before, nonrel_before, pool_before = _judged_support(lists)
-    idx = np.flatnonzero(rel)
-    j = s.position[idx].astype(np.float64)
-    rel_before = rel_before[idx].astype(np.float64)
-    nonrel_before = nonrel_before[idx].astype(np.float64)
-    pool_before = pool_before[idx].astype(np.float64)
-    judged_before = rel_before + nonrel_before
+    # Every support row at once, in place (0 on the non-relevant ones):
+    # 1 / (j + 1) + (j / (j + 1)) * ((judged + pool) / j) * rate, 1 at j = 0.
+    j = s.position.astype(np.float64)
+    first = j == 0
+    judged = np.add(rel_before, nonrel_before, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        above = (j / (j + 1.0)) * ((judged_before + pool_before) / j)
-        rate = (rel_before + INFAP_EPSILON) / (judged_before + 2 * INFAP_EPSILON)
-        term = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + above * rate)
+        share = np.add(judged, pool_before)
+        np.divide(share, j, out=share)  # (judged + pool) / j
+        np.add(judged, 2 * INFAP_EPSILON, out=judged)
+        rate = np.add(rel_before, INFAP_EPSILON)
+        np.divide(rate, judged, out=rate)  # the judged rate
+        j1 = np.add(j, 1.0, out=judged)
+        term = np.divide(j, j1, out=j)
+        np.multiply(term, share, out=term)
+        np.multiply(term, rate, out=term)
+        np.add(np.divide(1.0, j1, out=j1), term, out=term)
+    term[first] = 1.0
+    term[~rel] = 0.0
     n_rel = lists.n_pos
-    total = np.bincount(s.query[idx], weights=term, minlength=lists.n_queries)
+    total = _per_query(lists, s, term)
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))
 
 
@@ -206,14 +233,21 @@ def _interpolated_of(lists):
     offsets of each query's relevant rows; and each query's precision over the whole list."""
     s = lists.support
     rel = s.relevant
-    rank_hits = through_block(s, s.prefix(rel))
-    idx = np.flatnonzero(rel)
-    query = s.query[idx]
-    precision = rank_hits[idx] / (s.position[idx] + 1.0)
+    rank_hits = _rank_hits(lists)
+    if rel.all():  # the support is the relevant rows: no gathers
+        query, precision = s.query, s.position + 1.0
+        np.divide(rank_hits, precision, out=precision)
+        counts = s.sizes
+    else:
+        idx = np.flatnonzero(rel)
+        query = s.query[idx]
+        precision = rank_hits[idx] / (s.position[idx] + 1.0)
+        counts = np.bincount(query, minlength=lists.n_queries)
     # Running maximum from each query's end: an offset per query keeps queries apart.
-    shifted = precision - 2.0 * query
-    best = np.maximum.accumulate(shifted[::-1])[::-1] + 2.0 * query
-    counts = np.bincount(query, minlength=lists.n_queries)
+    offset = 2.0 * query
+    best = np.subtract(precision, offset, out=precision)[::-1]
+    np.maximum.accumulate(best, out=best)
+    best = np.add(best[::-1], offset, out=offset)
     offsets = np.concatenate(([0], np.cumsum(counts)))
     overall = counts / lists.sizes
     return best, offsets, counts, overall
@@ -268,7 +302,13 @@ def _bin_g(c):
         return c.at(bin_g_tied(lists))
     s = lists.support
     rel = s.relevant
-    nonrel_above = s.position + 1 - through_block(s, s.prefix(rel))
-    total = _per_query(lists, s, np.where(rel, 1.0 / np.log2(2.0 + nonrel_above), 0.0))
+    # 1 / log2(2 + position - (rank hits - 1)) on the relevant rows, in place.
+    term = np.subtract(_rank_hits(lists), 1)
+    np.subtract(s.position, term, out=term)
+    term = np.add(2.0, term)
+    np.log2(term, out=term)
+    np.divide(1.0, term, out=term)
+    term[~rel] = 0.0
+    total = _per_query(lists, s, term)
     n_rel = lists.n_pos
     return c.at(np.where(n_rel > 0, total / np.where(n_rel > 0, n_rel, 1.0), 0.0))

@@ -157,12 +157,23 @@ def _largest_judged_label(lists):
     if lists.ideal_labels is not None:
         codes = lists.ideal_codes_of(np.arange(lists.ideal_labels.size))
         labels = np.maximum(lists.ideal_labels, 0.0)
-    else:
+    else:  # the support rows, in query order: a maximum over each query's segment
         s = lists.support
-        codes, labels = s.query, np.maximum(s.labels, 0.0)
+        top = np.zeros(lists.n_queries)
+        filled = s.offsets[1:] > s.offsets[:-1]
+        if filled.any():
+            top[filled] = np.maximum.reduceat(np.maximum(s.labels, 0.0), s.offsets[:-1][filled])
+        return top
     top = np.zeros(lists.n_queries)
     np.maximum.at(top, codes, labels)
     return top
+
+
+def _powers(lists, p):
+    """``p ** i`` at every 0-based rank ``i`` a row can take (up to the longest query), read
+    at each row's rank: one power per rank, not one per row."""
+    longest = int(lists.sizes.max(initial=0))
+    return cached(lists, ("powers", p), lambda: np.power(p, np.arange(longest, dtype=np.float64)))
 
 
 def _rbp(c):
@@ -172,7 +183,7 @@ def _rbp(c):
 
     def term(s):
         gain = s.block_mean(s.relevant) if binary else _rbp_gain(lists)
-        return gain * np.power(p, s.position.astype(np.float64))
+        return gain * _powers(lists, p)[s.position]
 
     name = f"rbp_{p!r}_{binary}"
     return (1.0 - p) * lists.term_sums_of(name, term, c.query, c.kk)
@@ -185,7 +196,7 @@ def _rbp_residual(c):
     s = row_support(lists, "unjudged", _unjudged_rule(lists))
 
     def term(s):
-        return s.block_mean(s.member) * np.power(p, s.position.astype(np.float64))
+        return s.block_mean(s.member) * _powers(lists, p)[s.position]
 
     name = f"rbp_residual_{p!r}"
     total = lists.term_sums_of(name, term, c.query, c.kk, s)

@@ -9,6 +9,7 @@ specs; :func:`foreign_names` lists the families for ``metric_names()``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -17,7 +18,9 @@ import pandas as pd
 
 __all__ = [
     "ALL_TREC",
+    "TREC_STRINGS",
     "ForeignSpec",
+    "expand_all_trec",
     "foreign_names",
     "foreign_specs",
     "implied_groups",
@@ -70,6 +73,11 @@ TREC_FAMILIES = {
     "num_nonrel_judged_ret": ("num_nonrel_judged_ret", None, ()),
 }
 
+#: trec_eval's measures that are not a number per topic -> their default parameter: the run's
+#: tag and the number of topics (``all`` lines only), the relevance string of the first N
+#: documents (topic lines only). Their specs have ``metric=None``.
+TREC_STRINGS = {"runid": None, "num_q": None, "relstring": 10}
+
 #: trec_eval's measures whose gain is the label (or a gain parameter): they imply
 #: ``gain="linear"`` unless their parameters give the gains.
 _LABEL_GAIN = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg", "G"}
@@ -80,6 +88,7 @@ _DCG = {"log2": "linear", "exp-log2": "exponential"}
 #: ``-m all_trec``: every trec_eval measure above, default parameters, in the order trec_eval
 #: prints them.
 ALL_TREC = (
+    *["runid", "num_q"],
     *[
         "num_ret",
         "num_rel",
@@ -93,6 +102,7 @@ ALL_TREC = (
         "P",
     ],
     *[
+        "relstring",
         "recall",
         "infAP",
         "gm_bpref",
@@ -172,11 +182,14 @@ class ForeignSpec:
     k: object = None
     params: tuple = ()
     implied: tuple = ()
+    #: trec_eval's print order: (place of the family in ``-m all_trec``, parameter value);
+    #: () for ir_measures' names.
+    order: tuple = ()
 
 
 def foreign_names():
     """The trec_eval and ir_measures measure names accepted (families, without parameters)."""
-    return sorted({*TREC_FAMILIES, *IR_MEASURES})
+    return sorted({*TREC_FAMILIES, *TREC_STRINGS, *IR_MEASURES})
 
 
 def _number(text, raw):
@@ -236,10 +249,43 @@ def _trec_spec(family, metric, kind, value, text):
     return ForeignSpec(family, metric, params=(("p", value),))
 
 
+def _trec_string(raw):
+    """``runid``, ``num_q``, ``relstring``, ``relstring.20`` / ``relstring_20``: a spec with
+    ``metric=None`` and the string's length as ``k``; None for other names."""
+    family, dot, text = raw.partition(".")
+    if family not in TREC_STRINGS:
+        family, dot, text = raw.rpartition("_")
+        if family != "relstring" or not text:
+            return None
+    if family == "relstring":
+        length = _number(text, raw) if dot else TREC_STRINGS[family]
+        if not (isinstance(length, int) and length >= 0):
+            raise ValueError(
+                f"metrics entry {raw!r}: relstring takes a whole number of documents, e.g. "
+                "relstring.20."
+            )
+        column = f"relstring_{text}" if dot else family
+        return [ForeignSpec(column, None, k=length, order=(ALL_TREC.index(family), 0))]
+    if dot:
+        raise ValueError(f"metrics entry {raw!r}: trec_eval's {family} takes no parameter.")
+    return [ForeignSpec(family, None, order=(ALL_TREC.index(family), 0))]
+
+
+def _order_value(spec):
+    """The parameter trec_eval sorts a family's measures by (its cut-off, level or mult)."""
+    if spec.k is not None:
+        return float(spec.k)
+    values = [v for key, v in spec.params if key in ("recall_level", "mult")]
+    return float(values[0]) if values else 0.0
+
+
 def _trec(raw):
     """trec_eval's spelling: ``family``, ``family.params`` or ``family_param`` (as printed)."""
     if raw in ("all_trec",):
         return [s for family in ALL_TREC for s in _trec(family)]
+    strings = _trec_string(raw)
+    if strings is not None:
+        return strings
     family, dot, text = raw.partition(".")
     if family not in TREC_FAMILIES:
         head, _, tail = raw.rpartition("_")
@@ -260,7 +306,9 @@ def _trec(raw):
             ForeignSpec(f.column, f.metric, f.k, f.params, f.implied or (("gain", "linear"),))
             for f in specs
         ]
-    return specs or [ForeignSpec(family, metric)]
+    place = ALL_TREC.index(family)
+    specs = [dataclasses.replace(f, order=(place, _order_value(f))) for f in specs]
+    return specs or [ForeignSpec(family, metric, order=(place, 0.0))]
 
 
 _IR = re.compile(r"(?P<name>[A-Za-z]+[0-9]*)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?")
@@ -336,6 +384,23 @@ def foreign_specs(raw):
     return _trec(raw) or _ir(raw)
 
 
+def expand_all_trec(metrics):
+    """``[(entry, from_all_trec), ...]``: ``all_trec`` replaced by its families, less those
+    the list also names with parameters (as trec_eval's ``-m all_trec -m P.5`` gives ``P_5``
+    alone); every other entry as given."""
+    entries = [m.strip() if isinstance(m, str) else m for m in metrics]
+    if "all_trec" not in entries:
+        return [(entry, False) for entry in entries]
+    given = {e.partition(".")[0] for e in entries if isinstance(e, str) and "." in e}
+    out = []
+    for entry in entries:
+        if entry == "all_trec":
+            out.extend((family, True) for family in ALL_TREC if family not in given)
+        else:
+            out.append((entry, False))
+    return out
+
+
 def implied_groups(specs, current):
     """Specs grouped by the options their names imply beyond the ``current`` ones, in
     first-seen order: ``[(implied, [spec, ...]), ...]``; one group with ``implied == ()``
@@ -357,10 +422,18 @@ def merge_columns(evaluations, options, order):
     from ._evaluation import RankingEvaluation
 
     first = evaluations[0]
-    tables = [first.per_query] + [e.per_query[list(e.metrics)] for e in evaluations[1:]]
-    per_query = pd.concat(tables, axis=1, join="outer").reindex(first.per_query.index)
     counts = [c for c in first.per_query.columns if c not in first.metrics]
-    per_query = per_query[counts + list(order)]
+    index = first.per_query.index
+    if all(e.per_query.index.equals(index) for e in evaluations[1:]):
+        # The same queries (flat arrays: always): one frame of the columns, no alignment.
+        columns = {c: first.per_query[c].to_numpy() for c in counts}
+        for evaluation in evaluations:
+            columns.update((c, evaluation.per_query[c].to_numpy()) for c in evaluation.metrics)
+        per_query = pd.DataFrame({c: columns[c] for c in counts + list(order)}, index=index)
+    else:
+        tables = [first.per_query] + [e.per_query[list(e.metrics)] for e in evaluations[1:]]
+        per_query = pd.concat(tables, axis=1, join="outer").reindex(index)
+        per_query = per_query[counts + list(order)]
     parts = {}
     for evaluation in evaluations:
         parts.update(evaluation._cutoff_parts)

@@ -15,7 +15,7 @@ from .._validation import unknown_name_error
 from . import _kernels as K
 from ._judgment_measures import describe_judgment_measure, judgment_measure_names
 from ._metric import Metric, _k_is_n_pos, _whole_list
-from ._names import foreign_names, foreign_specs
+from ._names import expand_all_trec, foreign_names, foreign_specs
 from ._registry_trec import TREC_ALIASES, TREC_METRICS
 
 __all__ = [
@@ -245,6 +245,10 @@ def describe_metric(name):
         if foreign:
             parts = []
             for f in foreign:
+                if f.metric is None:
+                    family = "relstring" if f.column.startswith("relstring") else f.column
+                    parts.append(_STRING_DESCRIPTIONS[family].format(k=f.k))
+                    continue
                 metric = METRICS[ALIASES.get(f.metric, f.metric)]
                 extra = [f"{k}={v!r}" for k, v in (*f.params, *f.implied)]
                 at = "" if f.k is None else f"@{f.k}"
@@ -254,6 +258,14 @@ def describe_metric(name):
     metric = get_metric(name, param="name")
     return f"{metric.name}: {metric.description}"
 
+
+#: What trec_eval's measures that are not a number per topic give (``describe_metric``).
+_STRING_DESCRIPTIONS = {
+    "runid": "the run's tag (trec_eval's 'all' line; RankingEvaluation.run_id)",
+    "num_q": "the number of topics evaluated (trec_eval's 'all' line)",
+    "relstring": "the labels of the first {k} ranked documents as a string, '-' for an "
+    "unjudged one, '.' for a negative judgment, '>' above 9 (RankingEvaluation.strings)",
+}
 
 # -- metric specs ------------------------------------------------------------------------
 
@@ -268,6 +280,7 @@ class _Spec:
     k: object
     params: tuple = ()  # metric parameters fixed by the spec, e.g. (("beta", 2.0),)
     implied: tuple = ()  # evaluation options a foreign name implies, e.g. min_relevance=2
+    order: tuple = ()  # trec_eval's print order (ForeignSpec.order)
 
 
 def _is_own(name):
@@ -307,13 +320,16 @@ def _beta_label(beta):
     return f"f{float(beta):g}"
 
 
-def parse_metrics(metrics, k=None, *, options=None):
+def parse_metrics(metrics, k=None, *, options=None, strings=False):
     """Metric specs (``"ndcg@10"``, ``"recall@adaptive"``...) -> list of :class:`_Spec`.
 
     ``k`` applies to names given without ``@``; when it is None, the conventions' ``default_k``
     does. A metric with its own cut-off (``r_precision``) ignores both and refuses ``@k``.
     ``f<beta>`` (``f2``, ``f0.5``) is F-beta with that beta; ``fbeta`` takes ``beta`` from
-    ``options`` and is named after it (``beta=2``: column ``f2@10``).
+    ``options`` and is named after it (``beta=2``: column ``f2@10``). trec_eval's measures
+    that are not numbers (``runid``, ``num_q``, ``relstring``) give specs with
+    ``metric=None`` when ``strings`` is true; otherwise ``all_trec`` leaves them out and a
+    name for one of them is refused (the caller has no place for it).
     """
     options = {} if options is None else options
     if metrics is None:
@@ -327,18 +343,23 @@ def parse_metrics(metrics, k=None, *, options=None):
         )
     default_k = parse_cutoff(k) if k is not None else options.get("default_k")
     specs, seen = [], set()
-    for raw in metrics:
+    for raw, from_all_trec in expand_all_trec(metrics):
         if not isinstance(raw, str):
             raise TypeError(f"metrics entries must be strings like 'ndcg@10', got {raw!r}.")
         name, sep, k_text = raw.strip().lower().partition("@")
-        foreign = None if _is_own(raw.strip().partition("@")[0]) else foreign_specs(raw)
+        own = not from_all_trec and _is_own(raw.strip().partition("@")[0])
+        foreign = None if own else foreign_specs(raw)
         if foreign is not None:
             for f in foreign:
+                if f.metric is None and not strings:
+                    if from_all_trec:
+                        continue
+                    raise _no_place_for_string(raw)
                 if f.column not in seen:
                     seen.add(f.column)
-                    metric = get_metric(f.metric)
-                    params = (*metric.params, *f.params)
-                    specs.append(_Spec(f.column, metric, f.k, params, f.implied))
+                    metric = None if f.metric is None else get_metric(f.metric)
+                    params = (*getattr(metric, "params", ()), *f.params)
+                    specs.append(_Spec(f.column, metric, f.k, params, f.implied, f.order))
             continue
         metric, name, params = _own_metric(raw, name, options)
         if sep:
@@ -358,3 +379,12 @@ def parse_metrics(metrics, k=None, *, options=None):
             seen.add(column)
             specs.append(_Spec(column, metric, parsed, (*metric.params, *params)))
     return specs
+
+
+def _no_place_for_string(raw):
+    return ValueError(
+        f"metrics entry {raw!r} is trec_eval's {raw.partition('.')[0]!r}, a string or a count "
+        "of topics rather than a number per query; evaluate_run(run, qrels, ...) gives it "
+        "(RankingEvaluation.strings, .run_id) and `ltr-eval evaluate --format trec` prints "
+        "it. Leave it out here."
+    )

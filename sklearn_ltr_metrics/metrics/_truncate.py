@@ -15,7 +15,7 @@ import pandas as pd
 from .._engine import factorize_qid, tiebreak_key
 from ._per_query import evaluate_arrays
 
-__all__ = ["evaluate_first_rows", "first_rows"]
+__all__ = ["evaluate_first_rows", "first_rows", "ranked_order"]
 
 #: Tie policies without an order of their own inside a tied block.
 _UNORDERED_TIES = ("average", "label_ranking")
@@ -26,6 +26,20 @@ def _tiebreak(ties, y_true, doc_id, n_rows):
     policy has none of its own."""
     key = tiebreak_key(ties, y_true, doc_id)
     return np.arange(n_rows) if key is None else key
+
+
+def ranked_order(y_true, y_score, qid, doc_id, ties):
+    """``(order, rank)``: the rows sorted by query (first-seen order), then in ranked order
+    under ``ties`` (input order inside a tied block where the policy has none), and each
+    sorted row's 0-based rank in its query."""
+    y_score = np.asarray(y_score, dtype=np.float64)
+    n_rows = y_score.shape[0]
+    codes = pd.factorize(np.asarray(qid))[0]
+    order = np.lexsort((_tiebreak(ties, y_true, doc_id, n_rows), -y_score, codes))
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    sizes = np.diff(np.r_[starts, n_rows])
+    return order, np.arange(n_rows) - np.repeat(starts, sizes)
 
 
 def first_rows(y_true, y_score, qid, doc_id, ties, max_docs):
@@ -56,12 +70,7 @@ def first_rows(y_true, y_score, qid, doc_id, ties, max_docs):
     """
     y_score = np.asarray(y_score, dtype=np.float64)
     n_rows = y_score.shape[0]
-    codes = pd.factorize(np.asarray(qid))[0]
-    order = np.lexsort((_tiebreak(ties, y_true, doc_id, n_rows), -y_score, codes))
-    sorted_codes = codes[order]
-    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
-    sizes = np.diff(np.r_[starts, n_rows])
-    rank = np.arange(n_rows) - np.repeat(starts, sizes)
+    order, rank = ranked_order(y_true, y_score, qid, doc_id, ties)
     if ties in _UNORDERED_TIES:
         after = np.flatnonzero(rank == max_docs)  # row N + 1 of each longer query
         scores = y_score[order]
