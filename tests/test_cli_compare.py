@@ -113,13 +113,19 @@ def test_gate_csv_output_and_usage_errors(study, tmp_path):
     assert code == 2 and "one new run" in err
 
 
-def test_three_runs_print_the_matrix(study, tmp_path):
-    folder, old = study
-    rng = np.random.default_rng(1)
+def _three_runs(old, tmp_path, seed):
+    """``--run`` arguments of runs a, b, c: the old scores with more and more noise."""
+    rng = np.random.default_rng(seed)
     paths = []
     for name, noise in (("a", 0.0), ("b", 0.5), ("c", 3.0)):
         frame = old.assign(score=old["score"] + rng.normal(0, noise, len(old)))
         paths += ["--run", _write_run(tmp_path / f"{name}.run", frame, name)]
+    return paths
+
+
+def test_three_runs_print_the_matrix(study, tmp_path):
+    folder, old = study
+    paths = _three_runs(old, tmp_path, 1)
     code, out, err = run_main(
         *("compare", "--qrels", folder / "qrels.txt", *paths, "--metrics", "ndcg@10"),
         *(
@@ -140,11 +146,7 @@ def test_three_runs_print_the_matrix(study, tmp_path):
 
 def test_matrix_test_tukey_prints_scipys_tukey_hsd(study, tmp_path):
     folder, old = study
-    rng = np.random.default_rng(2)
-    paths = []
-    for name, noise in (("a", 0.0), ("b", 0.5), ("c", 3.0)):
-        frame = old.assign(score=old["score"] + rng.normal(0, noise, len(old)))
-        paths += ["--run", _write_run(tmp_path / f"{name}.run", frame, name)]
+    paths = _three_runs(old, tmp_path, 2)
     args = ("compare", "--qrels", folder / "qrels.txt", *paths, "--metrics", "ndcg@10")
     code, out, err = run_main(*args, "--matrix-test", "tukey")
     assert code == 0, err

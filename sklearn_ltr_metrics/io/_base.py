@@ -26,6 +26,7 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
+import io
 import lzma
 import os
 import re
@@ -42,7 +43,7 @@ from .._validation import short_repr
 if TYPE_CHECKING:
     from .._typing import PathOrFile, StrPath
 
-__all__ = ["DataFormatError", "atomic_write_path"]
+__all__ = ["DataFormatError", "atomic_write_path", "read_whitespace_fields"]
 
 # A line whose first non-blank character is '#' (trec_eval's comment rule).
 _COMMENT_LINE = re.compile(r"(?m)^[ \t]*#[^\n]*")
@@ -271,6 +272,27 @@ def _read_text(source):
             name, line, f"is not valid UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
     return text, name
+
+
+def read_whitespace_fields(text, **options):
+    """pandas' C parser over whitespace-separated fields, nothing read as missing (the fast
+    path of the TREC readers; ``options`` as :func:`pandas.read_csv`'s). None where pandas
+    cannot parse ``text``: the caller then scans it line by line to name the fault."""
+    import pandas as pd
+
+    try:
+        return pd.read_csv(
+            io.StringIO(text),
+            sep=r"\s+",
+            header=None,
+            keep_default_na=False,
+            na_values=[],
+            skip_blank_lines=True,
+            engine="c",
+            **options,
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
 
 
 def _show(line, limit=80):

@@ -8,7 +8,6 @@ evaluation ranks by score); a duplicate ``(qid, doc_id)`` is an error unless ask
 
 from __future__ import annotations
 
-import io
 import re
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from ._base import (
     _read_text,
     _show,
     _why_not_a_number,
+    read_whitespace_fields,
 )
 
 if TYPE_CHECKING:
@@ -137,19 +137,10 @@ def _fast_trec_frame(text, value_col, n_content, tag=False):
     if "#" in text:
         text = _COMMENT_LINE.sub("", text)  # keeps the line breaks
     columns = [0, 2, value_col, 5] if tag else [0, 2, value_col]
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            sep=r"\s+",
-            header=None,
-            usecols=columns,
-            dtype={0: str, 2: str, value_col: np.float64, 5: str},
-            keep_default_na=False,
-            na_values=[],
-            skip_blank_lines=True,
-            engine="c",
-        )
-    except (ValueError, pd.errors.ParserError):
+    frame = read_whitespace_fields(
+        text, usecols=columns, dtype={0: str, 2: str, value_col: np.float64, 5: str}
+    )
+    if frame is None:
         return None
     ok = (
         list(frame.columns) == columns

@@ -22,8 +22,6 @@ judgment sub-group ``"0"`` per line, as trec_eval reads it.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pandas as pd
 
@@ -36,6 +34,7 @@ from ._base import (
     _read_text,
     _show,
     _why_not_a_number,
+    read_whitespace_fields,
 )
 
 __all__ = ["JUDGMENT_FORMATS", "read_judgments"]
@@ -94,20 +93,8 @@ def _fast(text, fmt, n_content, refuse_duplicates):
     fields_of, key = JUDGMENT_FORMATS[fmt]
     if "#" in text:
         text = _COMMENT_LINE.sub("", text)
-    try:
-        frame = pd.read_csv(
-            io.StringIO(text),
-            sep=r"\s+",
-            header=None,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[],
-            skip_blank_lines=True,
-            engine="c",
-        )
-    except (ValueError, pd.errors.ParserError):
-        return None
-    if frame.shape != (n_content, len(fields_of)) or frame.isna().any().any():
+    frame = read_whitespace_fields(text, dtype=str)
+    if frame is None or frame.shape != (n_content, len(fields_of)) or frame.isna().any().any():
         return None
     frame.columns = list(fields_of)
     label = pd.to_numeric(frame["label"], errors="coerce").to_numpy(dtype=np.float64)
