@@ -57,6 +57,14 @@ from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
 from ._ordering import rank_order
 from ._pairs import discordant_pairs
+from ._run_rows import (
+    arrow_pieces,
+    code_pieces,
+    id_blocks,
+    query_layout,
+    query_rows,
+    segment_order,
+)
 from ._scans import all_strings, object_id_runs, value_range
 from ._support import Support, segment_cumsum
 
@@ -73,6 +81,8 @@ __all__ = [
     "Support",
     "active_rule",
     "all_strings",
+    "arrow_pieces",
+    "code_pieces",
     "coded_qid",
     "cutoff_label",
     "difficulty_values",
@@ -81,10 +91,14 @@ __all__ = [
     "evaluate_arrays",
     "factorize_qid",
     "group_rows",
+    "id_blocks",
     "object_id_runs",
     "parse_cutoff",
+    "query_layout",
+    "query_rows",
     "rank_order",
     "segment_cumsum",
+    "segment_order",
     "tiebreak_key",
     "value_range",
 ]

@@ -18,10 +18,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validation import unknown_name_error
+from .._engine import segment_order
+from .._validation import check_n_jobs, unknown_name_error
 from ._condorcet import copeland_scores
 from ._normalize import check_norm, normalize
-from ._stack import RUN_COLUMNS, grouped_order, stack_runs
+from ._stack import RUN_COLUMNS, stack_runs
 
 __all__ = ["fuse", "fusion_method_names", "fusion_params", "get_fusion_method"]
 
@@ -49,7 +50,7 @@ class FusionInputs:
         if pad is None:
             return stack.row_pair, stack.row_run, values
         pair, run = np.nonzero(~stack.present)
-        padded = pad[run * stack.queries.size + stack.pair_query[pair]]
+        padded = pad[run * len(stack.queries) + stack.pair_query[pair]]
         return (
             np.concatenate((stack.row_pair, pair)),
             np.concatenate((stack.row_run, run)),
@@ -364,20 +365,22 @@ def check_fusion_params(spec, params, names):
     return {key: _PARAM_CHECKS[key](value, spec.name, names) for key, value in values.items()}
 
 
-def fused_frame(stack, fused):
-    """The fused run as a frame: queries in order of first appearance, scores descending."""
-    order = grouped_order(stack.pair_query, stack.queries.size, fused, ties_in_row_order=False)
+def fused_frame(stack, fused, n_threads=1):
+    """The fused run as a frame: queries in order of first appearance, scores descending (ties
+    in order of first appearance in the runs)."""
+    order = segment_order(fused, stack.pair_offsets, n_threads)
     return pd.DataFrame(
         {
-            "qid": stack.queries.take(stack.pair_query[order]),
-            "doc_id": stack.documents.take(stack.pair_document[order]),
+            "qid": stack.queries.take(stack.pair_query),
+            "doc_id": stack.pair_documents(order),
             "score": fused[order],
         },
         columns=list(RUN_COLUMNS),
+        copy=False,
     )
 
 
-def fuse(runs, method="rrf", *, norm="min-max", **params):
+def fuse(runs, method="rrf", *, norm="min-max", n_jobs=None, **params):
     """Fuse several runs into one, by one of ranx's untrained fusion methods.
 
     Every ``(qid, doc_id)`` pair any run retrieved gets one fused score. Score-based methods
@@ -482,7 +485,8 @@ default="min-max"
     """
     spec = get_fusion_method(method)
     norm = check_norm(norm)
-    stack = stack_runs(runs, minimum=2)
+    n_threads = check_n_jobs(n_jobs)
+    stack = stack_runs(runs, minimum=2, n_threads=n_threads)
     values = check_fusion_params(spec, params, stack.names)
     inputs = FusionInputs(stack, "none" if spec.rank_based else norm)
-    return fused_frame(stack, spec.func(inputs, **values))
+    return fused_frame(stack, spec.func(inputs, **values), n_threads)

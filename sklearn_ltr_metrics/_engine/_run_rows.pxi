@@ -1,0 +1,393 @@
+# Stack TREC-style runs (fusion, ``sklearn_ltr_metrics.runs``): code query ids by their bytes,
+# then, per query, code its document ids in a small hash table and rank each run's rows
+# (included by ``_ranking.pyx``; the Python face is ``_run_rows.py``).
+#
+# Ids are read where they lie: Arrow string arrays (int32 or int64 offsets and the data bytes,
+# one "piece" per chunk) or 8-byte records (integer codes), never as Python objects.
+
+
+cdef struct _Piece:
+    const int32_t* off32  # Arrow ``string`` offsets (or NULL)
+    const int64_t* off64  # Arrow ``large_string`` offsets (or NULL)
+    const uint8_t* data   # the bytes
+    intp width            # without offsets: every id is ``width`` bytes
+    intp start            # the first stacked row of the piece
+
+
+cdef inline const uint8_t* _id_bytes(const _Piece* p, intp s, intp* size) noexcept nogil:
+    """The bytes of stacked row ``s``'s id (in piece ``p``), their number in ``size``."""
+    cdef intp i = s - p.start, a, b
+    if p.off64 != NULL:
+        a = <intp> p.off64[i]
+        b = <intp> p.off64[i + 1]
+    elif p.off32 != NULL:
+        a = p.off32[i]
+        b = p.off32[i + 1]
+    else:
+        a = i * p.width
+        b = a + p.width
+    size[0] = b - a
+    return p.data + a
+
+
+cdef inline intp _segment_of(const intp* bounds, intp n, intp s) noexcept nogil:
+    """The segment ``j`` with ``bounds[j] <= s < bounds[j + 1]`` (``n`` segments; bisection)."""
+    cdef intp lo = 0, hi = n - 1, mid
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if bounds[mid] <= s:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep) except NULL:
+    """The pieces of the ids: ``offsets[j]`` an int32 or int64 array (Arrow offsets, already
+    sliced to the piece's rows plus one) or None (8-byte records in ``data[j]``), ``data[j]``
+    a uint8 array, ``bounds`` the first stacked row of every piece and the total. The arrays
+    are appended to ``keep``, which the caller holds while the pieces are read."""
+    cdef intp n = len(data), j
+    cdef _Piece* pieces = <_Piece*> calloc(max(n, 1), sizeof(_Piece))
+    cdef cnp.ndarray arr
+    if pieces == NULL:
+        raise MemoryError()
+    for j in range(n):
+        keep.extend((offsets[j], data[j]))
+        arr = data[j]
+        pieces[j].data = <const uint8_t*> cnp.PyArray_DATA(arr)
+        pieces[j].start = bounds[j]
+        if offsets[j] is None:
+            pieces[j].width = 8
+            continue
+        arr = offsets[j]
+        if arr.dtype == np.int64:
+            pieces[j].off64 = <const int64_t*> cnp.PyArray_DATA(arr)
+        else:
+            pieces[j].off32 = <const int32_t*> cnp.PyArray_DATA(arr)
+    return pieces
+
+
+def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] breaks):
+    """Code the id of every stacked row by its bytes, in order of first appearance.
+
+    A row whose id equals the previous row's (and that starts no run: ``breaks``, ascending,
+    are rows where a block must start) takes its code without hashing: a run lists a query's
+    rows together, so only the first row of each block is looked up. Returns ``(codes, first,
+    starts)``: the code of every row (intp), the first row of every code and the first row of
+    every block of equal ids (intp). Serial: one pass, a hash table of the distinct ids (open
+    addressing, grown as it fills; a slot holds 32 bits of the hash and the code).
+    """
+    cdef intp n = bounds[bounds.shape[0] - 1], n_pieces = bounds.shape[0] - 1
+    cdef list keep = []
+    cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    codes_arr = np.empty(n, dtype=np.intp)
+    starts_arr = np.empty(n, dtype=np.intp)
+    cdef intp[::1] codes = codes_arr
+    cdef intp[::1] starts = starts_arr
+    cdef intp s, j = 0, b = 0, m = 0, k = 0, room = 1024, size, prev_size = -1, h, c
+    cdef int bits = 12
+    cdef const uint8_t* ptr
+    cdef const uint8_t* prev = NULL
+    cdef uint64_t hh, tag, slot
+    cdef uint64_t* slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    cdef const uint8_t** key_ptr = <const uint8_t**> malloc(room * sizeof(uint8_t*))
+    cdef intp* key_len = <intp*> malloc(room * sizeof(intp))
+    cdef intp* first = <intp*> malloc(room * sizeof(intp))
+    cdef bint failed = slots == NULL or key_ptr == NULL or key_len == NULL or first == NULL
+    with nogil:
+        for s in range(n if not failed else 0):
+            while j + 1 < n_pieces and s >= bounds[j + 1]:
+                j = j + 1
+            ptr = _id_bytes(&pieces[j], s, &size)
+            if b < breaks.shape[0] and breaks[b] == s:
+                b = b + 1
+            elif size == prev_size and memcmp(ptr, prev, size) == 0:
+                codes[s] = codes[s - 1]
+                continue
+            starts[m] = s
+            m = m + 1
+            prev = ptr
+            prev_size = size
+            hh = _record_hash(ptr, size)
+            tag = hh >> 32
+            h = <intp> (hh >> (64 - bits))
+            c = -1
+            while slots[h] != 0:
+                slot = slots[h]
+                if slot >> 32 == tag:
+                    c = <intp> (slot & 0xFFFFFFFFULL) - 1
+                    if key_len[c] == size and memcmp(key_ptr[c], ptr, size) == 0:
+                        break
+                    c = -1
+                h = (h + 1) & ((<intp> 1 << bits) - 1)
+            if c < 0:
+                if k == room:
+                    room = 2 * room
+                    key_ptr = <const uint8_t**> realloc(key_ptr, room * sizeof(uint8_t*))
+                    key_len = <intp*> realloc(key_len, room * sizeof(intp))
+                    first = <intp*> realloc(first, room * sizeof(intp))
+                    if key_ptr == NULL or key_len == NULL or first == NULL:
+                        failed = True
+                        break
+                c = k
+                k = k + 1
+                key_ptr[c] = ptr
+                key_len[c] = size
+                first[c] = s
+                slots[h] = (tag << 32) | <uint64_t> (c + 1)
+                if 2 * k > (<intp> 1 << bits):
+                    bits = bits + 1
+                    slots = _grown_slots(slots, bits)
+                    if slots == NULL:
+                        failed = True
+                        break
+            codes[s] = c
+    first_arr = np.empty(k, dtype=np.intp)
+    for c in range(k if not failed else 0):
+        first_arr[c] = first[c]
+    free(slots)
+    free(key_ptr)
+    free(key_len)
+    free(first)
+    free(pieces)
+    if failed:
+        raise MemoryError()
+    return codes_arr, first_arr, starts_arr[:m].copy()
+
+
+cdef struct _QueryScratch:
+    uint64_t* slots        # the hash table of one query's document ids
+    intp* slot_of          # the slot of each local document (to clear the table after)
+    const uint8_t** key_ptr
+    intp* key_len
+    intp* last_run         # the last run that retrieved each local document
+    intp* perm             # sort buffers of one (run, query) group
+    intp* tmp
+
+
+cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
+    cdef _QueryScratch b
+    b.slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    b.slot_of = <intp*> malloc(rows * sizeof(intp))
+    b.key_ptr = <const uint8_t**> malloc(rows * sizeof(uint8_t*))
+    b.key_len = <intp*> malloc(rows * sizeof(intp))
+    b.last_run = <intp*> malloc(rows * sizeof(intp))
+    b.perm = <intp*> malloc(rows * sizeof(intp))
+    b.tmp = <intp*> malloc(rows * sizeof(intp))
+    return b
+
+
+cdef inline bint _scratch_ok(const _QueryScratch* b) noexcept nogil:
+    """Whether every buffer of ``b`` was allocated."""
+    return (b.slots != NULL and b.slot_of != NULL and b.key_ptr != NULL and b.key_len != NULL
+            and b.last_run != NULL and b.perm != NULL and b.tmp != NULL)
+
+
+cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
+    free(b.slots)
+    free(b.slot_of)
+    free(b.key_ptr)
+    free(b.key_len)
+    free(b.last_run)
+    free(b.perm)
+    free(b.tmp)
+
+
+cdef inline intp _local_code(_QueryScratch* b, intp* nd, const uint8_t* ptr, intp size,
+                             int bits) noexcept nogil:
+    """The code of an id among its query's documents (a new one: ``-1 - code``)."""
+    cdef uint64_t hh = _record_hash(ptr, size), tag = hh >> 32, slot
+    cdef intp h = <intp> (hh >> (64 - bits)), c
+    while b.slots[h] != 0:
+        slot = b.slots[h]
+        if slot >> 32 == tag:
+            c = <intp> (slot & 0xFFFFFFFFULL) - 1
+            if b.key_len[c] == size and memcmp(b.key_ptr[c], ptr, size) == 0:
+                return c
+        h = (h + 1) & ((<intp> 1 << bits) - 1)
+    c = nd[0]
+    nd[0] = c + 1
+    b.slots[h] = (tag << 32) | <uint64_t> (c + 1)
+    b.slot_of[c] = h
+    b.key_ptr[c] = ptr
+    b.key_len[c] = size
+    b.last_run[c] = -1
+    return -1 - c
+
+
+cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, intp* position,
+                       intp m) noexcept nogil:
+    """0-based rank of each of ``m`` rows in its run's group (the rows of a run together):
+    score descending, ties in row order; read as it is when the group is already ranked."""
+    cdef intp lo = 0, hi, i
+    cdef bint ranked
+    while lo < m:
+        hi = lo + 1
+        while hi < m and run[hi] == run[lo]:
+            hi = hi + 1
+        ranked = True
+        for i in range(lo + 1, hi):
+            if score[i] > score[i - 1]:
+                ranked = False
+                break
+        if ranked:
+            for i in range(lo, hi):
+                position[i] = i - lo
+        else:
+            for i in range(hi - lo):
+                b.perm[i] = i
+            _sort_perm(score + lo, <const double*> NULL, b.perm, b.tmp, hi - lo)
+            for i in range(hi - lo):
+                position[lo + b.perm[i]] = i
+        lo = hi
+
+
+def query_rows(
+    list offsets, list data, const intp[::1] bounds, const intp[::1] run_bounds,
+    const double[::1] scores, const intp[::1] seg_start, const intp[::1] seg_stop,
+    const intp[::1] seg_offsets, rows, const intp[::1] row_offsets, int n_threads=1,
+):
+    """The stacked rows of every query, its documents coded, each run's rows ranked.
+
+    Query ``q``'s rows are the positions ``seg_start[j]:seg_stop[j]`` for ``j`` in
+    ``seg_offsets[q]:seg_offsets[q + 1]``, through ``rows`` (intp: the stacked row at each
+    position) or directly (None); stacked rows ascending within a query (a run's rows
+    together, runs in order: ``run_bounds``). They are written from ``row_offsets[q]`` on.
+    ``scores``: one per stacked row. Document ids are read from the pieces (``offsets``,
+    ``data``, ``bounds``: see :func:`id_blocks`).
+
+    Per query, in threads (a table and buffers per thread, sized for the longest query): each
+    document id is looked up in a hash table of the query's documents (local codes in order of
+    first appearance), and each run's rows ranked. Returns ``(run, pair, position, score,
+    pair_row, n_candidates, duplicate)``: per output row its run, pair code (the pairs of a
+    query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
+    (score descending, ties in row order) and score; per pair the stacked row of its first
+    appearance; per query its distinct documents and the stacked row of a document a run
+    retrieves twice (-1: none). The same output for any number of threads.
+    """
+    cdef intp nq = row_offsets.shape[0] - 1, n = row_offsets[nq], q, longest = 1
+    cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
+    cdef list keep = []
+    cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    cdef const intp[::1] row_view
+    cdef const intp* rp = NULL
+    if rows is not None:
+        row_view = rows
+        rp = &row_view[0] if row_view.shape[0] else NULL
+    for q in range(nq):
+        longest = max(longest, row_offsets[q + 1] - row_offsets[q])
+    cdef int max_bits = 4
+    while (<intp> 1 << max_bits) < 2 * longest:
+        max_bits = max_bits + 1
+    run_arr = np.empty(n, dtype=np.intp)
+    pair_arr = np.empty(n, dtype=np.intp)
+    position_arr = np.empty(n, dtype=np.intp)
+    score_arr = np.empty(n, dtype=np.float64)
+    first_arr = np.empty(n, dtype=np.intp)
+    n_cand_arr = np.zeros(nq, dtype=np.intp)
+    dup_arr = np.full(nq, -1, dtype=np.intp)
+    cdef intp* run = <intp*> cnp.PyArray_DATA(run_arr)
+    cdef intp* pair = <intp*> cnp.PyArray_DATA(pair_arr)
+    cdef intp* position = <intp*> cnp.PyArray_DATA(position_arr)
+    cdef double* score = <double*> cnp.PyArray_DATA(score_arr)
+    cdef intp* first = <intp*> cnp.PyArray_DATA(first_arr)
+    cdef intp[::1] n_cand = n_cand_arr
+    cdef intp[::1] dup = dup_arr
+    cdef int failed = 0
+    n_threads = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
+    _code_queries(
+        pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
+        &seg_start[0] if seg_start.shape[0] else NULL,
+        &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
+        nq, longest, max_bits, n_threads, run, pair, position, score, first,
+        &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, &failed,
+    )
+    free(pieces)
+    if failed:
+        raise MemoryError()
+    pair_offsets = np.zeros(nq + 1, dtype=np.intp)
+    np.cumsum(n_cand_arr, out=pair_offsets[1:])
+    pair_row_arr = np.empty(pair_offsets[nq], dtype=np.intp)
+    _number_pairs(pair, first, <intp*> cnp.PyArray_DATA(pair_row_arr), pair_offsets,
+                  row_offsets, n_cand_arr, n_threads)
+    return run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr
+
+
+cdef void _code_queries(
+    const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
+    const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
+    const intp* rows, const intp* row_offsets, intp nq, intp longest, int max_bits,
+    int n_threads, intp* run, intp* pair, intp* position, double* score, intp* first,
+    intp* n_cand, intp* dup, int* failed,
+) noexcept:
+    """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
+    its own :class:`_QueryScratch`; ``failed[0]`` set when a thread's buffers could not be
+    allocated (its queries are then left undone)."""
+    cdef _QueryScratch b
+    cdef bint ok
+    cdef intp q
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        b = _query_scratch(longest, max_bits)
+        ok = _scratch_ok(&b)
+        if not ok:
+            failed[0] = 1
+        for q in prange(nq, schedule="dynamic", chunksize=8):
+            if ok:
+                _code_query(
+                    &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
+                    seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
+                    n_cand, dup,
+                )
+        _free_query_scratch(&b)
+
+
+cdef void _code_query(
+    _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
+    const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
+    const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
+    intp* run, intp* pair, intp* position, double* score, intp* first, intp* n_cand, intp* dup,
+) noexcept nogil:
+    """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked."""
+    cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
+    cdef intp j = 0, r = 0, sg, p, s, d, size, i
+    cdef int bits = 4
+    cdef const uint8_t* ptr
+    while (<intp> 1 << bits) < 2 * m:
+        bits = bits + 1
+    for sg in range(seg_offsets[q], seg_offsets[q + 1]):
+        for p in range(seg_start[sg], seg_stop[sg]):
+            s = rows[p] if rows != NULL else p
+            if s < bounds[j] or s >= bounds[j + 1]:
+                j = _segment_of(bounds, n_pieces, s)
+            if s < run_bounds[r] or s >= run_bounds[r + 1]:
+                r = _segment_of(run_bounds, n_runs, s)
+            ptr = _id_bytes(&pieces[j], s, &size)
+            d = _local_code(b, &nd, ptr, size, bits)
+            if d < 0:
+                d = -1 - d
+                first[base + d] = s
+            elif b.last_run[d] == r and dup[q] < 0:
+                dup[q] = s
+            b.last_run[d] = r
+            pair[k] = d
+            run[k] = r
+            score[k] = scores[s]
+            k = k + 1
+    for i in range(nd):
+        b.slots[b.slot_of[i]] = 0
+    n_cand[q] = nd
+    _rank_groups(b, run + base, score + base, position + base, m)
+
+
+cdef void _number_pairs(intp* pair, const intp* first, intp* pair_row, intp[::1] pair_offsets,
+                        const intp[::1] row_offsets, intp[::1] n_cand, int n_threads):
+    """Turn local document codes into pair codes (``pair_offsets[q] + local``) and gather the
+    first row of every pair, in threads over queries."""
+    cdef intp nq = n_cand.shape[0], q, k, d
+    with nogil:
+        for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
+            for k in range(row_offsets[q], row_offsets[q + 1]):
+                pair[k] = pair[k] + pair_offsets[q]
+            for d in range(n_cand[q]):
+                pair_row[pair_offsets[q] + d] = first[row_offsets[q] + d]
