@@ -60,6 +60,7 @@ from ._pairs import discordant_pairs
 from ._run_rows import (
     arrow_pieces,
     code_pieces,
+    gather_ids,
     id_blocks,
     query_layout,
     query_rows,
@@ -90,6 +91,7 @@ __all__ = [
     "divide_or_nan",
     "evaluate_arrays",
     "factorize_qid",
+    "gather_ids",
     "group_rows",
     "id_blocks",
     "object_id_runs",

@@ -31,8 +31,13 @@ cdef inline const uint8_t* _id_bytes(const _Piece* p, intp s, intp* size) noexce
 
 
 cdef inline intp _segment_of(const intp* bounds, intp n, intp s) noexcept nogil:
-    """The segment ``j`` with ``bounds[j] <= s < bounds[j + 1]`` (``n`` segments; bisection)."""
+    """The segment ``j`` with ``bounds[j] <= s < bounds[j + 1]`` (``n`` segments): counted
+    without branches among a few segments (rows that hop between runs), else bisection."""
     cdef intp lo = 0, hi = n - 1, mid
+    if n <= 8:
+        for mid in range(1, n):
+            lo = lo + (s >= bounds[mid])
+        return lo
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if bounds[mid] <= s:
@@ -40,6 +45,41 @@ cdef inline intp _segment_of(const intp* bounds, intp n, intp s) noexcept nogil:
         else:
             hi = mid - 1
     return lo
+
+
+cdef inline uint64_t _load8(const uint8_t* p) noexcept nogil:
+    """Eight bytes from ``p`` (one unaligned load)."""
+    cdef uint64_t w
+    memcpy(&w, p, 8)
+    return w
+
+
+cdef inline uint64_t _id_hash(const uint8_t* p, intp size) noexcept nogil:
+    """A 64-bit hash of an id's ``size`` bytes: eight at a time (the last eight overlapping
+    the ones before, so nothing past the id is read), mixed multiplicatively, then a final
+    avalanche (murmur3's)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> size, w = 0
+    cdef intp i = 0
+    if size >= 8:
+        while i + 8 < size:
+            h = (h ^ _load8(p + i)) * 0x9E3779B97F4A7C15ULL
+            h = h ^ (h >> 29)
+            i = i + 8
+        w = _load8(p + size - 8)
+    else:
+        for i in range(size):
+            w = w | ((<uint64_t> p[i]) << (8 * i))
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL
+    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDULL
+    h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 33)
+
+
+cdef inline bint _same_id(const uint8_t* a, const uint8_t* b, intp size) noexcept nogil:
+    """Whether two ids of ``size`` bytes are equal (inline for 8 to 16 bytes)."""
+    if 8 <= size <= 16:
+        return _load8(a) == _load8(b) and _load8(a + size - 8) == _load8(b + size - 8)
+    return memcmp(a, b, <size_t> size) == 0
 
 
 cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep) except NULL:
@@ -102,14 +142,14 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
             ptr = _id_bytes(&pieces[j], s, &size)
             if b < breaks.shape[0] and breaks[b] == s:
                 b = b + 1
-            elif size == prev_size and memcmp(ptr, prev, size) == 0:
+            elif size == prev_size and _same_id(ptr, prev, size):
                 codes[s] = codes[s - 1]
                 continue
             starts[m] = s
             m = m + 1
             prev = ptr
             prev_size = size
-            hh = _record_hash(ptr, size)
+            hh = _id_hash(ptr, size)
             tag = hh >> 32
             h = <intp> (hh >> (64 - bits))
             c = -1
@@ -117,7 +157,7 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
                 slot = slots[h]
                 if slot >> 32 == tag:
                     c = <intp> (slot & 0xFFFFFFFFULL) - 1
-                    if key_len[c] == size and memcmp(key_ptr[c], ptr, size) == 0:
+                    if key_len[c] == size and _same_id(key_ptr[c], ptr, size):
                         break
                     c = -1
                 h = (h + 1) & ((<intp> 1 << bits) - 1)
@@ -197,13 +237,13 @@ cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
 cdef inline intp _local_code(_QueryScratch* b, intp* nd, const uint8_t* ptr, intp size,
                              int bits) noexcept nogil:
     """The code of an id among its query's documents (a new one: ``-1 - code``)."""
-    cdef uint64_t hh = _record_hash(ptr, size), tag = hh >> 32, slot
+    cdef uint64_t hh = _id_hash(ptr, size), tag = hh >> 32, slot
     cdef intp h = <intp> (hh >> (64 - bits)), c
     while b.slots[h] != 0:
         slot = b.slots[h]
         if slot >> 32 == tag:
             c = <intp> (slot & 0xFFFFFFFFULL) - 1
-            if b.key_len[c] == size and memcmp(b.key_ptr[c], ptr, size) == 0:
+            if b.key_len[c] == size and _same_id(b.key_ptr[c], ptr, size):
                 return c
         h = (h + 1) & ((<intp> 1 << bits) - 1)
     c = nd[0]
@@ -264,7 +304,8 @@ def query_rows(
     query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
     (score descending, ties in row order) and score; per pair the stacked row of its first
     appearance; per query its distinct documents and the stacked row of a document a run
-    retrieves twice (-1: none). The same output for any number of threads.
+    retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``. The
+    same output for any number of threads.
     """
     cdef intp nq = row_offsets.shape[0] - 1, n = row_offsets[nq], q, longest = 1
     cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
@@ -287,6 +328,8 @@ def query_rows(
     first_arr = np.empty(n, dtype=np.intp)
     n_cand_arr = np.zeros(nq, dtype=np.intp)
     dup_arr = np.full(nq, -1, dtype=np.intp)
+    group_rows_arr = np.zeros((nq, n_runs), dtype=np.intp)
+    cdef intp* group_rows = <intp*> cnp.PyArray_DATA(group_rows_arr)
     cdef intp* run = <intp*> cnp.PyArray_DATA(run_arr)
     cdef intp* pair = <intp*> cnp.PyArray_DATA(pair_arr)
     cdef intp* position = <intp*> cnp.PyArray_DATA(position_arr)
@@ -301,7 +344,7 @@ def query_rows(
         &seg_start[0] if seg_start.shape[0] else NULL,
         &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
         nq, longest, max_bits, n_threads, run, pair, position, score, first,
-        &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, &failed,
+        &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
     free(pieces)
     if failed:
@@ -311,7 +354,8 @@ def query_rows(
     pair_row_arr = np.empty(pair_offsets[nq], dtype=np.intp)
     _number_pairs(pair, first, <intp*> cnp.PyArray_DATA(pair_row_arr), pair_offsets,
                   row_offsets, n_cand_arr, n_threads)
-    return run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr
+    return (run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr,
+            group_rows_arr)
 
 
 cdef void _code_queries(
@@ -319,7 +363,7 @@ cdef void _code_queries(
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
     const intp* rows, const intp* row_offsets, intp nq, intp longest, int max_bits,
     int n_threads, intp* run, intp* pair, intp* position, double* score, intp* first,
-    intp* n_cand, intp* dup, int* failed,
+    intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
     its own :class:`_QueryScratch`; ``failed[0]`` set when a thread's buffers could not be
@@ -337,7 +381,7 @@ cdef void _code_queries(
                 _code_query(
                     &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
                     seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
-                    n_cand, dup,
+                    n_cand, dup, group_rows + q * n_runs,
                 )
         _free_query_scratch(&b)
 
@@ -347,8 +391,10 @@ cdef void _code_query(
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
     const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
     intp* run, intp* pair, intp* position, double* score, intp* first, intp* n_cand, intp* dup,
+    intp* group_rows,
 ) noexcept nogil:
-    """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked."""
+    """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
+    (``group_rows``: the query's rows of each run)."""
     cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
     cdef intp j = 0, r = 0, sg, p, s, d, size, i
     cdef int bits = 4
@@ -359,7 +405,7 @@ cdef void _code_query(
         for p in range(seg_start[sg], seg_stop[sg]):
             s = rows[p] if rows != NULL else p
             if s < bounds[j] or s >= bounds[j + 1]:
-                j = _segment_of(bounds, n_pieces, s)
+                j = _segment_of(&bounds[0], n_pieces, s)
             if s < run_bounds[r] or s >= run_bounds[r + 1]:
                 r = _segment_of(run_bounds, n_runs, s)
             ptr = _id_bytes(&pieces[j], s, &size)
@@ -370,6 +416,7 @@ cdef void _code_query(
             elif b.last_run[d] == r and dup[q] < 0:
                 dup[q] = s
             b.last_run[d] = r
+            group_rows[r] += 1
             pair[k] = d
             run[k] = r
             score[k] = scores[s]
@@ -391,3 +438,145 @@ cdef void _number_pairs(intp* pair, const intp* first, intp* pair_row, intp[::1]
                 pair[k] = pair[k] + pair_offsets[q]
             for d in range(n_cand[q]):
                 pair_row[pair_offsets[q] + d] = first[row_offsets[q] + d]
+
+
+# ----------------------------------------------------------------------------------------------
+# The fused run: positions sorted by score within each segment, and ids gathered as bytes
+# ----------------------------------------------------------------------------------------------
+
+
+#: Segments shorter than this are merge sorted (``_sort_perm``); longer ones radix sorted.
+cdef enum:
+    _RADIX_MIN = 96
+
+
+cdef inline uint64_t _descending_key(double x) noexcept nogil:
+    """A key whose unsigned order is the descending order of ``x`` (``-0.0`` as ``0.0``)."""
+    cdef uint64_t u
+    x = x + 0.0
+    memcpy(&u, &x, 8)
+    if u >> 63:
+        return u  # negative: larger magnitude, larger key
+    return ~(u | (<uint64_t> 1 << 63))
+
+
+cdef void _radix_order(const double* val, intp m, uint64_t* key, uint64_t* key2, intp* idx,
+                       intp* idx2, intp* counts) noexcept nogil:
+    """``idx`` (``m`` entries) sorted by ``val`` descending, ties in index order: a stable LSD
+    radix sort on bytes of the keys, the bytes every key shares skipped. ``counts``: 8 * 256."""
+    cdef intp i, d, total, here
+    cdef uint64_t* ks = key
+    cdef uint64_t* kd = key2
+    cdef uint64_t* kt
+    cdef intp* xs = idx
+    cdef intp* xd = idx2
+    cdef intp* xt
+    memset(counts, 0, 8 * 256 * sizeof(intp))
+    for i in range(m):
+        ks[i] = _descending_key(val[i])
+        xs[i] = i
+        for d in range(8):
+            counts[d * 256 + ((ks[i] >> (8 * d)) & 0xFF)] += 1
+    for d in range(8):
+        if counts[d * 256 + ((ks[0] >> (8 * d)) & 0xFF)] == m:
+            continue  # every key has this byte
+        total = 0
+        for i in range(256):
+            here = counts[d * 256 + i]
+            counts[d * 256 + i] = total
+            total = total + here
+        for i in range(m):
+            here = counts[d * 256 + ((ks[i] >> (8 * d)) & 0xFF)]
+            counts[d * 256 + ((ks[i] >> (8 * d)) & 0xFF)] = here + 1
+            kd[here] = ks[i]
+            xd[here] = xs[i]
+        kt = ks
+        ks = kd
+        kd = kt
+        xt = xs
+        xs = xd
+        xd = xt
+    if xs != idx:
+        memcpy(idx, xs, m * sizeof(intp))
+
+
+def score_order(const double[::1] values, const intp[::1] offsets, int n_threads=1):
+    """Positions sorted by segment (``offsets``), then ``values`` descending, ties in position
+    order (intp). Segments in threads; each sorted by a radix sort of its keys (a merge sort
+    when short): the same order for any number of threads."""
+    cdef intp nq = offsets.shape[0] - 1, n = values.shape[0], q, lo, m, i, longest = 1
+    for q in range(nq):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    out_arr = np.empty(n, dtype=np.intp)
+    cdef intp* out = <intp*> cnp.PyArray_DATA(out_arr)
+    cdef const double* val = &values[0] if n else NULL
+    cdef uint64_t* key
+    cdef uint64_t* key2
+    cdef intp* idx
+    cdef intp* idx2
+    cdef intp* counts
+    n_threads = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        key = <uint64_t*> malloc(longest * sizeof(uint64_t))
+        key2 = <uint64_t*> malloc(longest * sizeof(uint64_t))
+        idx = <intp*> malloc(longest * sizeof(intp))
+        idx2 = <intp*> malloc(longest * sizeof(intp))
+        counts = <intp*> malloc(8 * 256 * sizeof(intp))
+        for q in prange(nq, schedule="dynamic", chunksize=16):
+            lo = offsets[q]
+            m = offsets[q + 1] - lo
+            if m < _RADIX_MIN:
+                for i in range(m):
+                    idx[i] = i
+                _sort_perm(val + lo, <const double*> NULL, idx, idx2, m)
+            else:
+                _radix_order(val + lo, m, key, key2, idx, idx2, counts)
+            for i in range(m):
+                out[lo + i] = lo + idx[i]
+        free(key)
+        free(key2)
+        free(idx)
+        free(idx2)
+        free(counts)
+    return out_arr
+
+
+def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] rows,
+               int n_threads=1):
+    """The ids of ``rows`` (stacked rows of the pieces, see :func:`id_blocks`) as the
+    buffers of an Arrow ``large_string`` array: ``(offsets, data)``, int64 and uint8. Two
+    passes in threads over chunks of rows: the sizes, then the bytes."""
+    cdef intp n = rows.shape[0], n_pieces = bounds.shape[0] - 1, c, lo, hi, i, j, s, size
+    cdef list keep = []
+    cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    out_offsets_arr = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t* out_off = <int64_t*> cnp.PyArray_DATA(out_offsets_arr)
+    cdef const uint8_t* ptr
+    cdef intp n_chunks = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            j = 0
+            for i in range(lo, hi):
+                s = rows[i]
+                if s < bounds[j] or s >= bounds[j + 1]:
+                    j = _segment_of(&bounds[0], n_pieces, s)
+                _id_bytes(&pieces[j], s, &size)
+                out_off[i + 1] = size
+    np.cumsum(out_offsets_arr, out=out_offsets_arr)
+    data_arr = np.empty(max(out_offsets_arr[n], 1), dtype=np.uint8)
+    cdef uint8_t* out_data = <uint8_t*> cnp.PyArray_DATA(data_arr)
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            j = 0
+            for i in range(lo, hi):
+                s = rows[i]
+                if s < bounds[j] or s >= bounds[j + 1]:
+                    j = _segment_of(&bounds[0], n_pieces, s)
+                ptr = _id_bytes(&pieces[j], s, &size)
+                memcpy(out_data + out_off[i], ptr, size)
+    free(pieces)
+    return out_offsets_arr, data_arr

@@ -16,6 +16,9 @@ buffers, chunk by chunk) or integer codes (ids of any other kind, coded by the c
       |                      resident), each run's rows ranked; queries in threads
       v
     QueryRows: per row its run, pair, rank and score; per pair its first row
+      |  the fused run       segment_order (a radix sort per query), gather_ids (the ids'
+      v                      bytes copied into new Arrow buffers)
+    the fused frame's columns
 
 Per query, everything is written at offsets fixed before the threads start: the outputs are
 the same, bit for bit, for any number of threads.
@@ -35,6 +38,7 @@ __all__ = [
     "QueryRows",
     "arrow_pieces",
     "code_pieces",
+    "gather_ids",
     "query_layout",
     "query_rows",
     "segment_order",
@@ -138,7 +142,8 @@ class QueryRows(NamedTuple):
     """The rows of every query (query after query, runs in order, rows in stacked order):
     run, pair code, 0-based rank in its run's ranking and score of each; the stacked row where
     each pair first appears; the distinct documents of each query; per query the stacked row
-    of a document a run retrieved twice (-1: none)."""
+    of a document a run retrieved twice (-1: none); the rows of each (query, run) group,
+    ``(n_queries, n_runs)``."""
 
     run: np.ndarray
     pair: np.ndarray
@@ -147,6 +152,7 @@ class QueryRows(NamedTuple):
     pair_row: np.ndarray
     n_candidates: np.ndarray
     duplicate: np.ndarray
+    group_rows: np.ndarray
 
 
 def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
@@ -167,7 +173,14 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
 
 def segment_order(values, offsets, n_threads=1):
     """Positions sorted by segment (``offsets``), then ``values`` descending; ties in
-    position order (a stable merge sort per segment, segments in threads)."""
+    position order (a radix sort per segment, segments in threads)."""
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    return _ranking.argsort_per_query(values, offsets, None, n_threads)
+    return _ranking.score_order(values, offsets, n_threads)
+
+
+def gather_ids(pieces, rows, n_threads=1):
+    """The ids of stacked ``rows`` as the buffers of an Arrow ``large_string`` array:
+    ``(offsets, data)`` (int64, uint8), bytes copied in threads, no Python object made."""
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    return _ranking.gather_ids(pieces.offsets, pieces.data, pieces.bounds, rows, n_threads)

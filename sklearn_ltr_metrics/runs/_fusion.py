@@ -50,7 +50,7 @@ class FusionInputs:
         if pad is None:
             return stack.row_pair, stack.row_run, values
         pair, run = np.nonzero(~stack.present)
-        padded = pad[run * len(stack.queries) + stack.pair_query[pair]]
+        padded = pad[run * stack.n_queries + stack.pair_query[pair]]
         return (
             np.concatenate((stack.row_pair, pair)),
             np.concatenate((stack.row_run, run)),
@@ -369,12 +369,9 @@ def fused_frame(stack, fused, n_threads=1):
     """The fused run as a frame: queries in order of first appearance, scores descending (ties
     in order of first appearance in the runs)."""
     order = segment_order(fused, stack.pair_offsets, n_threads)
+    qid, doc_id = stack.pair_ids(order, n_threads)
     return pd.DataFrame(
-        {
-            "qid": stack.queries.take(stack.pair_query),
-            "doc_id": stack.pair_documents(order),
-            "score": fused[order],
-        },
+        {"qid": qid, "doc_id": doc_id, "score": fused[order]},
         columns=list(RUN_COLUMNS),
         copy=False,
     )

@@ -26,10 +26,17 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._engine import arrow_pieces, code_pieces, id_blocks, query_layout, query_rows
+from .._engine import (
+    arrow_pieces,
+    code_pieces,
+    gather_ids,
+    id_blocks,
+    query_layout,
+    query_rows,
+)
 from .._validation import check_columns, check_scores
 
-__all__ = ["RUN_COLUMNS", "StackedRuns", "check_run", "check_runs", "stack_runs"]
+__all__ = ["RUN_COLUMNS", "RowIds", "StackedRuns", "check_run", "check_runs", "stack_runs"]
 
 #: The columns of a run frame, in order.
 RUN_COLUMNS = ("qid", "doc_id", "score")
@@ -74,6 +81,29 @@ def check_runs(runs, name="runs", *, minimum=1):
 
 
 @dataclass(frozen=True)
+class RowIds:
+    """The ids of one column of the stacked runs: all of them, run after run, as one pandas
+    array, and the pieces the engine reads them from (``arrow``: Arrow string buffers, the
+    column's ``dtype`` in every run; else integer codes of the ids)."""
+
+    values: object
+    pieces: object
+    arrow: bool = False
+
+    def take(self, rows, n_threads=1):
+        """The ids of stacked ``rows``, as the same kind of pandas array as the input: Arrow
+        strings built from the bytes of the input buffers (no Python object made)."""
+        if not self.arrow:
+            return self.values.take(rows)
+        import pyarrow as pa  # installed: the ids were stored by it
+
+        offsets, data = gather_ids(self.pieces, rows, n_threads)
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        array = pa.Array.from_buffers(pa.large_string(), len(rows), buffers)
+        return pd.arrays.ArrowStringArray(array, dtype=self.values.dtype)
+
+
+@dataclass(frozen=True)
 class StackedRuns:
     """Runs stacked into flat arrays, rows query after query, with coded pairs.
 
@@ -81,10 +111,11 @@ class StackedRuns:
     ----------
     names : list of str
         The run names, in order.
-    queries : pandas array
-        The distinct query ids, in order of first appearance (their codes).
-    documents : pandas array
-        The document id of every row of the runs, run after run (read through ``pair_row``).
+    query_ids, document_ids : RowIds
+        The query and document id of every row of the runs, run after run.
+    query_row : ndarray of intp
+        For each query code, the row of the runs where it first appears (queries in order of
+        first appearance).
     row_offsets : ndarray of intp
         Where each query's rows start (``n_queries + 1``): rows are query after query.
     row_run, row_pair, position : ndarray of intp
@@ -93,15 +124,19 @@ class StackedRuns:
     score : ndarray of float64
         The score of each row.
     pair_row : ndarray of intp
-        For each pair, the row of the runs (index of ``documents``) where it first appears;
+        For each pair, the row of the runs where it first appears;
         the pairs of a query follow each other (``pair_offsets``).
     n_candidates : ndarray of intp
         Distinct documents any run retrieved, per query.
+    query_run_rows : ndarray of intp, shape (n_queries, n_runs)
+        Rows of each (query, run) group: how many documents a run retrieved for a query. The
+        rows of a group follow each other (a segment), groups query after query, runs in order.
     """
 
     names: list
-    queries: object
-    documents: object
+    query_ids: RowIds
+    query_row: np.ndarray
+    document_ids: RowIds
     row_offsets: np.ndarray
     row_run: np.ndarray
     row_pair: np.ndarray
@@ -109,6 +144,16 @@ class StackedRuns:
     score: np.ndarray
     pair_row: np.ndarray
     n_candidates: np.ndarray
+    query_run_rows: np.ndarray
+
+    @cached_property
+    def queries(self):
+        """The distinct query ids, by code."""
+        return self.query_ids.values.take(self.query_row)
+
+    @property
+    def n_queries(self):
+        return self.query_row.size
 
     @property
     def n_runs(self):
@@ -121,12 +166,12 @@ class StackedRuns:
     @property
     def n_groups(self):
         """Number of (run, query) groups: group ``g = run * n_queries + query``."""
-        return self.n_runs * len(self.queries)
+        return self.n_runs * self.n_queries
 
     @cached_property
     def row_query(self):
         """The query code of each row."""
-        return np.repeat(np.arange(len(self.queries)), np.diff(self.row_offsets))
+        return np.repeat(np.arange(self.n_queries), np.diff(self.row_offsets))
 
     @cached_property
     def pair_offsets(self):
@@ -136,17 +181,47 @@ class StackedRuns:
     @cached_property
     def pair_query(self):
         """The query code of each pair."""
-        return np.repeat(np.arange(len(self.queries)), self.n_candidates)
+        return np.repeat(np.arange(self.n_queries), self.n_candidates)
 
     @cached_property
     def row_group(self):
         """The (run, query) group of each row."""
-        return self.row_run * len(self.queries) + self.row_query
+        return self.row_run * self.n_queries + self.row_query
 
     @cached_property
     def group_size(self):
         """Rows of each (run, query) group: how many documents a run retrieved for a query."""
-        return np.bincount(self.row_group, minlength=self.n_groups)
+        return self.query_run_rows.T.ravel()
+
+    @cached_property
+    def _segments(self):
+        sizes = self.query_run_rows.ravel()
+        kept = np.flatnonzero(sizes)
+        query, run = np.divmod(kept, self.n_runs)
+        starts = np.cumsum(sizes[kept]) - sizes[kept]
+        return starts, run * self.n_queries + query, sizes[kept]
+
+    @property
+    def segment_start(self):
+        """The first row of each non-empty group's segment (in row order)."""
+        return self._segments[0]
+
+    @property
+    def segment_group(self):
+        """The (run, query) group of each segment."""
+        return self._segments[1]
+
+    def per_row(self, group_values):
+        """``group_values`` (one per group) repeated on each row of its group."""
+        return np.repeat(group_values[self.segment_group], self._segments[2])
+
+    def group_reduce(self, ufunc, values, initial):
+        """``ufunc`` reduced over each group's rows of ``values`` (``initial`` for an empty
+        group): one ``reduceat`` over the segments."""
+        out = np.full(self.n_groups, initial, dtype=np.float64)
+        if self.segment_start.size:
+            out[self.segment_group] = ufunc.reduceat(values, self.segment_start)
+        return out
 
     def matrix(self, values, fill):
         """``(n_pairs, n_runs)`` matrix of per-row ``values``; ``fill`` where a run lacks a pair."""
@@ -161,9 +236,13 @@ class StackedRuns:
         out[self.row_pair, self.row_run] = True
         return out
 
-    def pair_documents(self, pairs):
-        """The document ids of ``pairs`` (pair codes), as a pandas array."""
-        return self.documents.take(self.pair_row[pairs])
+    def pair_ids(self, pairs, n_threads=1):
+        """``(qid, doc_id)`` of ``pairs`` (pair codes), as pandas arrays of the input's kind."""
+        query_rows = self.query_row[self.pair_query[pairs]]
+        return (
+            self.query_ids.take(query_rows, n_threads),
+            self.document_ids.take(self.pair_row[pairs], n_threads),
+        )
 
 
 def _raise_missing(frames, column, names, row):
@@ -178,10 +257,11 @@ def _raise_missing(frames, column, names, row):
 def _arrow_chunks(frames, column):
     """The Arrow arrays (chunks) of ``column`` in every frame, run after run; None unless
     every frame stores it in Arrow strings (pandas' ``str`` dtype with pyarrow)."""
-    chunks = []
+    chunks, dtype = [], frames[0][column].dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
     for frame in frames:
-        dtype = frame[column].dtype
-        if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        if frame[column].dtype != dtype:
             return None
         import pyarrow as pa  # installed: pandas stores these strings with it
 
@@ -190,20 +270,19 @@ def _arrow_chunks(frames, column):
     return chunks
 
 
-def _pieces(frames, column, names, codes=None):
-    """``(pieces, values)``: the ids of ``column`` as the engine reads them (Arrow buffers, or
-    integer codes for ids of other kinds: ``codes(values)``, by default those of
-    :func:`pandas.factorize`) and all of them, run after run, as one pandas array."""
+def _row_ids(frames, column, names, codes=None):
+    """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
+    strings, else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
+    a missing id is refused naming its run and row."""
     values = pd.concat([frame[column] for frame in frames], ignore_index=True).array
     chunks = _arrow_chunks(frames, column)
     pieces = None if chunks is None else arrow_pieces(chunks)
-    if pieces is None:
-        codes, missing = (codes or pd.factorize)(values)[0], None
-        if (codes < 0).any():
-            missing = int(np.flatnonzero(codes < 0)[0])
-            _raise_missing(frames, column, names, missing)
-        pieces = code_pieces([codes])
-    return pieces, values
+    if pieces is not None:
+        return RowIds(values, pieces, arrow=True)
+    found = (codes or pd.factorize)(values)[0]
+    if (found < 0).any():
+        _raise_missing(frames, column, names, int(np.flatnonzero(found < 0)[0]))
+    return RowIds(values, code_pieces([found]))
 
 
 def _head_codes(values):
@@ -219,11 +298,11 @@ def _head_codes(values):
 
 
 def _query_codes(frames, names, run_bounds):
-    """``(codes, starts, queries)``: the query code of every row (in order of first
-    appearance), where each block of equal query ids starts (a run starts one) and the ids."""
-    pieces, values = _pieces(frames, "qid", names, codes=_head_codes)
-    codes, first, starts = id_blocks(pieces, run_bounds[:-1])
-    return codes, starts, values.take(first)
+    """``(ids, codes, first, starts)``: the :class:`RowIds` of the query ids, the code of
+    every row (in order of first appearance), the first row of every code and where each
+    block of equal query ids starts (a run starts one)."""
+    ids = _row_ids(frames, "qid", names, codes=_head_codes)
+    return ids, *id_blocks(ids.pieces, run_bounds[:-1])
 
 
 def _refuse_duplicates(stack, duplicate, run_bounds):
@@ -235,7 +314,8 @@ def _refuse_duplicates(stack, duplicate, run_bounds):
     query, row = found[0], duplicate[found[0]]
     run = int(np.searchsorted(run_bounds, row, side="right")) - 1
     raise ValueError(
-        f"runs[{stack.names[run]!r}] retrieves document {stack.documents[row]!r} twice for "
+        f"runs[{stack.names[run]!r}] retrieves document {stack.document_ids.values[row]!r} "
+        "twice for "
         f"query {stack.queries[query]!r}; each (qid, doc_id) may appear once in a run. Drop "
         "duplicates first (read_trec_run's duplicates='first' or 'last')."
     )
@@ -246,15 +326,16 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
     names, frames = check_runs(runs, name, minimum=minimum)
     run_bounds = np.zeros(len(frames) + 1, dtype=np.intp)
     np.cumsum([len(frame) for frame in frames], out=run_bounds[1:])
-    query_codes, starts, queries = _query_codes(frames, names, run_bounds)
-    doc_pieces, documents = _pieces(frames, "doc_id", names)
+    query_ids, query_codes, query_row, starts = _query_codes(frames, names, run_bounds)
+    document_ids = _row_ids(frames, "doc_id", names)
     scores = np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames])
-    layout = query_layout(query_codes, starts, len(queries), n_threads)
-    rows = query_rows(doc_pieces, run_bounds, scores, layout, n_threads)
+    layout = query_layout(query_codes, starts, query_row.size, n_threads)
+    rows = query_rows(document_ids.pieces, run_bounds, scores, layout, n_threads)
     stack = StackedRuns(
         names=names,
-        queries=queries,
-        documents=documents,
+        query_ids=query_ids,
+        query_row=query_row,
+        document_ids=document_ids,
         row_offsets=layout.row_offsets,
         row_run=rows.run,
         row_pair=rows.pair,
@@ -262,6 +343,7 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
         score=rows.score,
         pair_row=rows.pair_row,
         n_candidates=rows.n_candidates,
+        query_run_rows=rows.group_rows,
     )
     _refuse_duplicates(stack, rows.duplicate, run_bounds)
     return stack
