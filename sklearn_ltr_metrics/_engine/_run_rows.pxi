@@ -500,10 +500,71 @@ cdef void _radix_order(const double* val, intp m, uint64_t* key, uint64_t* key2,
         memcpy(idx, xs, m * sizeof(intp))
 
 
+#: A bucket of :func:`_bucket_order` holding more keys than this: the segment is radix sorted.
+cdef enum:
+    _BUCKET_MAX = 48
+    _BUCKET_BITS_MAX = 14
+
+
+cdef bint _bucket_order(const double* val, intp m, uint64_t* key, uint64_t* key2, intp* idx,
+                        intp* idx2, intp* counts) noexcept nogil:
+    """``idx`` sorted as by :func:`_radix_order`, by one counting pass into buckets of equal
+    width between the largest and the smallest value (about two buckets per value; the
+    bucket is a non-decreasing function of ``max - value``, rounding included) and an
+    insertion sort of each bucket on the exact keys, both stable. False (nothing written)
+    when a bucket holds over ``_BUCKET_MAX`` values (values too clustered for their buckets)
+    or the values are not all finite. ``counts``: ``2**_BUCKET_BITS_MAX + 1``."""
+    cdef double low = val[0], high = val[0], scale
+    cdef uint64_t k
+    cdef intp i, j, b, here, total, largest = 0, x, nb = 2
+    for i in range(m):
+        if val[i] != val[i]:
+            return False  # NaN
+        key[i] = _descending_key(val[i])
+        low = min(low, val[i])
+        high = max(high, val[i])
+    while nb < 2 * m and nb < (1 << _BUCKET_BITS_MAX):
+        nb = 2 * nb
+    scale = (nb - 1) / (high - low) if high > low else 0.0
+    if not (scale == scale and scale * (high - low) < <double> nb):  # NaN or infinite
+        return False
+    memset(counts, 0, (nb + 1) * sizeof(intp))
+    for i in range(m):
+        idx2[i] = <intp> ((high - val[i]) * scale)
+        counts[idx2[i] + 1] += 1
+    for b in range(1, nb + 1):
+        largest = max(largest, counts[b])
+    if largest > _BUCKET_MAX:
+        return False
+    total = 0
+    for b in range(nb + 1):
+        here = counts[b]
+        counts[b] = total
+        total = total + here
+    for i in range(m):
+        here = counts[idx2[i] + 1]
+        counts[idx2[i] + 1] = here + 1
+        key2[here] = key[i]
+        idx[here] = i
+    # Each bucket: an insertion sort (strictly greater keys move: equal keys keep their order).
+    for i in range(1, m):
+        k = key2[i]
+        x = idx[i]
+        j = i - 1
+        while j >= 0 and key2[j] > k:
+            key2[j + 1] = key2[j]
+            idx[j + 1] = idx[j]
+            j = j - 1
+        key2[j + 1] = k
+        idx[j + 1] = x
+    return True
+
+
 def score_order(const double[::1] values, const intp[::1] offsets, int n_threads=1):
     """Positions sorted by segment (``offsets``), then ``values`` descending, ties in position
-    order (intp). Segments in threads; each sorted by a radix sort of its keys (a merge sort
-    when short): the same order for any number of threads."""
+    order (intp). Segments in threads; each sorted by a bucket pass on its keys, or a radix
+    sort of them where the buckets come out uneven (a merge sort when short): the same order
+    for any number of threads."""
     cdef intp nq = offsets.shape[0] - 1, n = values.shape[0], q, lo, m, i, longest = 1
     for q in range(nq):
         longest = max(longest, offsets[q + 1] - offsets[q])
@@ -521,7 +582,7 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
         key2 = <uint64_t*> malloc(longest * sizeof(uint64_t))
         idx = <intp*> malloc(longest * sizeof(intp))
         idx2 = <intp*> malloc(longest * sizeof(intp))
-        counts = <intp*> malloc(8 * 256 * sizeof(intp))
+        counts = <intp*> malloc(((1 << _BUCKET_BITS_MAX) + 1) * sizeof(intp))
         for q in prange(nq, schedule="dynamic", chunksize=16):
             lo = offsets[q]
             m = offsets[q + 1] - lo
@@ -529,7 +590,7 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
                 for i in range(m):
                     idx[i] = i
                 _sort_perm(val + lo, <const double*> NULL, idx, idx2, m)
-            else:
+            elif not _bucket_order(val + lo, m, key, key2, idx, idx2, counts):
                 _radix_order(val + lo, m, key, key2, idx, idx2, counts)
             for i in range(m):
                 out[lo + i] = lo + idx[i]
@@ -542,14 +603,22 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
 
 
 def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] rows,
-               int n_threads=1):
-    """The ids of ``rows`` (stacked rows of the pieces, see :func:`id_blocks`) as the
-    buffers of an Arrow ``large_string`` array: ``(offsets, data)``, int64 and uint8. Two
-    passes in threads over chunks of rows: the sizes, then the bytes."""
+               const intp[::1] order, int n_threads=1):
+    """The ids of stacked rows ``rows[order]`` (see :func:`id_blocks` for the pieces) as the
+    buffers of an Arrow ``large_string`` array: ``(offsets, data)``, int64 and uint8.
+
+    The ids are read in the order of ``rows`` (rows of the runs mostly ascending: their
+    bytes stream in) and written at their places in ``order`` (a permutation that moves
+    entries only a little: within a query). Two passes in threads over chunks: the sizes,
+    then the bytes."""
     cdef intp n = rows.shape[0], n_pieces = bounds.shape[0] - 1, c, lo, hi, i, j, s, size
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    sizes_arr = np.empty(n, dtype=np.int64)
+    place_arr = np.empty(n, dtype=np.intp)
     out_offsets_arr = np.zeros(n + 1, dtype=np.int64)
+    cdef int64_t* sizes = <int64_t*> cnp.PyArray_DATA(sizes_arr)
+    cdef intp* place = <intp*> cnp.PyArray_DATA(place_arr)
     cdef int64_t* out_off = <int64_t*> cnp.PyArray_DATA(out_offsets_arr)
     cdef const uint8_t* ptr
     cdef intp n_chunks = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
@@ -563,8 +632,10 @@ def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
                 if s < bounds[j] or s >= bounds[j + 1]:
                     j = _segment_of(&bounds[0], n_pieces, s)
                 _id_bytes(&pieces[j], s, &size)
-                out_off[i + 1] = size
-    np.cumsum(out_offsets_arr, out=out_offsets_arr)
+                sizes[i] = size
+                place[order[i]] = i
+        for i in range(n):
+            out_off[i + 1] = out_off[i] + sizes[order[i]]
     data_arr = np.empty(max(out_offsets_arr[n], 1), dtype=np.uint8)
     cdef uint8_t* out_data = <uint8_t*> cnp.PyArray_DATA(data_arr)
     with nogil:
@@ -577,6 +648,6 @@ def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
                 if s < bounds[j] or s >= bounds[j + 1]:
                     j = _segment_of(&bounds[0], n_pieces, s)
                 ptr = _id_bytes(&pieces[j], s, &size)
-                memcpy(out_data + out_off[i], ptr, size)
+                memcpy(out_data + out_off[place[i]], ptr, <size_t> size)
     free(pieces)
     return out_offsets_arr, data_arr

@@ -179,8 +179,13 @@ def segment_order(values, offsets, n_threads=1):
     return _ranking.score_order(values, offsets, n_threads)
 
 
-def gather_ids(pieces, rows, n_threads=1):
-    """The ids of stacked ``rows`` as the buffers of an Arrow ``large_string`` array:
-    ``(offsets, data)`` (int64, uint8), bytes copied in threads, no Python object made."""
+def gather_ids(pieces, rows, order=None, n_threads=1):
+    """The ids of stacked rows ``rows[order]`` as the buffers of an Arrow ``large_string``
+    array: ``(offsets, data)`` (int64, uint8), bytes copied in threads, no Python object
+    made. Read in the order of ``rows``: fastest when ``rows`` mostly ascend and ``order``
+    (a permutation, None: the identity) moves entries only a little."""
     rows = np.ascontiguousarray(rows, dtype=np.intp)
-    return _ranking.gather_ids(pieces.offsets, pieces.data, pieces.bounds, rows, n_threads)
+    order = np.arange(rows.size) if order is None else np.ascontiguousarray(order, np.intp)
+    return _ranking.gather_ids(
+        pieces.offsets, pieces.data, pieces.bounds, rows, order, n_threads
+    )

@@ -90,14 +90,14 @@ class RowIds:
     pieces: object
     arrow: bool = False
 
-    def take(self, rows, n_threads=1):
-        """The ids of stacked ``rows``, as the same kind of pandas array as the input: Arrow
-        strings built from the bytes of the input buffers (no Python object made)."""
+    def take(self, rows, order, n_threads=1):
+        """The ids of stacked rows ``rows[order]``, as the same kind of pandas array as the
+        input: Arrow strings built from the bytes of the input buffers (no Python object)."""
         if not self.arrow:
-            return self.values.take(rows)
+            return self.values.take(rows[order])
         import pyarrow as pa  # installed: the ids were stored by it
 
-        offsets, data = gather_ids(self.pieces, rows, n_threads)
+        offsets, data = gather_ids(self.pieces, rows, order, n_threads)
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         array = pa.Array.from_buffers(pa.large_string(), len(rows), buffers)
         return pd.arrays.ArrowStringArray(array, dtype=self.values.dtype)
@@ -236,12 +236,13 @@ class StackedRuns:
         out[self.row_pair, self.row_run] = True
         return out
 
-    def pair_ids(self, pairs, n_threads=1):
-        """``(qid, doc_id)`` of ``pairs`` (pair codes), as pandas arrays of the input's kind."""
-        query_rows = self.query_row[self.pair_query[pairs]]
+    def pair_ids(self, order, n_threads=1):
+        """``(qid, doc_id)`` of the pairs in ``order`` (a permutation of the pair codes that
+        keeps each query's pairs together), as pandas arrays of the input's kind."""
+        # A query's pairs stay together: its id repeated (a take from the few distinct ids).
         return (
-            self.query_ids.take(query_rows, n_threads),
-            self.document_ids.take(self.pair_row[pairs], n_threads),
+            self.queries.take(self.pair_query),
+            self.document_ids.take(self.pair_row, order, n_threads),
         )
 
 
