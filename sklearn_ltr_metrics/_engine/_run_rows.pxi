@@ -287,6 +287,7 @@ def query_rows(
     list offsets, list data, const intp[::1] bounds, const intp[::1] run_bounds,
     const double[::1] scores, const intp[::1] seg_start, const intp[::1] seg_stop,
     const intp[::1] seg_offsets, rows, const intp[::1] row_offsets, int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
 ):
     """The stacked rows of every query, its documents coded, each run's rows ranked.
 
@@ -338,7 +339,7 @@ def query_rows(
     cdef intp[::1] n_cand = n_cand_arr
     cdef intp[::1] dup = dup_arr
     cdef int failed = 0
-    n_threads = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
+    n_threads = _threads(n_threads, n, grain)
     _code_queries(
         pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
         &seg_start[0] if seg_start.shape[0] else NULL,
@@ -560,7 +561,8 @@ cdef bint _bucket_order(const double* val, intp m, uint64_t* key, uint64_t* key2
     return True
 
 
-def score_order(const double[::1] values, const intp[::1] offsets, int n_threads=1):
+def score_order(const double[::1] values, const intp[::1] offsets, int n_threads=1,
+                intp grain=MIN_ROWS_PER_THREAD):
     """Positions sorted by segment (``offsets``), then ``values`` descending, ties in position
     order (intp). Segments in threads; each sorted by a bucket pass on its keys, or a radix
     sort of them where the buckets come out uneven (a merge sort when short): the same order
@@ -576,7 +578,7 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
     cdef intp* idx
     cdef intp* idx2
     cdef intp* counts
-    n_threads = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
+    n_threads = _threads(n_threads, n, grain)
     with nogil, parallel(num_threads=max(n_threads, 1)):
         key = <uint64_t*> malloc(longest * sizeof(uint64_t))
         key2 = <uint64_t*> malloc(longest * sizeof(uint64_t))
@@ -603,7 +605,7 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
 
 
 def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] rows,
-               const intp[::1] order, int n_threads=1):
+               const intp[::1] order, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
     """The ids of stacked rows ``rows[order]`` (see :func:`id_blocks` for the pieces) as the
     buffers of an Arrow ``large_string`` array: ``(offsets, data)``, int64 and uint8.
 
@@ -621,7 +623,7 @@ def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
     cdef intp* place = <intp*> cnp.PyArray_DATA(place_arr)
     cdef int64_t* out_off = <int64_t*> cnp.PyArray_DATA(out_offsets_arr)
     cdef const uint8_t* ptr
-    cdef intp n_chunks = _threads(n_threads, n, MIN_ROWS_PER_THREAD)
+    cdef intp n_chunks = _threads(n_threads, n, grain)
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
             lo = n * c // n_chunks

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _ranking
+from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD  # the engine's one grain
 
 __all__ = [
     "IdPieces",
@@ -128,7 +129,9 @@ def query_layout(codes, starts, n_queries, n_threads=1):
         seg_stop, rows = seg_start + lengths[order], None
     else:
         sizes = np.bincount(codes, minlength=n_queries)
-        grouped, _ = _ranking.counting_sort(codes, n_queries, n_threads, sizes=sizes)
+        grouped, _ = _ranking.counting_sort(
+            codes, n_queries, n_threads, _ROWS_PER_THREAD, sizes=sizes
+        )
         rows = grouped.astype(np.intp, copy=False)
     row_offsets = np.zeros(n_queries + 1, dtype=np.intp)
     np.cumsum(sizes.astype(np.intp), out=row_offsets[1:])
@@ -167,6 +170,7 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
         np.ascontiguousarray(scores, dtype=np.float64),
         *layout,
         n_threads,
+        _ROWS_PER_THREAD,
     )
     return QueryRows(*out)
 
@@ -176,7 +180,7 @@ def segment_order(values, offsets, n_threads=1):
     position order (a radix sort per segment, segments in threads)."""
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    return _ranking.score_order(values, offsets, n_threads)
+    return _ranking.score_order(values, offsets, n_threads, _ROWS_PER_THREAD)
 
 
 def gather_ids(pieces, rows, order=None, n_threads=1):
@@ -187,5 +191,5 @@ def gather_ids(pieces, rows, order=None, n_threads=1):
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     order = np.arange(rows.size) if order is None else np.ascontiguousarray(order, np.intp)
     return _ranking.gather_ids(
-        pieces.offsets, pieces.data, pieces.bounds, rows, order, n_threads
+        pieces.offsets, pieces.data, pieces.bounds, rows, order, n_threads, _ROWS_PER_THREAD
     )
