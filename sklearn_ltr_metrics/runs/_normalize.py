@@ -4,7 +4,8 @@ Each normalisation maps the scores a run gives one query's documents; all (run, 
 groups at once, from the stacked rows (:mod:`._stack`), where each group's rows follow each
 other: group extremes and sums with one ``ufunc.reduceat`` over the segments. The formulas
 are ranx's (``ranx/normalization``), guards included: every denominator is at least
-``1e-9``, so a query whose documents share one score normalises to 0 under ``min-max`` and ``sum`` rather than to NaN.
+``1e-9``, so a query whose documents share one score normalises to 0 under ``min-max`` and
+``sum`` rather than to NaN.
 
 ``borda`` is the one normalisation that looks across runs: a document a run did not retrieve
 for a query gets a score too, ``0.5 - (n_run - 1) / (2 * n_candidates)``, so after it every
