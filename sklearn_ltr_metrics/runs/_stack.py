@@ -83,16 +83,16 @@ def check_runs(runs, name="runs", *, minimum=1):
 @dataclass(frozen=True)
 class RowIds:
     """The ids of one column of the stacked runs: all of them, run after run, as one pandas
-    array, and the pieces the engine reads them from (``arrow``: Arrow string buffers, the
-    column's ``dtype`` in every run; else integer codes of the ids)."""
+    Index (of the input's dtype), and the pieces the engine reads them from (``arrow``: Arrow
+    string buffers, the column's ``dtype`` in every run; else integer codes of the ids)."""
 
     values: object
     pieces: object
     arrow: bool = False
 
     def take(self, rows, order, n_threads=1):
-        """The ids of stacked rows ``rows[order]``, as the same kind of pandas array as the
-        input: Arrow strings built from the bytes of the input buffers (no Python object)."""
+        """The ids of stacked rows ``rows[order]``, of the input's dtype: Arrow strings built
+        from the bytes of the input buffers (no Python object made), else an Index."""
         if not self.arrow:
             return self.values.take(rows[order])
         import pyarrow as pa  # installed: the ids were stored by it
@@ -275,7 +275,7 @@ def _row_ids(frames, column, names, codes=None):
     """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
     strings, else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
     a missing id is refused naming its run and row."""
-    values = pd.concat([frame[column] for frame in frames], ignore_index=True).array
+    values = pd.Index(pd.concat([frame[column] for frame in frames], ignore_index=True))
     chunks = _arrow_chunks(frames, column)
     pieces = None if chunks is None else arrow_pieces(chunks)
     if pieces is not None:
