@@ -428,6 +428,9 @@ default="min-max"
         denominator at least ``1e-9``; ``rank``: ``1 - rank0 / n``; ``borda``:
         ``1 - rank0 / n_candidates``, and ``0.5 - (n_run - 1) / (2 n_candidates)`` for a
         candidate the run did not retrieve, which then counts as retrieved by it).
+    n_jobs : int or None, default=None
+        Threads for the compiled steps (coding the ids, ranking each run, ordering the
+        output): None or 1 for one, -1 for every core. The result is the same for any value.
     **params
         The method's parameters (:func:`fusion_params`): ``k`` (``rrf``), ``gamma``
         (``gmnz``), ``sigma`` (``logn_isr``), ``phi`` (``rbc``), ``weights`` (a list with one
@@ -437,12 +440,18 @@ default="min-max"
     -------
     DataFrame
         The fused run, columns ``qid``, ``doc_id``, ``score``: queries in order of first
-        appearance, documents by fused score descending (rows with equal fused scores in an
-        order fixed by the inputs; evaluation and :func:`write_trec_run` break such ties by
-        ``doc_id``).
+        appearance, documents by fused score descending (rows with equal fused scores in
+        order of first appearance in the runs; evaluation and :func:`write_trec_run` break
+        such ties by ``doc_id``).
 
     Notes
     -----
+    Ids stored as Arrow strings (pandas' ``str`` dtype, as :func:`read_trec_run` returns
+    them) are read from their buffers and the output's ids built from their bytes, without
+    Python string objects: each query's documents are coded in a hash table of that query
+    alone. Ids of other kinds (object, integers) are coded by :func:`pandas.factorize` first;
+    the output's id columns keep the input's dtype.
+
     Values equal ranx's (``ranx.fuse``) per ``(qid, doc_id)`` for every method, with these
     readings of what ranx leaves to chance:
 
