@@ -5,6 +5,8 @@
 # Ids are read where they lie: Arrow string arrays (int32 or int64 offsets and the data bytes,
 # one "piece" per chunk) or 8-byte records (integer codes), never as Python objects.
 
+from libc.stdint cimport uint32_t
+
 
 cdef struct _Piece:
     const int32_t* off32  # Arrow ``string`` offsets (or NULL)
@@ -54,6 +56,13 @@ cdef inline uint64_t _load8(const uint8_t* p) noexcept nogil:
     return w
 
 
+cdef inline uint32_t _load4(const uint8_t* p) noexcept nogil:
+    """Four bytes from ``p`` (one unaligned load)."""
+    cdef uint32_t w
+    memcpy(&w, p, 4)
+    return w
+
+
 cdef inline uint64_t _id_hash(const uint8_t* p, intp size) noexcept nogil:
     """A 64-bit hash of an id's ``size`` bytes: eight at a time (the last eight overlapping
     the ones before, so nothing past the id is read), mixed multiplicatively, then a final
@@ -66,6 +75,8 @@ cdef inline uint64_t _id_hash(const uint8_t* p, intp size) noexcept nogil:
             h = h ^ (h >> 29)
             i = i + 8
         w = _load8(p + size - 8)
+    elif size >= 4:  # two 4-byte loads, overlapping
+        w = <uint64_t> _load4(p) | ((<uint64_t> _load4(p + size - 4)) << 32)
     else:
         for i in range(size):
             w = w | ((<uint64_t> p[i]) << (8 * i))
@@ -76,9 +87,11 @@ cdef inline uint64_t _id_hash(const uint8_t* p, intp size) noexcept nogil:
 
 
 cdef inline bint _same_id(const uint8_t* a, const uint8_t* b, intp size) noexcept nogil:
-    """Whether two ids of ``size`` bytes are equal (inline for 8 to 16 bytes)."""
+    """Whether two ids of ``size`` bytes are equal (inline up to 16 bytes)."""
     if 8 <= size <= 16:
         return _load8(a) == _load8(b) and _load8(a + size - 8) == _load8(b + size - 8)
+    if 4 <= size < 8:
+        return _load4(a) == _load4(b) and _load4(a + size - 4) == _load4(b + size - 4)
     return memcmp(a, b, <size_t> size) == 0
 
 
