@@ -201,8 +201,9 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
             while j + 1 < n_pieces and s >= bounds[j + 1]:
                 j = j + 1
             ptr = _id_bytes(&pieces[j], s, &size)
-            if b < breaks.shape[0] and breaks[b] == s:
-                b = b + 1
+            if b < breaks.shape[0] and breaks[b] <= s:
+                while b < breaks.shape[0] and breaks[b] <= s:
+                    b = b + 1  # (equal breaks: an empty run)
             elif size == prev_size and _same_id(ptr, prev, size):
                 codes[s] = c
                 continue
@@ -228,12 +229,18 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     return codes_arr, first_arr, starts_arr[:m].copy()
 
 
+cdef struct _Local:
+    # A document of the query being coded: its bytes and the last run that retrieved it (one
+    # cache line holds four: what a lookup reads, together).
+    const uint8_t* ptr
+    int64_t size
+    int64_t last_run
+
+
 cdef struct _QueryScratch:
     uint64_t* slots        # the hash table of one query's document ids
     intp* slot_of          # the slot of each local document (to clear the table after)
-    const uint8_t** key_ptr
-    intp* key_len
-    intp* last_run         # the last run that retrieved each local document
+    _Local* local          # each local document
     intp* perm             # sort buffers of one (run, query) group
     intp* tmp
 
@@ -242,9 +249,7 @@ cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
     cdef _QueryScratch b
     b.slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
     b.slot_of = <intp*> malloc(rows * sizeof(intp))
-    b.key_ptr = <const uint8_t**> malloc(rows * sizeof(uint8_t*))
-    b.key_len = <intp*> malloc(rows * sizeof(intp))
-    b.last_run = <intp*> malloc(rows * sizeof(intp))
+    b.local = <_Local*> malloc(rows * sizeof(_Local))
     b.perm = <intp*> malloc(rows * sizeof(intp))
     b.tmp = <intp*> malloc(rows * sizeof(intp))
     return b
@@ -252,16 +257,14 @@ cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
 
 cdef inline bint _scratch_ok(const _QueryScratch* b) noexcept nogil:
     """Whether every buffer of ``b`` was allocated."""
-    return (b.slots != NULL and b.slot_of != NULL and b.key_ptr != NULL and b.key_len != NULL
-            and b.last_run != NULL and b.perm != NULL and b.tmp != NULL)
+    return (b.slots != NULL and b.slot_of != NULL and b.local != NULL and b.perm != NULL
+            and b.tmp != NULL)
 
 
 cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
     free(b.slots)
     free(b.slot_of)
-    free(b.key_ptr)
-    free(b.key_len)
-    free(b.last_run)
+    free(b.local)
     free(b.perm)
     free(b.tmp)
 
@@ -275,16 +278,16 @@ cdef inline intp _local_code(_QueryScratch* b, intp* nd, const uint8_t* ptr, int
         slot = b.slots[h]
         if slot >> 32 == tag:
             c = <intp> (slot & 0xFFFFFFFFULL) - 1
-            if b.key_len[c] == size and _same_id(b.key_ptr[c], ptr, size):
+            if b.local[c].size == size and _same_id(b.local[c].ptr, ptr, size):
                 return c
         h = (h + 1) & ((<intp> 1 << bits) - 1)
     c = nd[0]
     nd[0] = c + 1
     b.slots[h] = (tag << 32) | <uint64_t> (c + 1)
     b.slot_of[c] = h
-    b.key_ptr[c] = ptr
-    b.key_len[c] = size
-    b.last_run[c] = -1
+    b.local[c].ptr = ptr
+    b.local[c].size = size
+    b.local[c].last_run = -1
     return -1 - c
 
 
@@ -352,7 +355,7 @@ def query_rows(
     for q in range(nq):
         longest = max(longest, row_offsets[q + 1] - row_offsets[q])
     cdef int max_bits = 4
-    while (<intp> 1 << max_bits) < 2 * longest:
+    while (<intp> 1 << max_bits) < longest + longest // 4:
         max_bits = max_bits + 1
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)
@@ -432,7 +435,7 @@ cdef void _code_query(
     cdef intp j = 0, r = 0, sg, p, s, d, size, i
     cdef int bits = 4
     cdef const uint8_t* ptr
-    while (<intp> 1 << bits) < 2 * m:
+    while (<intp> 1 << bits) < m + m // 4:  # at most 4 ids in 5 slots: the table in L1
         bits = bits + 1
     for sg in range(seg_offsets[q], seg_offsets[q + 1]):
         for p in range(seg_start[sg], seg_stop[sg]):
@@ -446,9 +449,9 @@ cdef void _code_query(
             if d < 0:
                 d = -1 - d
                 first[base + d] = s
-            elif b.last_run[d] == r and dup[q] < 0:
+            elif b.local[d].last_run == r and dup[q] < 0:
                 dup[q] = s
-            b.last_run[d] = r
+            b.local[d].last_run = r
             group_rows[r] += 1
             pair[k] = d
             run[k] = r
