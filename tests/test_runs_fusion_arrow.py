@@ -4,7 +4,6 @@ no order, a query in one run only, duplicates, missing ids, non-ASCII ids, threa
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from sklearn_ltr_metrics._engine import _run_rows
@@ -12,6 +11,7 @@ from sklearn_ltr_metrics.runs import fuse, fusion_method_names
 
 from .test_runs_fusion import PARAMS, as_dict, assert_same, random_runs, to_ranx
 
+pa = pytest.importorskip("pyarrow")  # pandas' str columns are stored by it
 ranx = pytest.importorskip("ranx")
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*unsafe cast:Warning")

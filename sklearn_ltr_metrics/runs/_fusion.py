@@ -141,12 +141,21 @@ def _mixed(inputs, weights):
     return inputs.total(weights[inputs.run] * inputs.value) * np.sqrt(inputs.count)
 
 
+def _reciprocal(values):
+    """``1 / values`` in place (one temporary array fewer than ``1.0 / values``)."""
+    return np.reciprocal(values, out=values)
+
+
 def _rrf(inputs, k):
-    return inputs.total(1.0 / (k + inputs.position + 1.0))
+    terms = inputs.position + float(k)  # ranx's 1 / (k + rank0 + 1), in its order
+    terms += 1.0
+    return inputs.total(_reciprocal(terms))
 
 
 def _isr_terms(inputs):
-    return inputs.total(1.0 / (inputs.position + 1.0) ** 2)
+    terms = inputs.position + 1.0
+    terms *= terms
+    return inputs.total(_reciprocal(terms))
 
 
 def _isr(inputs):
