@@ -1,9 +1,9 @@
 """Rows of several TREC-style runs grouped by query, each query's documents coded apart.
 
-The Python face of ``_run_rows.pxi`` (``_ranking``), the first step of rank fusion
-(``sklearn_ltr_metrics.runs``). Ids are read as bytes where they lie, never as Python
-objects: Arrow string arrays (the storage of pandas' ``str`` columns: their offsets and data
-buffers, chunk by chunk) or integer codes (ids of any other kind, coded by the caller).
+The Python face of ``_run_rows.pxi`` and ``_fused_order.pxi`` (``_ranking``), the steps of
+rank fusion (``sklearn_ltr_metrics.runs``). Ids are read as bytes where they lie, never as
+Python objects: Arrow string arrays (the storage of pandas' ``str`` columns: their offsets and
+data buffers, chunk by chunk) or integer codes (ids of any other kind, coded by the caller).
 
     ids of every run (pieces)
       |  code the query ids  id_blocks: one pass; a row equal to the one before is not hashed
@@ -16,7 +16,7 @@ buffers, chunk by chunk) or integer codes (ids of any other kind, coded by the c
       |                      resident), each run's rows ranked; queries in threads
       v
     QueryRows: per row its run, pair, rank and score; per pair its first row
-      |  the fused run       segment_order (a radix sort per query), gather_ids (the ids'
+      |  the fused run       segment_order (a bucket pass per query), gather_ids (the ids'
       v                      bytes copied into new Arrow buffers)
     the fused frame's columns
 
@@ -40,6 +40,7 @@ __all__ = [
     "arrow_pieces",
     "code_pieces",
     "gather_ids",
+    "id_blocks",
     "query_layout",
     "query_rows",
     "segment_order",

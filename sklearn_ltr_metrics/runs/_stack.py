@@ -261,11 +261,11 @@ def _arrow_chunks(frames, column):
     chunks, dtype = [], frames[0][column].dtype
     if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
         return None
+    import pyarrow as pa  # installed: pandas stores these strings with it
+
     for frame in frames:
         if frame[column].dtype != dtype:
             return None
-        import pyarrow as pa  # installed: pandas stores these strings with it
-
         array = pa.array(frame[column].array)
         chunks.extend(array.chunks if isinstance(array, pa.ChunkedArray) else [array])
     return chunks
@@ -314,10 +314,10 @@ def _refuse_duplicates(stack, duplicate, run_bounds):
         return
     query, row = found[0], duplicate[found[0]]
     run = int(np.searchsorted(run_bounds, row, side="right")) - 1
+    document = stack.document_ids.values[row]
     raise ValueError(
-        f"runs[{stack.names[run]!r}] retrieves document {stack.document_ids.values[row]!r} "
-        "twice for "
-        f"query {stack.queries[query]!r}; each (qid, doc_id) may appear once in a run. Drop "
+        f"runs[{stack.names[run]!r}] retrieves document {document!r} twice for query "
+        f"{stack.queries[query]!r}; each (qid, doc_id) may appear once in a run. Drop "
         "duplicates first (read_trec_run's duplicates='first' or 'last')."
     )
 
