@@ -14,6 +14,7 @@ from sklearn_ltr_metrics._engine import (
     id_blocks,
     query_layout,
     query_rows,
+    repeat_ids,
     segment_order,
 )
 from sklearn_ltr_metrics.runs._stack import stack_runs
@@ -62,6 +63,16 @@ def test_gather_ids_gives_the_ids_back():
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     array = pa.Array.from_buffers(pa.large_string(), 50, buffers)
     assert array.to_pylist() == [values[i] for i in rows[order]]
+
+
+def test_repeat_ids_repeats_each_id():
+    values = IDS * 2
+    pieces = arrow_pieces(chunks_of(values, pa.string()))
+    rows, counts = np.array([3, 0, 19, 7, 4]), np.array([2, 0, 3, 1, 5])
+    offsets, data = repeat_ids(pieces, rows, counts)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    array = pa.Array.from_buffers(pa.large_string(), counts.sum(), buffers)
+    assert array.to_pylist() == [values[r] for r in np.repeat(rows, counts)]
 
 
 def reference_order(values, offsets):

@@ -43,6 +43,7 @@ __all__ = [
     "id_blocks",
     "query_layout",
     "query_rows",
+    "repeat_ids",
     "segment_order",
 ]
 
@@ -182,6 +183,14 @@ def segment_order(values, offsets, n_threads=1):
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
     return _ranking.score_order(values, offsets, n_threads, _ROWS_PER_THREAD)
+
+
+def repeat_ids(pieces, rows, counts):
+    """The id of stacked row ``rows[q]`` repeated ``counts[q]`` times, ``q`` in order, as
+    the buffers of an Arrow ``large_string`` array: ``(offsets, data)``."""
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    counts = np.ascontiguousarray(counts, dtype=np.intp)
+    return _ranking.repeat_ids(pieces.offsets, pieces.data, pieces.bounds, rows, counts)
 
 
 def gather_ids(pieces, rows, order=None, n_threads=1):

@@ -33,6 +33,7 @@ from .._engine import (
     id_blocks,
     query_layout,
     query_rows,
+    repeat_ids,
 )
 from .._validation import check_columns, check_scores
 
@@ -95,11 +96,20 @@ class RowIds:
         from the bytes of the input buffers (no Python object made), else an Index."""
         if not self.arrow:
             return self.values.take(rows[order])
+        return self._arrow(*gather_ids(self.pieces, rows, order, n_threads))
+
+    def repeat(self, rows, counts):
+        """The id of stacked row ``rows[i]`` repeated ``counts[i]`` times, as :meth:`take`."""
+        if not self.arrow:
+            return self.values.take(np.repeat(rows, counts))
+        return self._arrow(*repeat_ids(self.pieces, rows, counts))
+
+    def _arrow(self, offsets, data):
+        """The pandas array of the Arrow ``large_string`` buffers ``offsets``, ``data``."""
         import pyarrow as pa  # installed: the ids were stored by it
 
-        offsets, data = gather_ids(self.pieces, rows, order, n_threads)
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-        array = pa.Array.from_buffers(pa.large_string(), len(rows), buffers)
+        array = pa.Array.from_buffers(pa.large_string(), offsets.size - 1, buffers)
         return pd.arrays.ArrowStringArray(array, dtype=self.values.dtype)
 
 
@@ -239,9 +249,9 @@ class StackedRuns:
     def pair_ids(self, order, n_threads=1):
         """``(qid, doc_id)`` of the pairs in ``order`` (a permutation of the pair codes that
         keeps each query's pairs together), as pandas arrays of the input's kind."""
-        # A query's pairs stay together: its id repeated (a take from the few distinct ids).
+        # A query's pairs stay together: its id repeated.
         return (
-            self.queries.take(self.pair_query),
+            self.query_ids.repeat(self.query_row, self.n_candidates),
             self.document_ids.take(self.pair_row, order, n_threads),
         )
 
