@@ -129,8 +129,15 @@ def _med(inputs):
     return np.nanmedian(table, axis=1)
 
 
+def _weighted(inputs, weights):
+    """``weight * value`` of each row (one array)."""
+    terms = weights[inputs.run]
+    terms *= inputs.value
+    return terms
+
+
 def _wsum(inputs, weights):
-    return inputs.total(weights[inputs.run] * inputs.value)
+    return inputs.total(_weighted(inputs, weights))
 
 
 def _wmnz(inputs, weights):
@@ -138,7 +145,7 @@ def _wmnz(inputs, weights):
 
 
 def _mixed(inputs, weights):
-    return inputs.total(weights[inputs.run] * inputs.value) * np.sqrt(inputs.count)
+    return inputs.total(_weighted(inputs, weights)) * np.sqrt(inputs.count)
 
 
 def _reciprocal(values):

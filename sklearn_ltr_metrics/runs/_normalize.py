@@ -36,7 +36,9 @@ def _min_max(stack):
     low = _reduce(np.minimum, stack, np.inf)
     high = _reduce(np.maximum, stack, -np.inf)
     scale = np.maximum(high - low, DENOMINATOR_FLOOR)
-    return (stack.score - stack.per_row(low)) / stack.per_row(scale), None
+    values = stack.score - stack.per_row(low)
+    values /= stack.per_row(scale)  # in place: one array fewer
+    return values, None
 
 
 def _max(stack):
@@ -57,7 +59,8 @@ def _zmuv(stack):
     n = np.maximum(stack.group_size, 1)
     centred = stack.score - stack.per_row(_group_sum(stack, stack.score) / n)
     std = np.sqrt(_group_sum(stack, centred * centred) / n)
-    return centred / stack.per_row(np.maximum(std, DENOMINATOR_FLOOR)), None
+    centred /= stack.per_row(np.maximum(std, DENOMINATOR_FLOOR))
+    return centred, None
 
 
 def _rank(stack):
