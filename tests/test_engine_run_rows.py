@@ -59,7 +59,8 @@ def test_gather_ids_gives_the_ids_back():
     pieces = arrow_pieces(chunks_of(values, pa.large_string()))
     rng = np.random.default_rng(1)
     rows, order = rng.integers(0, len(values), 50), rng.permutation(50)
-    offsets, data = gather_ids(pieces, rows, order)
+    sizes = np.array([len(values[r].encode()) for r in rows])
+    offsets, data = gather_ids(pieces, rows, sizes, order)
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     array = pa.Array.from_buffers(pa.large_string(), 50, buffers)
     assert array.to_pylist() == [values[i] for i in rows[order]]
@@ -96,9 +97,9 @@ def test_segment_order_equals_a_stable_sort(kind, monkeypatch):
     offsets = np.r_[0, np.cumsum(sizes)]
     monkeypatch.setattr(_run_rows, "_ROWS_PER_THREAD", 64)
     for n_threads in (1, 3):
-        np.testing.assert_array_equal(
-            segment_order(values, offsets, n_threads), reference_order(values, offsets)
-        )
+        order, ranked = segment_order(values, offsets, n_threads)
+        np.testing.assert_array_equal(order, reference_order(values, offsets))
+        np.testing.assert_array_equal(ranked, values[order])
 
 
 def test_query_rows_code_rank_and_count_per_query():
@@ -129,8 +130,9 @@ def test_query_rows_code_rank_and_count_per_query():
     np.testing.assert_array_equal(out.pair, pair_codes)
     np.testing.assert_array_equal(out.duplicate, -1)
     np.testing.assert_array_equal(out.group_rows, pd.crosstab(codes, frame["run"]).to_numpy())
-    pairs = grouped.drop_duplicates(["code", "doc_id"])["row"]
-    np.testing.assert_array_equal(out.pair_row, pairs)
+    pairs = grouped.drop_duplicates(["code", "doc_id"])
+    np.testing.assert_array_equal(out.pair_row, pairs["row"])
+    np.testing.assert_array_equal(out.pair_size, [len(d.encode()) for d in pairs["doc_id"]])
 
 
 @pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", object])

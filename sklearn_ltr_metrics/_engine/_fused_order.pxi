@@ -122,14 +122,16 @@ cdef bint _bucket_order(const double* val, intp m, uint64_t* key, uint64_t* key2
 def score_order(const double[::1] values, const intp[::1] offsets, int n_threads=1,
                 intp grain=MIN_ROWS_PER_THREAD):
     """Positions sorted by segment (``offsets``), then ``values`` descending, ties in position
-    order (intp). Segments in threads; each sorted by a bucket pass on its keys, or a radix
+    order (intp), and the values in that order: ``(order, sorted_values)``. Segments in threads; each sorted by a bucket pass on its keys, or a radix
     sort of them where the buckets come out uneven (a merge sort when short): the same order
     for any number of threads."""
     cdef intp nq = offsets.shape[0] - 1, n = values.shape[0], q, lo, m, i, longest = 1
     for q in range(nq):
         longest = max(longest, offsets[q + 1] - offsets[q])
     out_arr = np.empty(n, dtype=np.intp)
+    sorted_arr = np.empty(n, dtype=np.float64)
     cdef intp* out = <intp*> cnp.PyArray_DATA(out_arr)
+    cdef double* srt = <double*> cnp.PyArray_DATA(sorted_arr)
     cdef const double* val = &values[0] if n else NULL
     cdef uint64_t* key
     cdef uint64_t* key2
@@ -154,47 +156,38 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
                 _radix_order(val + lo, m, key, key2, idx, idx2, counts)
             for i in range(m):
                 out[lo + i] = lo + idx[i]
+                srt[lo + i] = val[lo + idx[i]]
         free(key)
         free(key2)
         free(idx)
         free(idx2)
         free(counts)
-    return out_arr
+    return out_arr, sorted_arr
 
 
 def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] rows,
-               const intp[::1] order, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
-    """The ids of stacked rows ``rows[order]`` (see :func:`id_blocks` for the pieces) as the
-    buffers of an Arrow ``large_string`` array: ``(offsets, data)``, int64 and uint8.
+               const int64_t[::1] sizes, const intp[::1] order, int n_threads=1,
+               intp grain=MIN_ROWS_PER_THREAD):
+    """The ids of stacked rows ``rows[order]`` (see :func:`id_blocks` for the pieces), whose
+    ``sizes`` (bytes, one per row of ``rows``) are known, as the buffers of an Arrow
+    ``large_string`` array: ``(offsets, data)``, int64 and uint8.
 
-    The ids are read in the order of ``rows`` (rows of the runs mostly ascending: their
-    bytes stream in) and written at their places in ``order`` (a permutation that moves
-    entries only a little: within a query). Two passes in threads over chunks: the sizes,
-    then the bytes."""
+    The offsets in one pass over ``order``; the bytes read in the order of ``rows`` (rows of
+    the runs mostly ascending: they stream in) and written at their places in ``order`` (a
+    permutation that moves entries only a little: within a query), in threads over chunks."""
     cdef intp n = rows.shape[0], n_pieces = bounds.shape[0] - 1, c, lo, hi, i, j, s, size
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
-    sizes_arr = np.empty(n, dtype=np.int64)
     place_arr = np.empty(n, dtype=np.intp)
-    out_offsets_arr = np.zeros(n + 1, dtype=np.int64)
-    cdef int64_t* sizes = <int64_t*> cnp.PyArray_DATA(sizes_arr)
+    out_offsets_arr = np.empty(n + 1, dtype=np.int64)
     cdef intp* place = <intp*> cnp.PyArray_DATA(place_arr)
     cdef int64_t* out_off = <int64_t*> cnp.PyArray_DATA(out_offsets_arr)
     cdef const uint8_t* ptr
     cdef intp n_chunks = _threads(n_threads, n, grain)
     with nogil:
-        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
-            lo = n * c // n_chunks
-            hi = n * (c + 1) // n_chunks
-            j = 0
-            for i in range(lo, hi):
-                s = rows[i]
-                if s < bounds[j] or s >= bounds[j + 1]:
-                    j = _segment_of(&bounds[0], n_pieces, s)
-                _id_bytes(&pieces[j], s, &size)
-                sizes[i] = size
-                place[order[i]] = i
+        out_off[0] = 0
         for i in range(n):
+            place[order[i]] = i
             out_off[i + 1] = out_off[i] + sizes[order[i]]
     data_arr = np.empty(max(out_offsets_arr[n], 1), dtype=np.uint8)
     cdef uint8_t* out_data = <uint8_t*> cnp.PyArray_DATA(data_arr)

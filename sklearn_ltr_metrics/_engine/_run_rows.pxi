@@ -340,8 +340,8 @@ def query_rows(
     query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
     (score descending, ties in row order) and score; per pair the stacked row of its first
     appearance; per query its distinct documents and the stacked row of a document a run
-    retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``. The
-    same output for any number of threads.
+    retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``; per
+    pair the bytes of its document id (int64). The same output for any number of threads.
     """
     cdef intp nq = row_offsets.shape[0] - 1, n = row_offsets[nq], q, longest = 1
     cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
@@ -362,6 +362,7 @@ def query_rows(
     position_arr = np.empty(n, dtype=np.intp)
     score_arr = np.empty(n, dtype=np.float64)
     first_arr = np.empty(n, dtype=np.intp)
+    first_size_arr = np.empty(n, dtype=np.int64)
     n_cand_arr = np.zeros(nq, dtype=np.intp)
     dup_arr = np.full(nq, -1, dtype=np.intp)
     group_rows_arr = np.zeros((nq, n_runs), dtype=np.intp)
@@ -371,6 +372,7 @@ def query_rows(
     cdef intp* position = <intp*> cnp.PyArray_DATA(position_arr)
     cdef double* score = <double*> cnp.PyArray_DATA(score_arr)
     cdef intp* first = <intp*> cnp.PyArray_DATA(first_arr)
+    cdef int64_t* first_size = <int64_t*> cnp.PyArray_DATA(first_size_arr)
     cdef intp[::1] n_cand = n_cand_arr
     cdef intp[::1] dup = dup_arr
     cdef int failed = 0
@@ -379,7 +381,7 @@ def query_rows(
         pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
         &seg_start[0] if seg_start.shape[0] else NULL,
         &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
-        nq, longest, max_bits, n_threads, run, pair, position, score, first,
+        nq, longest, max_bits, n_threads, run, pair, position, score, first, first_size,
         &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
     free(pieces)
@@ -388,10 +390,12 @@ def query_rows(
     pair_offsets = np.zeros(nq + 1, dtype=np.intp)
     np.cumsum(n_cand_arr, out=pair_offsets[1:])
     pair_row_arr = np.empty(pair_offsets[nq], dtype=np.intp)
-    _number_pairs(pair, first, <intp*> cnp.PyArray_DATA(pair_row_arr), pair_offsets,
-                  row_offsets, n_cand_arr, n_threads)
+    pair_size_arr = np.empty(pair_offsets[nq], dtype=np.int64)
+    _number_pairs(pair, first, first_size, <intp*> cnp.PyArray_DATA(pair_row_arr),
+                  <int64_t*> cnp.PyArray_DATA(pair_size_arr), pair_offsets, row_offsets,
+                  n_cand_arr, n_threads)
     return (run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr,
-            group_rows_arr)
+            group_rows_arr, pair_size_arr)
 
 
 cdef void _code_queries(
@@ -399,7 +403,7 @@ cdef void _code_queries(
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
     const intp* rows, const intp* row_offsets, intp nq, intp longest, int max_bits,
     int n_threads, intp* run, intp* pair, intp* position, double* score, intp* first,
-    intp* n_cand, intp* dup, intp* group_rows, int* failed,
+    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
     its own :class:`_QueryScratch`; ``failed[0]`` set when a thread's buffers could not be
@@ -417,7 +421,7 @@ cdef void _code_queries(
                 _code_query(
                     &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
                     seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
-                    n_cand, dup, group_rows + q * n_runs,
+                    first_size, n_cand, dup, group_rows + q * n_runs,
                 )
         _free_query_scratch(&b)
 
@@ -426,8 +430,8 @@ cdef void _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
     const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
-    intp* run, intp* pair, intp* position, double* score, intp* first, intp* n_cand, intp* dup,
-    intp* group_rows,
+    intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
+    intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
     (``group_rows``: the query's rows of each run)."""
@@ -449,6 +453,7 @@ cdef void _code_query(
             if d < 0:
                 d = -1 - d
                 first[base + d] = s
+                first_size[base + d] = size
             elif b.local[d].last_run == r and dup[q] < 0:
                 dup[q] = s
             b.local[d].last_run = r
@@ -463,10 +468,11 @@ cdef void _code_query(
     _rank_groups(b, run + base, score + base, position + base, m)
 
 
-cdef void _number_pairs(intp* pair, const intp* first, intp* pair_row, intp[::1] pair_offsets,
+cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size,
+                        intp* pair_row, int64_t* pair_size, intp[::1] pair_offsets,
                         const intp[::1] row_offsets, intp[::1] n_cand, int n_threads):
     """Turn local document codes into pair codes (``pair_offsets[q] + local``) and gather the
-    first row of every pair, in threads over queries."""
+    first row and the id's bytes of every pair, in threads over queries."""
     cdef intp nq = n_cand.shape[0], q, k, d
     with nogil:
         for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
@@ -474,3 +480,4 @@ cdef void _number_pairs(intp* pair, const intp* first, intp* pair_row, intp[::1]
                 pair[k] = pair[k] + pair_offsets[q]
             for d in range(n_cand[q]):
                 pair_row[pair_offsets[q] + d] = first[row_offsets[q] + d]
+                pair_size[pair_offsets[q] + d] = first_size[row_offsets[q] + d]

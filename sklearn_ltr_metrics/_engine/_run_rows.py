@@ -148,7 +148,7 @@ class QueryRows(NamedTuple):
     run, pair code, 0-based rank in its run's ranking and score of each; the stacked row where
     each pair first appears; the distinct documents of each query; per query the stacked row
     of a document a run retrieved twice (-1: none); the rows of each (query, run) group,
-    ``(n_queries, n_runs)``."""
+    ``(n_queries, n_runs)``; the bytes of each pair's document id."""
 
     run: np.ndarray
     pair: np.ndarray
@@ -158,6 +158,7 @@ class QueryRows(NamedTuple):
     n_candidates: np.ndarray
     duplicate: np.ndarray
     group_rows: np.ndarray
+    pair_size: np.ndarray
 
 
 def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
@@ -178,8 +179,9 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
 
 
 def segment_order(values, offsets, n_threads=1):
-    """Positions sorted by segment (``offsets``), then ``values`` descending; ties in
-    position order (a radix sort per segment, segments in threads)."""
+    """``(order, sorted_values)``: positions sorted by segment (``offsets``), then ``values``
+    descending, ties in position order (a bucket pass per segment, segments in threads), and
+    the values in that order."""
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
     return _ranking.score_order(values, offsets, n_threads, _ROWS_PER_THREAD)
@@ -193,13 +195,22 @@ def repeat_ids(pieces, rows, counts):
     return _ranking.repeat_ids(pieces.offsets, pieces.data, pieces.bounds, rows, counts)
 
 
-def gather_ids(pieces, rows, order=None, n_threads=1):
-    """The ids of stacked rows ``rows[order]`` as the buffers of an Arrow ``large_string``
-    array: ``(offsets, data)`` (int64, uint8), bytes copied in threads, no Python object
-    made. Read in the order of ``rows``: fastest when ``rows`` mostly ascend and ``order``
-    (a permutation, None: the identity) moves entries only a little."""
+def gather_ids(pieces, rows, sizes, order=None, n_threads=1):
+    """The ids of stacked rows ``rows[order]`` (their ``sizes`` in bytes, one per row of
+    ``rows``) as the buffers of an Arrow ``large_string`` array: ``(offsets, data)`` (int64,
+    uint8), bytes copied in threads, no Python object made. Read in the order of ``rows``:
+    fastest when ``rows`` mostly ascend and ``order`` (a permutation, None: the identity)
+    moves entries only a little."""
     rows = np.ascontiguousarray(rows, dtype=np.intp)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
     order = np.arange(rows.size) if order is None else np.ascontiguousarray(order, np.intp)
     return _ranking.gather_ids(
-        pieces.offsets, pieces.data, pieces.bounds, rows, order, n_threads, _ROWS_PER_THREAD
+        pieces.offsets,
+        pieces.data,
+        pieces.bounds,
+        rows,
+        sizes,
+        order,
+        n_threads,
+        _ROWS_PER_THREAD,
     )

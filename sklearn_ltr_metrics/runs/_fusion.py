@@ -384,10 +384,10 @@ def check_fusion_params(spec, params, names):
 def fused_frame(stack, fused, n_threads=1):
     """The fused run as a frame: queries in order of first appearance, scores descending (ties
     in order of first appearance in the runs)."""
-    order = segment_order(fused, stack.pair_offsets, n_threads)
+    order, score = segment_order(fused, stack.pair_offsets, n_threads)
     qid, doc_id = stack.pair_ids(order, n_threads)
     return pd.DataFrame(
-        {"qid": qid, "doc_id": doc_id, "score": fused[order]},
+        {"qid": qid, "doc_id": doc_id, "score": score},
         columns=list(RUN_COLUMNS),
         copy=False,
     )

@@ -91,12 +91,13 @@ class RowIds:
     pieces: object
     arrow: bool = False
 
-    def take(self, rows, order, n_threads=1):
-        """The ids of stacked rows ``rows[order]``, of the input's dtype: Arrow strings built
-        from the bytes of the input buffers (no Python object made), else an Index."""
+    def take(self, rows, sizes, order, n_threads=1):
+        """The ids of stacked rows ``rows[order]`` (``sizes``: the bytes of each row's id), of
+        the input's dtype: Arrow strings built from the bytes of the input buffers (no Python
+        object made), else an Index."""
         if not self.arrow:
             return self.values.take(rows[order])
-        return self._arrow(*gather_ids(self.pieces, rows, order, n_threads))
+        return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
 
     def repeat(self, rows, counts):
         """The id of stacked row ``rows[i]`` repeated ``counts[i]`` times, as :meth:`take`."""
@@ -138,6 +139,8 @@ class StackedRuns:
         the pairs of a query follow each other (``pair_offsets``).
     n_candidates : ndarray of intp
         Distinct documents any run retrieved, per query.
+    pair_size : ndarray of int64
+        For each pair, the bytes of its document id (as the engine read them).
     query_run_rows : ndarray of intp, shape (n_queries, n_runs)
         Rows of each (query, run) group: how many documents a run retrieved for a query. The
         rows of a group follow each other (a segment), groups query after query, runs in order.
@@ -154,6 +157,7 @@ class StackedRuns:
     score: np.ndarray
     pair_row: np.ndarray
     n_candidates: np.ndarray
+    pair_size: np.ndarray
     query_run_rows: np.ndarray
 
     @cached_property
@@ -252,7 +256,7 @@ class StackedRuns:
         # A query's pairs stay together: its id repeated.
         return (
             self.query_ids.repeat(self.query_row, self.n_candidates),
-            self.document_ids.take(self.pair_row, order, n_threads),
+            self.document_ids.take(self.pair_row, self.pair_size, order, n_threads),
         )
 
 
@@ -354,6 +358,7 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
         score=rows.score,
         pair_row=rows.pair_row,
         n_candidates=rows.n_candidates,
+        pair_size=rows.pair_size,
         query_run_rows=rows.group_rows,
     )
     _refuse_duplicates(stack, rows.duplicate, run_bounds)
