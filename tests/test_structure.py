@@ -57,6 +57,7 @@ ENGINE_STEPS = (
     "_ranked",
     "_context",
     "_driver",
+    "_run_rows",  # the side path of runs to fuse (sklearn_ltr_metrics.runs)
 )
 ENGINE = f"{PACKAGE}._engine"
 

@@ -31,6 +31,12 @@ reference in ``tests/test_engine_<step>.py``)::
       v
     per-query table: n_docs, n_pos, n_neg, difficulty, one column per metric
 
+Runs to fuse (``sklearn_ltr_metrics.runs``) take a side path, ``_run_rows.py`` (``_ranking``:
+``id_blocks``, ``query_rows``, ``score_order``, ``gather_ids``, ``repeat_ids``): ids read as
+bytes from their Arrow buffers (or as integer codes), each query's documents coded in a hash
+table of their own, each run's rows ranked, the fused pairs ordered per query and their ids
+copied into new Arrow buffers.
+
 Compiled modules: ``_ranking`` (``_ranking.pyx`` and the ``.pxi`` steps it includes) and
 ``_sums`` (``_sums.pyx``); both read rows through ``_rows.pxi`` and ``_count.h``. Every
 kernel runs in threads over queries (or chunks of rows) with no shared state: the results
@@ -57,6 +63,16 @@ from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
 from ._ordering import rank_order
 from ._pairs import discordant_pairs
+from ._run_rows import (
+    arrow_pieces,
+    code_pieces,
+    gather_ids,
+    id_blocks,
+    query_layout,
+    query_rows,
+    repeat_ids,
+    segment_order,
+)
 from ._scans import all_strings, object_id_runs, value_range
 from ._support import Support, segment_cumsum
 
@@ -73,6 +89,8 @@ __all__ = [
     "Support",
     "active_rule",
     "all_strings",
+    "arrow_pieces",
+    "code_pieces",
     "coded_qid",
     "cutoff_label",
     "difficulty_values",
@@ -80,11 +98,17 @@ __all__ = [
     "divide_or_nan",
     "evaluate_arrays",
     "factorize_qid",
+    "gather_ids",
     "group_rows",
+    "id_blocks",
     "object_id_runs",
     "parse_cutoff",
+    "query_layout",
+    "query_rows",
     "rank_order",
+    "repeat_ids",
     "segment_cumsum",
+    "segment_order",
     "tiebreak_key",
     "value_range",
 ]

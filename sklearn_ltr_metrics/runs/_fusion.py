@@ -18,10 +18,11 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from .._validation import unknown_name_error
+from .._engine import segment_order
+from .._validation import check_n_jobs, unknown_name_error
 from ._condorcet import copeland_scores
 from ._normalize import check_norm, normalize
-from ._stack import RUN_COLUMNS, grouped_order, stack_runs
+from ._stack import RUN_COLUMNS, stack_runs
 
 __all__ = ["fuse", "fusion_method_names", "fusion_params", "get_fusion_method"]
 
@@ -49,7 +50,7 @@ class FusionInputs:
         if pad is None:
             return stack.row_pair, stack.row_run, values
         pair, run = np.nonzero(~stack.present)
-        padded = pad[run * stack.queries.size + stack.pair_query[pair]]
+        padded = pad[run * stack.n_queries + stack.pair_query[pair]]
         return (
             np.concatenate((stack.row_pair, pair)),
             np.concatenate((stack.row_run, run)),
@@ -128,8 +129,15 @@ def _med(inputs):
     return np.nanmedian(table, axis=1)
 
 
+def _weighted(inputs, weights):
+    """``weight * value`` of each row (one array)."""
+    terms = weights[inputs.run]
+    terms *= inputs.value
+    return terms
+
+
 def _wsum(inputs, weights):
-    return inputs.total(weights[inputs.run] * inputs.value)
+    return inputs.total(_weighted(inputs, weights))
 
 
 def _wmnz(inputs, weights):
@@ -137,15 +145,24 @@ def _wmnz(inputs, weights):
 
 
 def _mixed(inputs, weights):
-    return inputs.total(weights[inputs.run] * inputs.value) * np.sqrt(inputs.count)
+    return inputs.total(_weighted(inputs, weights)) * np.sqrt(inputs.count)
+
+
+def _reciprocal(values):
+    """``1 / values`` in place (one temporary array fewer than ``1.0 / values``)."""
+    return np.reciprocal(values, out=values)
 
 
 def _rrf(inputs, k):
-    return inputs.total(1.0 / (k + inputs.position + 1.0))
+    terms = inputs.position + float(k)  # ranx's 1 / (k + rank0 + 1), in its order
+    terms += 1.0
+    return inputs.total(_reciprocal(terms))
 
 
 def _isr_terms(inputs):
-    return inputs.total(1.0 / (inputs.position + 1.0) ** 2)
+    terms = inputs.position + 1.0
+    terms *= terms
+    return inputs.total(_reciprocal(terms))
 
 
 def _isr(inputs):
@@ -364,20 +381,19 @@ def check_fusion_params(spec, params, names):
     return {key: _PARAM_CHECKS[key](value, spec.name, names) for key, value in values.items()}
 
 
-def fused_frame(stack, fused):
-    """The fused run as a frame: queries in order of first appearance, scores descending."""
-    order = grouped_order(stack.pair_query, stack.queries.size, fused, ties_in_row_order=False)
+def fused_frame(stack, fused, n_threads=1):
+    """The fused run as a frame: queries in order of first appearance, scores descending (ties
+    in order of first appearance in the runs)."""
+    order, score = segment_order(fused, stack.pair_offsets, n_threads)
+    qid, doc_id = stack.pair_ids(order, n_threads)
     return pd.DataFrame(
-        {
-            "qid": stack.queries.take(stack.pair_query[order]),
-            "doc_id": stack.documents.take(stack.pair_document[order]),
-            "score": fused[order],
-        },
+        {"qid": qid, "doc_id": doc_id, "score": score},
         columns=list(RUN_COLUMNS),
+        copy=False,
     )
 
 
-def fuse(runs, method="rrf", *, norm="min-max", **params):
+def fuse(runs, method="rrf", *, norm="min-max", n_jobs=None, **params):
     """Fuse several runs into one, by one of ranx's untrained fusion methods.
 
     Every ``(qid, doc_id)`` pair any run retrieved gets one fused score. Score-based methods
@@ -428,6 +444,9 @@ default="min-max"
         denominator at least ``1e-9``; ``rank``: ``1 - rank0 / n``; ``borda``:
         ``1 - rank0 / n_candidates``, and ``0.5 - (n_run - 1) / (2 n_candidates)`` for a
         candidate the run did not retrieve, which then counts as retrieved by it).
+    n_jobs : int or None, default=None
+        Threads for the compiled steps (coding the ids, ranking each run, ordering the
+        output): None or 1 for one, -1 for every core. The result is the same for any value.
     **params
         The method's parameters (:func:`fusion_params`): ``k`` (``rrf``), ``gamma``
         (``gmnz``), ``sigma`` (``logn_isr``), ``phi`` (``rbc``), ``weights`` (a list with one
@@ -437,12 +456,18 @@ default="min-max"
     -------
     DataFrame
         The fused run, columns ``qid``, ``doc_id``, ``score``: queries in order of first
-        appearance, documents by fused score descending (rows with equal fused scores in an
-        order fixed by the inputs; evaluation and :func:`write_trec_run` break such ties by
-        ``doc_id``).
+        appearance, documents by fused score descending (rows with equal fused scores in
+        order of first appearance in the runs; evaluation and :func:`write_trec_run` break
+        such ties by ``doc_id``).
 
     Notes
     -----
+    Ids stored as Arrow strings (pandas' ``str`` dtype, as :func:`read_trec_run` returns
+    them) are read from their buffers and the output's ids built from their bytes, without
+    Python string objects: each query's documents are coded in a hash table of that query
+    alone. Ids of other kinds (object, integers) are coded by :func:`pandas.factorize` first;
+    the output's id columns keep the input's dtype.
+
     Values equal ranx's (``ranx.fuse``) per ``(qid, doc_id)`` for every method, with these
     readings of what ranx leaves to chance:
 
@@ -482,7 +507,8 @@ default="min-max"
     """
     spec = get_fusion_method(method)
     norm = check_norm(norm)
-    stack = stack_runs(runs, minimum=2)
+    n_threads = check_n_jobs(n_jobs)
+    stack = stack_runs(runs, minimum=2, n_threads=n_threads)
     values = check_fusion_params(spec, params, stack.names)
     inputs = FusionInputs(stack, "none" if spec.rank_based else norm)
-    return fused_frame(stack, spec.func(inputs, **values))
+    return fused_frame(stack, spec.func(inputs, **values), n_threads)

@@ -1,10 +1,11 @@
 """Score normalisations before fusion, per (run, query), with ranx's formulas and names.
 
 Each normalisation maps the scores a run gives one query's documents; all (run, query)
-groups at once, from the stacked rows (:mod:`._stack`): group extremes with ``ufunc.at``,
-sums with :func:`numpy.bincount`. The formulas are ranx's (``ranx/normalization``), guards
-included: every denominator is at least ``1e-9``, so a query whose documents share one score
-normalises to 0 under ``min-max`` and ``sum`` rather than to NaN.
+groups at once, from the stacked rows (:mod:`._stack`), where each group's rows follow each
+other: group extremes and sums with one ``ufunc.reduceat`` over the segments. The formulas
+are ranx's (``ranx/normalization``), guards included: every denominator is at least
+``1e-9``, so a query whose documents share one score normalises to 0 under ``min-max`` and
+``sum`` rather than to NaN.
 
 ``borda`` is the one normalisation that looks across runs: a document a run did not retrieve
 for a query gets a score too, ``0.5 - (n_run - 1) / (2 * n_candidates)``, so after it every
@@ -24,51 +25,51 @@ DENOMINATOR_FLOOR = 1e-9
 
 
 def _reduce(ufunc, stack, initial):
-    out = np.full(stack.n_groups, initial, dtype=np.float64)
-    ufunc.at(out, stack.row_group, stack.score)
-    return out
+    return stack.group_reduce(ufunc, stack.score, initial)
 
 
 def _group_sum(stack, values):
-    return np.bincount(stack.row_group, weights=values, minlength=stack.n_groups)
+    return stack.group_reduce(np.add, values, 0.0)
 
 
 def _min_max(stack):
-    g = stack.row_group
     low = _reduce(np.minimum, stack, np.inf)
     high = _reduce(np.maximum, stack, -np.inf)
-    return (stack.score - low[g]) / np.maximum(high - low, DENOMINATOR_FLOOR)[g], None
+    scale = np.maximum(high - low, DENOMINATOR_FLOOR)
+    values = stack.score - stack.per_row(low)
+    values /= stack.per_row(scale)  # in place: one array fewer
+    return values, None
 
 
 def _max(stack):
     high = _reduce(np.maximum, stack, -np.inf)
-    return stack.score / np.maximum(high, DENOMINATOR_FLOOR)[stack.row_group], None
+    return stack.score / stack.per_row(np.maximum(high, DENOMINATOR_FLOOR)), None
 
 
 def _sum(stack):
-    g = stack.row_group
     low = _reduce(np.minimum, stack, np.inf)
     low = np.where(np.isfinite(low), low, 0.0)
     total = _group_sum(stack, stack.score) - low * stack.group_size
-    return (stack.score - low[g]) / np.maximum(total, DENOMINATOR_FLOOR)[g], None
+    return (stack.score - stack.per_row(low)) / stack.per_row(
+        np.maximum(total, DENOMINATOR_FLOOR)
+    ), None
 
 
 def _zmuv(stack):
-    g = stack.row_group
     n = np.maximum(stack.group_size, 1)
-    mean = _group_sum(stack, stack.score) / n
-    centred = stack.score - mean[g]
+    centred = stack.score - stack.per_row(_group_sum(stack, stack.score) / n)
     std = np.sqrt(_group_sum(stack, centred * centred) / n)
-    return centred / np.maximum(std, DENOMINATOR_FLOOR)[g], None
+    centred /= stack.per_row(np.maximum(std, DENOMINATOR_FLOOR))
+    return centred, None
 
 
 def _rank(stack):
-    return 1.0 - stack.position / stack.group_size[stack.row_group], None
+    return 1.0 - stack.position / stack.per_row(stack.group_size.astype(np.float64)), None
 
 
 def _borda(stack):
     n_candidates = np.tile(stack.n_candidates, stack.n_runs).astype(np.float64)
-    values = 1.0 - stack.position / n_candidates[stack.row_group]
+    values = 1.0 - stack.position / stack.per_row(n_candidates)
     with np.errstate(divide="ignore", invalid="ignore"):
         pad = 0.5 - (stack.group_size - 1) / (2.0 * n_candidates)
     return values, pad

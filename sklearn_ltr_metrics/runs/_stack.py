@@ -1,15 +1,20 @@
 """Several TREC-style runs as one set of flat arrays: the shared first step of every operation.
 
 A run is a frame with columns ``qid``, ``doc_id`` and ``score`` (as :func:`read_trec_run`
-returns it). The runs are checked once, their rows stacked, the query and document ids coded
-to integers once (one hash pass each), and every ``(qid, doc_id)`` pair that any run retrieves
-given one integer. Everything after (normalisations, fusion, pools) works on those integer
-arrays: segment sums with :func:`numpy.bincount`, per-group extremes with ``ufunc.at``, no
-Python loop over queries.
+returns it). The runs are checked once and their rows laid out query after query (runs in
+order within a query, rows in their run's order), by the engine's run-rows step
+(:func:`~sklearn_ltr_metrics._engine.query_rows`): the query ids are coded in one pass (a run
+lists a query's rows together, so only the first row of each block is hashed), then each
+query's document ids are coded in a hash table of that query's documents alone, small enough
+to stay in cache, and each run's rows ranked (0-based position by score descending, ties in row
+order; read as they are when a run is already in rank order, as TREC files are). Every
+``(qid, doc_id)`` pair any run retrieves gets one integer; the pairs of a query follow each
+other, in order of first appearance.
 
-Each run's ranking (the 0-based position of a row among its query's rows, by score
-descending, ties in row order) is read from the rows as they are when a run is already in
-rank order (a TREC file usually is: checked in one pass), and sorted once otherwise.
+Ids stored by Arrow (pandas' ``str`` columns) are read from their buffers, never turned into
+Python objects; ids of other kinds are first coded by :func:`pandas.factorize`. Everything
+after (normalisations, fusion, pools) works on the integer arrays: segment sums with
+:func:`numpy.bincount`, per-group extremes with ``ufunc.at``, no Python loop over queries.
 """
 
 from __future__ import annotations
@@ -21,16 +26,18 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from .._engine import (
+    arrow_pieces,
+    code_pieces,
+    gather_ids,
+    id_blocks,
+    query_layout,
+    query_rows,
+    repeat_ids,
+)
 from .._validation import check_columns, check_scores
 
-__all__ = [
-    "RUN_COLUMNS",
-    "StackedRuns",
-    "check_run",
-    "check_runs",
-    "grouped_order",
-    "stack_runs",
-]
+__all__ = ["RUN_COLUMNS", "RowIds", "StackedRuns", "check_run", "check_runs", "stack_runs"]
 
 #: The columns of a run frame, in order.
 RUN_COLUMNS = ("qid", "doc_id", "score")
@@ -75,32 +82,92 @@ def check_runs(runs, name="runs", *, minimum=1):
 
 
 @dataclass(frozen=True)
+class RowIds:
+    """The ids of one column of the stacked runs: all of them, run after run, as one pandas
+    Index (of the input's dtype), and the pieces the engine reads them from (``arrow``: Arrow
+    string buffers, the column's ``dtype`` in every run; else integer codes of the ids)."""
+
+    values: object
+    pieces: object
+    arrow: bool = False
+
+    def take(self, rows, sizes, order, n_threads=1):
+        """The ids of stacked rows ``rows[order]`` (``sizes``: the bytes of each row's id), of
+        the input's dtype: Arrow strings built from the bytes of the input buffers (no Python
+        object made), else an Index."""
+        if not self.arrow:
+            return self.values.take(rows[order])
+        return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
+
+    def repeat(self, rows, counts):
+        """The id of stacked row ``rows[i]`` repeated ``counts[i]`` times, as :meth:`take`."""
+        if not self.arrow:
+            return self.values.take(np.repeat(rows, counts))
+        return self._arrow(*repeat_ids(self.pieces, rows, counts))
+
+    def _arrow(self, offsets, data):
+        """The pandas array of the Arrow ``large_string`` buffers ``offsets``, ``data``."""
+        import pyarrow as pa  # installed: the ids were stored by it
+
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        array = pa.Array.from_buffers(pa.large_string(), offsets.size - 1, buffers)
+        return pd.arrays.ArrowStringArray(array, dtype=self.values.dtype)
+
+
+@dataclass(frozen=True)
 class StackedRuns:
-    """Runs stacked into flat arrays, with coded queries, documents and pairs.
+    """Runs stacked into flat arrays, rows query after query, with coded pairs.
 
     Attributes
     ----------
     names : list of str
         The run names, in order.
-    queries, documents : pandas.Index
-        The distinct query and document ids, in order of first appearance.
-    row_run, row_query, row_pair : ndarray of int64
-        For each stacked row: its run, its query code and its ``(qid, doc_id)`` pair code.
+    query_ids, document_ids : RowIds
+        The query and document id of every row of the runs, run after run.
+    query_row : ndarray of intp
+        For each query code, the row of the runs where it first appears (queries in order of
+        first appearance).
+    row_offsets : ndarray of intp
+        Where each query's rows start (``n_queries + 1``): rows are query after query.
+    row_run, row_pair, position : ndarray of intp
+        For each row: its run, its ``(qid, doc_id)`` pair code and its 0-based rank in its
+        run's ranking of the query (score descending, ties in row order).
     score : ndarray of float64
-        The score of each stacked row.
-    pair_query, pair_document : ndarray of int64
-        The query and document code of each pair (pairs in order of first appearance).
+        The score of each row.
+    pair_row : ndarray of intp
+        For each pair, the row of the runs where it first appears;
+        the pairs of a query follow each other (``pair_offsets``).
+    n_candidates : ndarray of intp
+        Distinct documents any run retrieved, per query.
+    pair_size : ndarray of int64
+        For each pair, the bytes of its document id (as the engine read them).
+    query_run_rows : ndarray of intp, shape (n_queries, n_runs)
+        Rows of each (query, run) group: how many documents a run retrieved for a query. The
+        rows of a group follow each other (a segment), groups query after query, runs in order.
     """
 
     names: list
-    queries: np.ndarray
-    documents: np.ndarray
+    query_ids: RowIds
+    query_row: np.ndarray
+    document_ids: RowIds
+    row_offsets: np.ndarray
     row_run: np.ndarray
-    row_query: np.ndarray
     row_pair: np.ndarray
+    position: np.ndarray
     score: np.ndarray
-    pair_query: np.ndarray
-    pair_document: np.ndarray
+    pair_row: np.ndarray
+    n_candidates: np.ndarray
+    pair_size: np.ndarray
+    query_run_rows: np.ndarray
+
+    @cached_property
+    def queries(self):
+        """The distinct query ids, by code."""
+        return self.query_ids.values.take(self.query_row)
+
+    @property
+    def n_queries(self):
+        return self.query_row.size
 
     @property
     def n_runs(self):
@@ -108,40 +175,67 @@ class StackedRuns:
 
     @property
     def n_pairs(self):
-        return self.pair_query.size
+        return self.pair_row.size
 
     @property
     def n_groups(self):
         """Number of (run, query) groups: group ``g = run * n_queries + query``."""
-        return self.n_runs * self.queries.size
+        return self.n_runs * self.n_queries
+
+    @cached_property
+    def row_query(self):
+        """The query code of each row."""
+        return np.repeat(np.arange(self.n_queries), np.diff(self.row_offsets))
+
+    @cached_property
+    def pair_offsets(self):
+        """Where each query's pairs start (``n_queries + 1``)."""
+        return np.concatenate(([0], np.cumsum(self.n_candidates))).astype(np.intp)
+
+    @cached_property
+    def pair_query(self):
+        """The query code of each pair."""
+        return np.repeat(np.arange(self.n_queries), self.n_candidates)
 
     @cached_property
     def row_group(self):
         """The (run, query) group of each row."""
-        return self.row_run * self.queries.size + self.row_query
+        return self.row_run * self.n_queries + self.row_query
 
     @cached_property
     def group_size(self):
         """Rows of each (run, query) group: how many documents a run retrieved for a query."""
-        return np.bincount(self.row_group, minlength=self.n_groups)
+        return self.query_run_rows.T.ravel()
 
     @cached_property
-    def n_candidates(self):
-        """Distinct documents any run retrieved, per query."""
-        return np.bincount(self.pair_query, minlength=self.queries.size)
+    def _segments(self):
+        sizes = self.query_run_rows.ravel()
+        kept = np.flatnonzero(sizes)
+        query, run = np.divmod(kept, self.n_runs)
+        starts = np.cumsum(sizes[kept]) - sizes[kept]
+        return starts, run * self.n_queries + query, sizes[kept]
 
-    @cached_property
-    def position(self):
-        """0-based rank of each row within its (run, query) group: score descending, ties in
-        row order."""
-        group = self.row_group
-        starts = np.cumsum(self.group_size) - self.group_size
-        if _in_rank_order(group, self.score):
-            return np.arange(group.size) - starts[group]
-        order = grouped_order(group, self.n_groups, self.score)
-        position = np.empty(group.size, dtype=np.int64)
-        position[order] = np.arange(group.size) - starts[group[order]]
-        return position
+    @property
+    def segment_start(self):
+        """The first row of each non-empty group's segment (in row order)."""
+        return self._segments[0]
+
+    @property
+    def segment_group(self):
+        """The (run, query) group of each segment."""
+        return self._segments[1]
+
+    def per_row(self, group_values):
+        """``group_values`` (one per group) repeated on each row of its group."""
+        return np.repeat(group_values[self.segment_group], self._segments[2])
+
+    def group_reduce(self, ufunc, values, initial):
+        """``ufunc`` reduced over each group's rows of ``values`` (``initial`` for an empty
+        group): one ``reduceat`` over the segments."""
+        out = np.full(self.n_groups, initial, dtype=np.float64)
+        if self.segment_start.size:
+            out[self.segment_group] = ufunc.reduceat(values, self.segment_start)
+        return out
 
     def matrix(self, values, fill):
         """``(n_pairs, n_runs)`` matrix of per-row ``values``; ``fill`` where a run lacks a pair."""
@@ -156,34 +250,14 @@ class StackedRuns:
         out[self.row_pair, self.row_run] = True
         return out
 
-
-def grouped_order(group, n_groups, score, *, ties_in_row_order=True):
-    """Order of the rows by ``group``, then ``score`` descending.
-
-    One quicksort of the scores and one radix sort of the groups (16-bit codes). Tied scores
-    of a group come in row order (the stable float sort, slower, redone only when some group
-    holds tied scores), or without ``ties_in_row_order`` in the quicksort's order (fixed by
-    the inputs, for output rows whose order among ties changes no value).
-    """
-    key = group.astype(np.uint16 if n_groups <= 2**16 else np.int64)
-    order = np.argsort(-score)
-    order = order[np.argsort(key[order], kind="stable")]
-    if not ties_in_row_order:
-        return order
-    ranked_score, ranked_group = score[order], group[order]
-    if np.any((ranked_score[1:] == ranked_score[:-1]) & (ranked_group[1:] == ranked_group[:-1])):
-        order = np.argsort(-score, kind="stable")
-        order = order[np.argsort(key[order], kind="stable")]
-    return order
-
-
-def _in_rank_order(group, score):
-    """Whether the rows are already in rank order: groups ascending, scores non-increasing
-    within each group (a run listing its queries in the order they were first seen)."""
-    if group.size < 2:
-        return True
-    same = group[1:] == group[:-1]
-    return bool(np.all(group[1:] >= group[:-1]) and np.all(~same | (score[1:] <= score[:-1])))
+    def pair_ids(self, order, n_threads=1):
+        """``(qid, doc_id)`` of the pairs in ``order`` (a permutation of the pair codes that
+        keeps each query's pairs together), as pandas arrays of the input's kind."""
+        # A query's pairs stay together: its id repeated.
+        return (
+            self.query_ids.repeat(self.query_row, self.n_candidates),
+            self.document_ids.take(self.pair_row, self.pair_size, order, n_threads),
+        )
 
 
 def _raise_missing(frames, column, names, row):
@@ -195,95 +269,97 @@ def _raise_missing(frames, column, names, row):
     )
 
 
-def _codes(frames, column, names):
-    """Codes and distinct values of ``column`` over all frames (one hash pass)."""
-    values = pd.concat([frame[column] for frame in frames], ignore_index=True)
-    codes, uniques = values.factorize()
-    if (codes < 0).any():
-        _raise_missing(frames, column, names, int(np.flatnonzero(codes < 0)[0]))
-    return codes.astype(np.int64), uniques
+def _arrow_chunks(frames, column):
+    """The Arrow arrays (chunks) of ``column`` in every frame, run after run; None unless
+    every frame stores it in Arrow strings (pandas' ``str`` dtype with pyarrow)."""
+    chunks, dtype = [], frames[0][column].dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return None
+    import pyarrow as pa  # installed: pandas stores these strings with it
 
-
-def _query_codes(frames, names):
-    """Codes of ``qid``: a run usually lists a query's rows together, so only the first row of
-    each block is hashed (blocks found by comparing neighbours); rows in no such order are
-    hashed all."""
-    heads, lengths = [], []
     for frame in frames:
-        qid = frame["qid"].reset_index(drop=True)
-        start = np.flatnonzero((qid != qid.shift()).to_numpy())
-        if start.size > len(qid) // 4:
-            return _codes(frames, "qid", names)
-        heads.append(qid.iloc[start])
-        lengths.append(np.diff(np.r_[start, len(qid)]))
-    head_codes, uniques = pd.concat(heads, ignore_index=True).factorize()
-    lengths = np.concatenate(lengths).astype(np.int64)
-    codes = np.repeat(head_codes.astype(np.int64), lengths)
-    if (head_codes < 0).any():
-        _raise_missing(frames, "qid", names, int(np.flatnonzero(codes < 0)[0]))
-    return codes, uniques
+        if frame[column].dtype != dtype:
+            return None
+        array = pa.array(frame[column].array)
+        chunks.extend(array.chunks if isinstance(array, pa.ChunkedArray) else [array])
+    return chunks
 
 
-def _pair_codes(query, doc, n_docs):
-    """Codes of the ``(qid, doc_id)`` pairs, and the query and document of each pair.
-
-    A document retrieved for one query only is one pair: its code needs no hashing. Only the
-    rows of documents retrieved for several queries are hashed, on ``query * n_docs + doc``.
-    """
-    owner = np.full(n_docs, -1, dtype=np.int64)
-    owner[doc] = query
-    shared_doc = np.zeros(n_docs, dtype=bool)
-    shared_doc[doc[owner[doc] != query]] = True
-    shared = shared_doc[doc]
-    ids = doc.copy()
-    if shared.any():
-        sub, keys = pd.factorize(query[shared] * n_docs + doc[shared])
-        ids[shared] = n_docs + sub
-        keys = np.asarray(keys, dtype=np.int64)
-    else:
-        keys = np.zeros(0, dtype=np.int64)
-    used = np.zeros(n_docs + keys.size, dtype=bool)
-    used[ids] = True
-    dense = np.cumsum(used) - 1
-    pair_doc = np.r_[np.arange(n_docs), keys % max(n_docs, 1)][used]
-    pair_query = np.r_[owner, keys // max(n_docs, 1)][used]
-    return dense[ids], pair_query, pair_doc
+def _row_ids(frames, column, names, codes=None):
+    """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
+    strings, else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
+    a missing id is refused naming its run and row."""
+    values = pd.Index(pd.concat([frame[column] for frame in frames], ignore_index=True))
+    chunks = _arrow_chunks(frames, column)
+    pieces = None if chunks is None else arrow_pieces(chunks)
+    if pieces is not None:
+        return RowIds(values, pieces, arrow=True)
+    found = (codes or pd.factorize)(values)[0]
+    if (found < 0).any():
+        _raise_missing(frames, column, names, int(np.flatnonzero(found < 0)[0]))
+    return RowIds(values, code_pieces([found]))
 
 
-def _refuse_duplicates(stack):
-    """Raise when a run retrieves a (qid, doc_id) pair twice."""
-    cell = stack.row_pair * stack.n_runs + stack.row_run
-    if np.unique(cell).size == cell.size:
+def _head_codes(values):
+    """Codes of query ids: a run usually lists a query's rows together, so only the first row
+    of each block is hashed (blocks found by comparing neighbours); ids in no such order are
+    hashed all. Codes in order of first appearance, -1 for a missing id."""
+    ids = pd.Series(values, copy=False)
+    start = np.flatnonzero((ids != ids.shift()).to_numpy())
+    if start.size > len(ids) // 4:
+        return pd.factorize(values)
+    head_codes, uniques = pd.factorize(ids.iloc[start])
+    return np.repeat(head_codes, np.diff(np.append(start, len(ids)))), uniques
+
+
+def _query_codes(frames, names, run_bounds):
+    """``(ids, codes, first, starts)``: the :class:`RowIds` of the query ids, the code of
+    every row (in order of first appearance), the first row of every code and where each
+    block of equal query ids starts (a run starts one)."""
+    ids = _row_ids(frames, "qid", names, codes=_head_codes)
+    return ids, *id_blocks(ids.pieces, run_bounds[:-1])
+
+
+def _refuse_duplicates(stack, duplicate, run_bounds):
+    """Raise when a run retrieves a (qid, doc_id) pair twice (``duplicate``: per query, the
+    row of the runs where that happens, or -1)."""
+    found = np.flatnonzero(duplicate >= 0)
+    if found.size == 0:
         return
-    order = np.argsort(cell, kind="stable")
-    row = order[1:][cell[order][1:] == cell[order][:-1]][0]
-    pair = stack.row_pair[row]
+    query, row = found[0], duplicate[found[0]]
+    run = int(np.searchsorted(run_bounds, row, side="right")) - 1
+    document = stack.document_ids.values[row]
     raise ValueError(
-        f"runs[{stack.names[stack.row_run[row]]!r}] retrieves document "
-        f"{stack.documents[stack.pair_document[pair]]!r} twice for query "
-        f"{stack.queries[stack.pair_query[pair]]!r}; each (qid, doc_id) may appear once in a "
-        "run. Drop duplicates first (read_trec_run's duplicates='first' or 'last')."
+        f"runs[{stack.names[run]!r}] retrieves document {document!r} twice for query "
+        f"{stack.queries[query]!r}; each (qid, doc_id) may appear once in a run. Drop "
+        "duplicates first (read_trec_run's duplicates='first' or 'last')."
     )
 
 
-def stack_runs(runs, name="runs", *, minimum=1):
-    """Check ``runs`` and stack them into a :class:`StackedRuns`."""
+def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
+    """Check ``runs`` and stack them into a :class:`StackedRuns` (in ``n_threads`` threads)."""
     names, frames = check_runs(runs, name, minimum=minimum)
-    sizes = np.array([len(frame) for frame in frames], dtype=np.int64)
-    query_codes, queries = _query_codes(frames, names)
-    doc_codes, documents = _codes(frames, "doc_id", names)
-    row_pair, pair_query, pair_document = _pair_codes(query_codes, doc_codes, len(documents))
+    run_bounds = np.zeros(len(frames) + 1, dtype=np.intp)
+    np.cumsum([len(frame) for frame in frames], out=run_bounds[1:])
+    query_ids, query_codes, query_row, starts = _query_codes(frames, names, run_bounds)
+    document_ids = _row_ids(frames, "doc_id", names)
+    scores = np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames])
+    layout = query_layout(query_codes, starts, query_row.size, n_threads)
+    rows = query_rows(document_ids.pieces, run_bounds, scores, layout, n_threads)
     stack = StackedRuns(
         names=names,
-        queries=queries,
-        documents=documents,
-        row_run=np.repeat(np.arange(len(frames), dtype=np.int64), sizes),
-        row_query=query_codes,
-        row_pair=row_pair,
-        score=np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames]),
-        pair_query=pair_query,
-        pair_document=pair_document,
+        query_ids=query_ids,
+        query_row=query_row,
+        document_ids=document_ids,
+        row_offsets=layout.row_offsets,
+        row_run=rows.run,
+        row_pair=rows.pair,
+        position=rows.position,
+        score=rows.score,
+        pair_row=rows.pair_row,
+        n_candidates=rows.n_candidates,
+        pair_size=rows.pair_size,
+        query_run_rows=rows.group_rows,
     )
-    if stack.present.sum() != stack.row_pair.size:
-        _refuse_duplicates(stack)
+    _refuse_duplicates(stack, rows.duplicate, run_bounds)
     return stack

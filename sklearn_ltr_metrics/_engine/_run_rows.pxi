@@ -1,0 +1,483 @@
+# Stack TREC-style runs (fusion, ``sklearn_ltr_metrics.runs``): code query ids by their bytes,
+# then, per query, code its document ids in a small hash table and rank each run's rows
+# (included by ``_ranking.pyx``; the Python face is ``_run_rows.py``).
+#
+# Ids are read where they lie: Arrow string arrays (int32 or int64 offsets and the data bytes,
+# one "piece" per chunk) or 8-byte records (integer codes), never as Python objects.
+
+from libc.stdint cimport uint32_t
+
+
+cdef struct _Piece:
+    const int32_t* off32  # Arrow ``string`` offsets (or NULL)
+    const int64_t* off64  # Arrow ``large_string`` offsets (or NULL)
+    const uint8_t* data   # the bytes
+    intp width            # without offsets: every id is ``width`` bytes
+    intp start            # the first stacked row of the piece
+
+
+cdef inline const uint8_t* _id_bytes(const _Piece* p, intp s, intp* size) noexcept nogil:
+    """The bytes of stacked row ``s``'s id (in piece ``p``), their number in ``size``."""
+    cdef intp i = s - p.start, a, b
+    if p.off64 != NULL:
+        a = <intp> p.off64[i]
+        b = <intp> p.off64[i + 1]
+    elif p.off32 != NULL:
+        a = p.off32[i]
+        b = p.off32[i + 1]
+    else:
+        a = i * p.width
+        b = a + p.width
+    size[0] = b - a
+    return p.data + a
+
+
+cdef inline intp _segment_of(const intp* bounds, intp n, intp s) noexcept nogil:
+    """The segment ``j`` with ``bounds[j] <= s < bounds[j + 1]`` (``n`` segments): counted
+    without branches among a few segments (rows that hop between runs), else bisection."""
+    cdef intp lo = 0, hi = n - 1, mid
+    if n <= 8:
+        for mid in range(1, n):
+            lo = lo + (s >= bounds[mid])
+        return lo
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if bounds[mid] <= s:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+cdef inline uint64_t _load8(const uint8_t* p) noexcept nogil:
+    """Eight bytes from ``p`` (one unaligned load)."""
+    cdef uint64_t w
+    memcpy(&w, p, 8)
+    return w
+
+
+cdef inline uint32_t _load4(const uint8_t* p) noexcept nogil:
+    """Four bytes from ``p`` (one unaligned load)."""
+    cdef uint32_t w
+    memcpy(&w, p, 4)
+    return w
+
+
+cdef inline uint64_t _id_hash(const uint8_t* p, intp size) noexcept nogil:
+    """A 64-bit hash of an id's ``size`` bytes: eight at a time (the last eight overlapping
+    the ones before, so nothing past the id is read), mixed multiplicatively, then a final
+    avalanche (murmur3's)."""
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t> size, w = 0
+    cdef intp i = 0
+    if size >= 8:
+        while i + 8 < size:
+            h = (h ^ _load8(p + i)) * 0x9E3779B97F4A7C15ULL
+            h = h ^ (h >> 29)
+            i = i + 8
+        w = _load8(p + size - 8)
+    elif size >= 4:  # two 4-byte loads, overlapping
+        w = <uint64_t> _load4(p) | ((<uint64_t> _load4(p + size - 4)) << 32)
+    else:
+        for i in range(size):
+            w = w | ((<uint64_t> p[i]) << (8 * i))
+    h = (h ^ w) * 0x9E3779B97F4A7C15ULL
+    h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDULL
+    h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53ULL
+    return h ^ (h >> 33)
+
+
+cdef inline bint _same_id(const uint8_t* a, const uint8_t* b, intp size) noexcept nogil:
+    """Whether two ids of ``size`` bytes are equal (inline up to 16 bytes)."""
+    if 8 <= size <= 16:
+        return _load8(a) == _load8(b) and _load8(a + size - 8) == _load8(b + size - 8)
+    if 4 <= size < 8:
+        return _load4(a) == _load4(b) and _load4(a + size - 4) == _load4(b + size - 4)
+    return memcmp(a, b, <size_t> size) == 0
+
+
+cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep) except NULL:
+    """The pieces of the ids: ``offsets[j]`` an int32 or int64 array (Arrow offsets, already
+    sliced to the piece's rows plus one) or None (8-byte records in ``data[j]``), ``data[j]``
+    a uint8 array, ``bounds`` the first stacked row of every piece and the total. The arrays
+    are appended to ``keep``, which the caller holds while the pieces are read."""
+    cdef intp n = len(data), j
+    cdef _Piece* pieces = <_Piece*> calloc(max(n, 1), sizeof(_Piece))
+    cdef cnp.ndarray arr
+    if pieces == NULL:
+        raise MemoryError()
+    for j in range(n):
+        keep.extend((offsets[j], data[j]))
+        arr = data[j]
+        pieces[j].data = <const uint8_t*> cnp.PyArray_DATA(arr)
+        pieces[j].start = bounds[j]
+        if offsets[j] is None:
+            pieces[j].width = 8
+            continue
+        arr = offsets[j]
+        if arr.dtype == np.int64:
+            pieces[j].off64 = <const int64_t*> cnp.PyArray_DATA(arr)
+        else:
+            pieces[j].off32 = <const int32_t*> cnp.PyArray_DATA(arr)
+    return pieces
+
+
+cdef struct _IdTable:
+    # The distinct ids of :func:`id_blocks`: a hash table (open addressing, grown as it fills;
+    # a slot holds the top 32 bits of the hash and code + 1) and each code's bytes and first row.
+    uint64_t* slots
+    int bits
+    const uint8_t** key_ptr
+    intp* key_len
+    intp* first
+    intp k
+    intp room
+
+
+cdef bint _table_ok(const _IdTable* t) noexcept nogil:
+    return t.slots != NULL and t.key_ptr != NULL and t.key_len != NULL and t.first != NULL
+
+
+cdef intp _table_code(_IdTable* t, const uint8_t* ptr, intp size, intp s) noexcept nogil:
+    """The code of an id (a new one for an id not seen yet, first seen at row ``s``); -1
+    when out of memory."""
+    cdef uint64_t hh = _id_hash(ptr, size), tag = hh >> 32, slot
+    cdef intp h = <intp> (hh >> (64 - t.bits)), c
+    while t.slots[h] != 0:
+        slot = t.slots[h]
+        if slot >> 32 == tag:
+            c = <intp> (slot & 0xFFFFFFFFULL) - 1
+            if t.key_len[c] == size and _same_id(t.key_ptr[c], ptr, size):
+                return c
+        h = (h + 1) & ((<intp> 1 << t.bits) - 1)
+    if t.k == t.room:
+        t.room = 2 * t.room
+        t.key_ptr = <const uint8_t**> realloc(t.key_ptr, t.room * sizeof(uint8_t*))
+        t.key_len = <intp*> realloc(t.key_len, t.room * sizeof(intp))
+        t.first = <intp*> realloc(t.first, t.room * sizeof(intp))
+        if not _table_ok(t):
+            return -1
+    c = t.k
+    t.k = c + 1
+    t.key_ptr[c] = ptr
+    t.key_len[c] = size
+    t.first[c] = s
+    t.slots[h] = (tag << 32) | <uint64_t> (c + 1)
+    if 2 * t.k > (<intp> 1 << t.bits):  # half full: twice the slots
+        t.bits = t.bits + 1
+        t.slots = _grown_slots(t.slots, t.bits)
+        if t.slots == NULL:
+            return -1
+    return c
+
+
+def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] breaks):
+    """Code the id of every stacked row by its bytes, in order of first appearance.
+
+    A row whose id equals the previous row's (and that starts no run: ``breaks``, ascending,
+    are rows where a block must start) takes its code without hashing: a run lists a query's
+    rows together, so only the first row of each block is looked up. Returns ``(codes, first,
+    starts)``: the code of every row (intp), the first row of every code and the first row of
+    every block of equal ids (intp). Serial: one pass over the rows, one table of the ids.
+    """
+    cdef intp n = bounds[bounds.shape[0] - 1], n_pieces = bounds.shape[0] - 1
+    cdef list keep = []
+    cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    codes_arr = np.empty(n, dtype=np.intp)
+    starts_arr = np.empty(n, dtype=np.intp)
+    cdef intp[::1] codes = codes_arr
+    cdef intp[::1] starts = starts_arr
+    cdef intp s, j = 0, b = 0, m = 0, c = 0, size, prev_size = -1
+    cdef const uint8_t* ptr
+    cdef const uint8_t* prev = NULL
+    cdef _IdTable t
+    t.bits, t.k, t.room = 12, 0, 1024
+    t.slots = <uint64_t*> calloc(<size_t> 1 << t.bits, sizeof(uint64_t))
+    t.key_ptr = <const uint8_t**> malloc(t.room * sizeof(uint8_t*))
+    t.key_len = <intp*> malloc(t.room * sizeof(intp))
+    t.first = <intp*> malloc(t.room * sizeof(intp))
+    cdef bint failed = not _table_ok(&t)
+    with nogil:
+        for s in range(n if not failed else 0):
+            while j + 1 < n_pieces and s >= bounds[j + 1]:
+                j = j + 1
+            ptr = _id_bytes(&pieces[j], s, &size)
+            if b < breaks.shape[0] and breaks[b] <= s:
+                while b < breaks.shape[0] and breaks[b] <= s:
+                    b = b + 1  # (equal breaks: an empty run)
+            elif size == prev_size and _same_id(ptr, prev, size):
+                codes[s] = c
+                continue
+            starts[m] = s
+            m = m + 1
+            prev = ptr
+            prev_size = size
+            c = _table_code(&t, ptr, size, s)
+            if c < 0:
+                failed = True
+                break
+            codes[s] = c
+    first_arr = np.empty(t.k if not failed else 0, dtype=np.intp)
+    for c in range(first_arr.shape[0]):
+        first_arr[c] = t.first[c]
+    free(t.slots)
+    free(t.key_ptr)
+    free(t.key_len)
+    free(t.first)
+    free(pieces)
+    if failed:
+        raise MemoryError()
+    return codes_arr, first_arr, starts_arr[:m].copy()
+
+
+cdef struct _Local:
+    # A document of the query being coded: its bytes and the last run that retrieved it (one
+    # cache line holds four: what a lookup reads, together).
+    const uint8_t* ptr
+    int64_t size
+    int64_t last_run
+
+
+cdef struct _QueryScratch:
+    uint64_t* slots        # the hash table of one query's document ids
+    intp* slot_of          # the slot of each local document (to clear the table after)
+    _Local* local          # each local document
+    intp* perm             # sort buffers of one (run, query) group
+    intp* tmp
+
+
+cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
+    cdef _QueryScratch b
+    b.slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    b.slot_of = <intp*> malloc(rows * sizeof(intp))
+    b.local = <_Local*> malloc(rows * sizeof(_Local))
+    b.perm = <intp*> malloc(rows * sizeof(intp))
+    b.tmp = <intp*> malloc(rows * sizeof(intp))
+    return b
+
+
+cdef inline bint _scratch_ok(const _QueryScratch* b) noexcept nogil:
+    """Whether every buffer of ``b`` was allocated."""
+    return (b.slots != NULL and b.slot_of != NULL and b.local != NULL and b.perm != NULL
+            and b.tmp != NULL)
+
+
+cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
+    free(b.slots)
+    free(b.slot_of)
+    free(b.local)
+    free(b.perm)
+    free(b.tmp)
+
+
+cdef inline intp _local_code(_QueryScratch* b, intp* nd, const uint8_t* ptr, intp size,
+                             int bits) noexcept nogil:
+    """The code of an id among its query's documents (a new one: ``-1 - code``)."""
+    cdef uint64_t hh = _id_hash(ptr, size), tag = hh >> 32, slot
+    cdef intp h = <intp> (hh >> (64 - bits)), c
+    while b.slots[h] != 0:
+        slot = b.slots[h]
+        if slot >> 32 == tag:
+            c = <intp> (slot & 0xFFFFFFFFULL) - 1
+            if b.local[c].size == size and _same_id(b.local[c].ptr, ptr, size):
+                return c
+        h = (h + 1) & ((<intp> 1 << bits) - 1)
+    c = nd[0]
+    nd[0] = c + 1
+    b.slots[h] = (tag << 32) | <uint64_t> (c + 1)
+    b.slot_of[c] = h
+    b.local[c].ptr = ptr
+    b.local[c].size = size
+    b.local[c].last_run = -1
+    return -1 - c
+
+
+cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, intp* position,
+                       intp m) noexcept nogil:
+    """0-based rank of each of ``m`` rows in its run's group (the rows of a run together):
+    score descending, ties in row order; read as it is when the group is already ranked."""
+    cdef intp lo = 0, hi, i
+    cdef bint ranked
+    while lo < m:
+        hi = lo + 1
+        while hi < m and run[hi] == run[lo]:
+            hi = hi + 1
+        ranked = True
+        for i in range(lo + 1, hi):
+            if score[i] > score[i - 1]:
+                ranked = False
+                break
+        if ranked:
+            for i in range(lo, hi):
+                position[i] = i - lo
+        else:
+            for i in range(hi - lo):
+                b.perm[i] = i
+            _sort_perm(score + lo, <const double*> NULL, b.perm, b.tmp, hi - lo)
+            for i in range(hi - lo):
+                position[lo + b.perm[i]] = i
+        lo = hi
+
+
+def query_rows(
+    list offsets, list data, const intp[::1] bounds, const intp[::1] run_bounds,
+    const double[::1] scores, const intp[::1] seg_start, const intp[::1] seg_stop,
+    const intp[::1] seg_offsets, rows, const intp[::1] row_offsets, int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
+):
+    """The stacked rows of every query, its documents coded, each run's rows ranked.
+
+    Query ``q``'s rows are the positions ``seg_start[j]:seg_stop[j]`` for ``j`` in
+    ``seg_offsets[q]:seg_offsets[q + 1]``, through ``rows`` (intp: the stacked row at each
+    position) or directly (None); stacked rows ascending within a query (a run's rows
+    together, runs in order: ``run_bounds``). They are written from ``row_offsets[q]`` on.
+    ``scores``: one per stacked row. Document ids are read from the pieces (``offsets``,
+    ``data``, ``bounds``: see :func:`id_blocks`).
+
+    Per query, in threads (a table and buffers per thread, sized for the longest query): each
+    document id is looked up in a hash table of the query's documents (local codes in order of
+    first appearance), and each run's rows ranked. Returns ``(run, pair, position, score,
+    pair_row, n_candidates, duplicate)``: per output row its run, pair code (the pairs of a
+    query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
+    (score descending, ties in row order) and score; per pair the stacked row of its first
+    appearance; per query its distinct documents and the stacked row of a document a run
+    retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``; per
+    pair the bytes of its document id (int64). The same output for any number of threads.
+    """
+    cdef intp nq = row_offsets.shape[0] - 1, n = row_offsets[nq], q, longest = 1
+    cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
+    cdef list keep = []
+    cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    cdef const intp[::1] row_view
+    cdef const intp* rp = NULL
+    if rows is not None:
+        row_view = rows
+        rp = &row_view[0] if row_view.shape[0] else NULL
+    for q in range(nq):
+        longest = max(longest, row_offsets[q + 1] - row_offsets[q])
+    cdef int max_bits = 4
+    while (<intp> 1 << max_bits) < longest + longest // 4:
+        max_bits = max_bits + 1
+    run_arr = np.empty(n, dtype=np.intp)
+    pair_arr = np.empty(n, dtype=np.intp)
+    position_arr = np.empty(n, dtype=np.intp)
+    score_arr = np.empty(n, dtype=np.float64)
+    first_arr = np.empty(n, dtype=np.intp)
+    first_size_arr = np.empty(n, dtype=np.int64)
+    n_cand_arr = np.zeros(nq, dtype=np.intp)
+    dup_arr = np.full(nq, -1, dtype=np.intp)
+    group_rows_arr = np.zeros((nq, n_runs), dtype=np.intp)
+    cdef intp* group_rows = <intp*> cnp.PyArray_DATA(group_rows_arr)
+    cdef intp* run = <intp*> cnp.PyArray_DATA(run_arr)
+    cdef intp* pair = <intp*> cnp.PyArray_DATA(pair_arr)
+    cdef intp* position = <intp*> cnp.PyArray_DATA(position_arr)
+    cdef double* score = <double*> cnp.PyArray_DATA(score_arr)
+    cdef intp* first = <intp*> cnp.PyArray_DATA(first_arr)
+    cdef int64_t* first_size = <int64_t*> cnp.PyArray_DATA(first_size_arr)
+    cdef intp[::1] n_cand = n_cand_arr
+    cdef intp[::1] dup = dup_arr
+    cdef int failed = 0
+    n_threads = _threads(n_threads, n, grain)
+    _code_queries(
+        pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
+        &seg_start[0] if seg_start.shape[0] else NULL,
+        &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
+        nq, longest, max_bits, n_threads, run, pair, position, score, first, first_size,
+        &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
+    )
+    free(pieces)
+    if failed:
+        raise MemoryError()
+    pair_offsets = np.zeros(nq + 1, dtype=np.intp)
+    np.cumsum(n_cand_arr, out=pair_offsets[1:])
+    pair_row_arr = np.empty(pair_offsets[nq], dtype=np.intp)
+    pair_size_arr = np.empty(pair_offsets[nq], dtype=np.int64)
+    _number_pairs(pair, first, first_size, <intp*> cnp.PyArray_DATA(pair_row_arr),
+                  <int64_t*> cnp.PyArray_DATA(pair_size_arr), pair_offsets, row_offsets,
+                  n_cand_arr, n_threads)
+    return (run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr,
+            group_rows_arr, pair_size_arr)
+
+
+cdef void _code_queries(
+    const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
+    const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
+    const intp* rows, const intp* row_offsets, intp nq, intp longest, int max_bits,
+    int n_threads, intp* run, intp* pair, intp* position, double* score, intp* first,
+    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
+) noexcept:
+    """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
+    its own :class:`_QueryScratch`; ``failed[0]`` set when a thread's buffers could not be
+    allocated (its queries are then left undone)."""
+    cdef _QueryScratch b
+    cdef bint ok
+    cdef intp q
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        b = _query_scratch(longest, max_bits)
+        ok = _scratch_ok(&b)
+        if not ok:
+            failed[0] = 1
+        for q in prange(nq, schedule="dynamic", chunksize=8):
+            if ok:
+                _code_query(
+                    &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
+                    seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
+                    first_size, n_cand, dup, group_rows + q * n_runs,
+                )
+        _free_query_scratch(&b)
+
+
+cdef void _code_query(
+    _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
+    const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
+    const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
+    intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
+    intp* n_cand, intp* dup, intp* group_rows,
+) noexcept nogil:
+    """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
+    (``group_rows``: the query's rows of each run)."""
+    cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
+    cdef intp j = 0, r = 0, sg, p, s, d, size, i
+    cdef int bits = 4
+    cdef const uint8_t* ptr
+    while (<intp> 1 << bits) < m + m // 4:  # at most 4 ids in 5 slots: the table in L1
+        bits = bits + 1
+    for sg in range(seg_offsets[q], seg_offsets[q + 1]):
+        for p in range(seg_start[sg], seg_stop[sg]):
+            s = rows[p] if rows != NULL else p
+            if s < bounds[j] or s >= bounds[j + 1]:
+                j = _segment_of(&bounds[0], n_pieces, s)
+            if s < run_bounds[r] or s >= run_bounds[r + 1]:
+                r = _segment_of(run_bounds, n_runs, s)
+            ptr = _id_bytes(&pieces[j], s, &size)
+            d = _local_code(b, &nd, ptr, size, bits)
+            if d < 0:
+                d = -1 - d
+                first[base + d] = s
+                first_size[base + d] = size
+            elif b.local[d].last_run == r and dup[q] < 0:
+                dup[q] = s
+            b.local[d].last_run = r
+            group_rows[r] += 1
+            pair[k] = d
+            run[k] = r
+            score[k] = scores[s]
+            k = k + 1
+    for i in range(nd):
+        b.slots[b.slot_of[i]] = 0
+    n_cand[q] = nd
+    _rank_groups(b, run + base, score + base, position + base, m)
+
+
+cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size,
+                        intp* pair_row, int64_t* pair_size, intp[::1] pair_offsets,
+                        const intp[::1] row_offsets, intp[::1] n_cand, int n_threads):
+    """Turn local document codes into pair codes (``pair_offsets[q] + local``) and gather the
+    first row and the id's bytes of every pair, in threads over queries."""
+    cdef intp nq = n_cand.shape[0], q, k, d
+    with nogil:
+        for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
+            for k in range(row_offsets[q], row_offsets[q + 1]):
+                pair[k] = pair[k] + pair_offsets[q]
+            for d in range(n_cand[q]):
+                pair_row[pair_offsets[q] + d] = first[row_offsets[q] + d]
+                pair_size[pair_offsets[q] + d] = first_size[row_offsets[q] + d]

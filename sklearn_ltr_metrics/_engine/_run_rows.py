@@ -1,0 +1,216 @@
+"""Rows of several TREC-style runs grouped by query, each query's documents coded apart.
+
+The Python face of ``_run_rows.pxi`` and ``_fused_order.pxi`` (``_ranking``), the steps of
+rank fusion (``sklearn_ltr_metrics.runs``). Ids are read as bytes where they lie, never as
+Python objects: Arrow string arrays (the storage of pandas' ``str`` columns: their offsets and
+data buffers, chunk by chunk) or integer codes (ids of any other kind, coded by the caller).
+
+    ids of every run (pieces)
+      |  code the query ids  id_blocks: one pass; a row equal to the one before is not hashed
+      v
+    query codes, blocks of equal query ids
+      |  lay the queries out query_layout: blocks sorted by query (few), or a stable counting
+      |                      sort of the rows (runs in no query order)
+      v
+      |  per query           query_rows: a small hash table of its document ids (cache
+      |                      resident), each run's rows ranked; queries in threads
+      v
+    QueryRows: per row its run, pair, rank and score; per pair its first row
+      |  the fused run       segment_order (a bucket pass per query), gather_ids (the ids'
+      v                      bytes copied into new Arrow buffers)
+    the fused frame's columns
+
+Per query, everything is written at offsets fixed before the threads start: the outputs are
+the same, bit for bit, for any number of threads.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _ranking
+from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD  # the engine's one grain
+
+__all__ = [
+    "IdPieces",
+    "QueryLayout",
+    "QueryRows",
+    "arrow_pieces",
+    "code_pieces",
+    "gather_ids",
+    "id_blocks",
+    "query_layout",
+    "query_rows",
+    "repeat_ids",
+    "segment_order",
+]
+
+#: Arrow types whose buffers are read directly (offsets int32 / int64, then the bytes).
+_ARROW_OFFSETS = {"string": np.int32, "large_string": np.int64}
+
+#: Blocks of equal query ids beyond this share of the rows: the rows are sorted by query
+#: instead of their blocks.
+_MAX_BLOCK_SHARE = 1 / 8
+
+
+class IdPieces(NamedTuple):
+    """Ids of stacked rows, piece by piece: ``offsets[j]`` (Arrow offsets, sliced to the
+    piece's rows plus one) or None (8-byte records), ``data[j]`` the bytes (uint8), and
+    ``bounds`` the first stacked row of every piece, then the total."""
+
+    offsets: list
+    data: list
+    bounds: np.ndarray
+
+
+def arrow_pieces(chunks):
+    """The pieces of Arrow string arrays (in stacked order); None when one of them is of
+    another type (``string_view``...) or holds a missing value."""
+    offsets, data, sizes = [], [], []
+    for chunk in chunks:
+        dtype = _ARROW_OFFSETS.get(str(chunk.type))
+        if dtype is None or chunk.null_count:
+            return None
+        _, offset_buffer, data_buffer = chunk.buffers()
+        start = chunk.offset
+        offsets.append(np.frombuffer(offset_buffer, dtype=dtype)[start : start + len(chunk) + 1])
+        data.append(
+            np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.zeros(1, np.uint8)
+        )
+        sizes.append(len(chunk))
+    return IdPieces(offsets, data, _bounds(sizes))
+
+
+def code_pieces(codes):
+    """The pieces of integer codes (one int64 array per piece): 8-byte records."""
+    codes = [np.ascontiguousarray(c, dtype=np.int64) for c in codes]
+    data = [c.view(np.uint8) if c.size else np.zeros(1, np.uint8) for c in codes]
+    return IdPieces([None] * len(codes), data, _bounds([c.size for c in codes]))
+
+
+def _bounds(sizes):
+    bounds = np.zeros(len(sizes) + 1, dtype=np.intp)
+    np.cumsum(sizes, out=bounds[1:])
+    return bounds
+
+
+def id_blocks(pieces, breaks):
+    """``(codes, first, starts)``: the code of every row's id (order of first appearance),
+    the first row of every code, the first row of every block of equal ids (a block also
+    starts at each of ``breaks``, ascending rows)."""
+    breaks = np.ascontiguousarray(breaks, dtype=np.intp)
+    return _ranking.id_blocks(pieces.offsets, pieces.data, pieces.bounds, breaks)
+
+
+class QueryLayout(NamedTuple):
+    """Where each query's rows are: positions ``seg_start[j]:seg_stop[j]`` for ``j`` in
+    ``seg_offsets[q]:seg_offsets[q + 1]``, read through ``rows`` (None: the positions are the
+    rows); ``row_offsets``: where they go in the outputs, query after query."""
+
+    seg_start: np.ndarray
+    seg_stop: np.ndarray
+    seg_offsets: np.ndarray
+    rows: np.ndarray | None
+    row_offsets: np.ndarray
+
+
+def query_layout(codes, starts, n_queries, n_threads=1):
+    """The :class:`QueryLayout` of rows with query ``codes`` and blocks ``starts`` (as
+    :func:`id_blocks` gives them): rows of a query in stacked order."""
+    n = codes.size
+    block_query = codes[starts]
+    lengths = np.diff(np.append(starts, n))
+    if starts.size <= max(n * _MAX_BLOCK_SHARE, n_queries):
+        order = np.argsort(block_query, kind="stable")
+        seg_offsets = np.zeros(n_queries + 1, dtype=np.intp)
+        np.cumsum(np.bincount(block_query, minlength=n_queries), out=seg_offsets[1:])
+        sizes = np.bincount(block_query, weights=lengths, minlength=n_queries)
+        seg_start = starts[order]
+        seg_stop, rows = seg_start + lengths[order], None
+    else:
+        sizes = np.bincount(codes, minlength=n_queries)
+        grouped, _ = _ranking.counting_sort(
+            codes, n_queries, n_threads, _ROWS_PER_THREAD, sizes=sizes
+        )
+        rows = grouped.astype(np.intp, copy=False)
+    row_offsets = np.zeros(n_queries + 1, dtype=np.intp)
+    np.cumsum(sizes.astype(np.intp), out=row_offsets[1:])
+    if rows is not None:
+        seg_start, seg_stop = row_offsets[:-1].copy(), row_offsets[1:].copy()
+        seg_offsets = np.arange(n_queries + 1, dtype=np.intp)
+    return QueryLayout(seg_start, seg_stop, seg_offsets, rows, row_offsets)
+
+
+class QueryRows(NamedTuple):
+    """The rows of every query (query after query, runs in order, rows in stacked order):
+    run, pair code, 0-based rank in its run's ranking and score of each; the stacked row where
+    each pair first appears; the distinct documents of each query; per query the stacked row
+    of a document a run retrieved twice (-1: none); the rows of each (query, run) group,
+    ``(n_queries, n_runs)``; the bytes of each pair's document id."""
+
+    run: np.ndarray
+    pair: np.ndarray
+    position: np.ndarray
+    score: np.ndarray
+    pair_row: np.ndarray
+    n_candidates: np.ndarray
+    duplicate: np.ndarray
+    group_rows: np.ndarray
+    pair_size: np.ndarray
+
+
+def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
+    """The :class:`QueryRows` of the rows laid out by ``layout`` (a :class:`QueryLayout`),
+    their document ids in ``pieces``, runs from ``run_bounds`` (the first stacked row of each
+    run, then the total), ``scores`` (float64, one per stacked row)."""
+    out = _ranking.query_rows(
+        pieces.offsets,
+        pieces.data,
+        pieces.bounds,
+        np.ascontiguousarray(run_bounds, dtype=np.intp),
+        np.ascontiguousarray(scores, dtype=np.float64),
+        *layout,
+        n_threads,
+        _ROWS_PER_THREAD,
+    )
+    return QueryRows(*out)
+
+
+def segment_order(values, offsets, n_threads=1):
+    """``(order, sorted_values)``: positions sorted by segment (``offsets``), then ``values``
+    descending, ties in position order (a bucket pass per segment, segments in threads), and
+    the values in that order."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.intp)
+    return _ranking.score_order(values, offsets, n_threads, _ROWS_PER_THREAD)
+
+
+def repeat_ids(pieces, rows, counts):
+    """The id of stacked row ``rows[q]`` repeated ``counts[q]`` times, ``q`` in order, as
+    the buffers of an Arrow ``large_string`` array: ``(offsets, data)``."""
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    counts = np.ascontiguousarray(counts, dtype=np.intp)
+    return _ranking.repeat_ids(pieces.offsets, pieces.data, pieces.bounds, rows, counts)
+
+
+def gather_ids(pieces, rows, sizes, order=None, n_threads=1):
+    """The ids of stacked rows ``rows[order]`` (their ``sizes`` in bytes, one per row of
+    ``rows``) as the buffers of an Arrow ``large_string`` array: ``(offsets, data)`` (int64,
+    uint8), bytes copied in threads, no Python object made. Read in the order of ``rows``:
+    fastest when ``rows`` mostly ascend and ``order`` (a permutation, None: the identity)
+    moves entries only a little."""
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    order = np.arange(rows.size) if order is None else np.ascontiguousarray(order, np.intp)
+    return _ranking.gather_ids(
+        pieces.offsets,
+        pieces.data,
+        pieces.bounds,
+        rows,
+        sizes,
+        order,
+        n_threads,
+        _ROWS_PER_THREAD,
+    )
