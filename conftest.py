@@ -1,5 +1,6 @@
-"""Root pytest hooks: doctests of optional-extra modules skip when the extra is missing, and a
-plain ``python -m pytest`` leaves the slow end-to-end tests to ``python -m pytest -m slow``.
+"""Root pytest hooks: doctests of optional-extra modules skip when the extra is missing, a
+plain ``python -m pytest`` leaves the slow end-to-end tests to ``python -m pytest -m slow``,
+and the reference ranx runs without numba's compilation (see below).
 
 The default run (the README's command, the first of ``.ci/run``) stays within a few minutes on
 two cores; ``.ci/run`` runs the tests marked ``slow`` right after it. Naming test files or a
@@ -7,8 +8,15 @@ two cores; ``.ci/run`` runs the tests marked ``slow`` right after it. Naming tes
 """
 
 import importlib.util
+import os
 
 import pytest
+
+# ranx (a test reference) compiles its numba kernels on first use: about two minutes of a
+# fresh machine's default run, for inputs of a few dozen rows. The tests run ranx's kernels as
+# the Python they are written in; tests/test_references_compiled.py (slow) checks in a fresh
+# process that ranx compiled by numba gives the same values. NUMBA_DISABLE_JIT=0 keeps the JIT.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
 #: How many slow tests a plain run left out (said at the end of the run).
 SLOW_DESELECTED = pytest.StashKey[int]()
