@@ -21,7 +21,7 @@ from .._validation import (
     unknown_name_error,
 )
 from ._effects import _CORRECTIONS
-from ._pairs import aligned_tables, correct, paired_rows
+from ._pairs import TEST_COLUMNS, aligned_tables, correct, paired_rows
 from ._stats import _check_test, _ci, _warn
 
 __all__ = ["COMPARISON_COLUMNS", "compare_systems"]
@@ -38,14 +38,7 @@ COMPARISON_COLUMNS = (
     "ci_low",
     "ci_high",
     "diff",
-    "pvalue",
-    "pvalue_corrected",
-    "significant",
-    "effect_size",
-    "magnitude",
-    "wins",
-    "ties",
-    "losses",
+    *TEST_COLUMNS,
 )
 
 

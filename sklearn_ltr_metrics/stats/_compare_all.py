@@ -20,7 +20,7 @@ from .._random import check_seed_sequence
 from .._table import named_systems
 from .._validation import check_positive_int, check_probability, unknown_name_error
 from ._effects import _CORRECTIONS
-from ._pairs import aligned_tables, correct, paired_rows
+from ._pairs import TEST_COLUMNS, aligned_tables, correct, paired_rows
 from ._stats import _PAIRED_TESTS
 
 __all__ = ["PAIRWISE_COLUMNS", "PairwiseComparison", "compare_all", "pairwise_test_names"]
@@ -36,14 +36,7 @@ PAIRWISE_COLUMNS = (
     "diff",
     "ci_low",
     "ci_high",
-    "pvalue",
-    "pvalue_corrected",
-    "significant",
-    "effect_size",
-    "magnitude",
-    "wins",
-    "ties",
-    "losses",
+    *TEST_COLUMNS,
 )
 _MATRIX_VALUES = ("diff", "pvalue", "pvalue_corrected", "significant", "effect_size")
 

@@ -18,7 +18,20 @@ from .._table import common_keys, keyed_table, metric_columns, metric_values
 from ._effects import _cohens_d, adjust_pvalues, effect_size_label
 from ._stats import _ci, _paired
 
-__all__ = ["aligned_tables", "correct", "paired_rows"]
+__all__ = ["TEST_COLUMNS", "aligned_tables", "correct", "paired_rows"]
+
+#: The columns every table of the paired core ends with: the test of each pair, its
+#: correction, the effect size and the per-query wins, ties and losses.
+TEST_COLUMNS = (
+    "pvalue",
+    "pvalue_corrected",
+    "significant",
+    "effect_size",
+    "magnitude",
+    "wins",
+    "ties",
+    "losses",
+)
 
 
 def aligned_tables(per_query, reference, metrics, on_mismatch, what):
