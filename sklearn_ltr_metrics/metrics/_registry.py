@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
-from . import _kernels as K
+from ._kernels import _core as K
 from ._judgment_measures import describe_judgment_measure, judgment_measure_names
 from ._metric import Metric, _k_is_n_pos, _whole_list
 from ._names import expand_all_trec, foreign_names, foreign_specs

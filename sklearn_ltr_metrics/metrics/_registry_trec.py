@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import _kernels as K
+from ._kernels import _core as K
 from . import _kernels_compat as P
 from . import _kernels_cwl as C
 from . import _kernels_gain as G
