@@ -1,0 +1,219 @@
+"""``evaluate`` and ``evaluate_run`` for the measures beyond relevance: the per-query table of
+the specs of :mod:`._beyond_names`, from flat arrays or from a run and its judgments.
+
+Diversity (:mod:`._subtopics`, :mod:`._diversity`) reads subtopic judgments; expected
+exposure (:mod:`._exposure`) and attention-weighted rank fairness (:mod:`._fairness`) read
+the graded labels, an optional ``sample`` per row (several rankings of one query) and, for
+fairness, a ``group`` per row. The table has the engine's count columns (``n_docs``,
+``n_pos``, ``n_neg``, ``difficulty``) and one column per spec, so every consumer of a
+:class:`RankingEvaluation` (bootstrap, paired tests, reports) takes it as any other.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..._engine import difficulty_values, factorize_qid
+from .._evaluation import RankingEvaluation
+from ._beyond_rank import doc_keys, rank_rows
+from ._exposure import exposure_columns
+from ._fairness import fairness_columns
+from ._subtopics import SubtopicJudgments, diversity_columns, flat_judgments
+
+__all__ = ["beyond_evaluation", "evaluate_arrays_beyond", "evaluate_run_beyond"]
+
+
+def _default_rel(options):
+    threshold = options.get("min_relevance")
+    return 1.0 if threshold is None else threshold
+
+
+def _fill_undefined(columns, specs, options, ids):
+    """``empty_query`` for the values without a definition (NaN: nNRBP without subtopics)."""
+    for spec in specs:
+        values = columns[spec.column]
+        undefined = np.isnan(values)
+        if not undefined.any():
+            continue
+        if options["empty_query"] == "error":
+            raise ValueError(
+                f"{int(undefined.sum())} queries have no relevant document, so "
+                f"{spec.column!r} is undefined for them (e.g. {ids[undefined][:5].tolist()}); "
+                "pass empty_query='skip', 'zero' or 'one'."
+            )
+        fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[options["empty_query"]]
+        columns[spec.column] = np.where(undefined, fill, values)
+
+
+def beyond_evaluation(ids, counts, columns, specs, options):
+    """The :class:`RankingEvaluation` of the columns (``counts``: n_docs, n_pos, n_neg)."""
+    ids = np.asarray(ids)
+    _fill_undefined(columns, specs, options, ids)
+    n_docs, n_pos, n_neg = (np.asarray(c, dtype=np.int64) for c in counts)
+    table = {
+        "n_docs": n_docs,
+        "n_pos": n_pos,
+        "n_neg": n_neg,
+        "difficulty": difficulty_values(n_pos, n_neg),
+    }
+    parts = {}
+    for spec in specs:
+        table[spec.column] = columns[spec.column]
+        k = np.inf if spec.k is None else float(spec.k)
+        parts[spec.column] = (ids, np.full(ids.size, k), columns[spec.column])
+    per_query = pd.DataFrame(table, index=pd.Index(ids, name="qid"))
+    return RankingEvaluation(per_query, parts, options)
+
+
+def _subtopic_frame(qrels):
+    if "subtopic" not in qrels.columns:
+        raise ValueError(
+            "the diversity measures (alpha_nDCG, ERR_IA, ...) need subtopic judgments: qrels "
+            "with columns qid, subtopic, doc_id, label, as read_trec_qrels(path, "
+            f"subtopics=True) gives them; these qrels have {list(qrels.columns)}."
+        )
+    frame = qrels[["qid", "subtopic", "doc_id", "label"]].astype(
+        {"qid": str, "subtopic": str, "doc_id": str}
+    )
+    return frame.drop_duplicates(["qid", "subtopic", "doc_id"], keep="last")
+
+
+def _run_judgments(ranked, qrels, uniques, rel):
+    """:class:`SubtopicJudgments` of a ranked run (``qid, doc_id, rank`` with query codes)
+    against subtopic qrels, at the threshold ``rel``."""
+    relevant = qrels[qrels["label"].to_numpy(dtype=np.float64) >= rel]
+    relevant = relevant[relevant["qid"].isin(pd.Index(uniques))]
+    docs = relevant[["qid", "doc_id"]].drop_duplicates(ignore_index=True)
+    doc_q = pd.Index(uniques).get_indexer(docs["qid"])
+    doc_rank = docs.merge(ranked, on=["qid", "doc_id"], how="left")["rank"]
+    doc_index = pd.MultiIndex.from_frame(docs)
+    trip_doc = doc_index.get_indexer(pd.MultiIndex.from_frame(relevant[["qid", "doc_id"]]))
+    qs_codes, qs_uniques = pd.MultiIndex.from_frame(relevant[["qid", "subtopic"]]).factorize(
+        sort=True
+    )
+    qs_query = pd.Index(uniques).get_indexer(qs_uniques.get_level_values(0))
+    return SubtopicJudgments(
+        n_queries=len(uniques),
+        doc_q=doc_q.astype(np.int64),
+        doc_key=doc_keys(docs["doc_id"].to_numpy()) if len(docs) else np.zeros(0, np.int64),
+        doc_rank=doc_rank.fillna(0).to_numpy(dtype=np.int64),
+        trip_doc=trip_doc.astype(np.int64),
+        trip_qs=np.asarray(qs_codes, dtype=np.int64),
+        qs_query=qs_query.astype(np.int64),
+    )
+
+
+def _by_family(specs):
+    out: dict = {"diversity": [], "exposure": [], "fairness": []}
+    for spec in specs:
+        out[spec.family].append(spec)
+    return out
+
+
+def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="skip"):
+    """The evaluation of the beyond-relevance specs of a run against its judgments.
+
+    ``ties``: the tie policy given by the caller, or None (pyndeval's ``"doc_id"``).
+    """
+    run = run.astype({"qid": str, "doc_id": str})
+    qrels = qrels.astype({"qid": str, "doc_id": str})
+    judged = pd.Index(qrels["qid"].unique())
+    run = run[run["qid"].isin(judged)].reset_index(drop=True)
+    if run.empty:
+        raise ValueError("run and qrels share no query; check that their qid values match.")
+    codes, uniques = factorize_qid(run["qid"].to_numpy())
+    families = _by_family(specs)
+    columns: dict = {}
+    labels = _plain_labels(run, qrels)
+    if families["diversity"]:
+        frame = _subtopic_frame(qrels)
+        order, rank = rank_rows(
+            codes, run["score"].to_numpy(), run["doc_id"].to_numpy(), ties or "doc_id"
+        )
+        ranked = pd.DataFrame({"qid": run["qid"], "doc_id": run["doc_id"], "rank": rank})
+        build = lambda rel: _run_judgments(ranked, frame, uniques, rel)  # noqa: E731
+        columns.update(diversity_columns(families["diversity"], build, _default_rel(options)))
+    rows = _Rows(codes, len(uniques), run["score"].to_numpy(), labels, run, ties)
+    columns.update(exposure_columns(families["exposure"], rows, options))
+    columns.update(fairness_columns(families["fairness"], rows, options))
+    counts = _run_counts(codes, uniques, qrels, labels, options)
+    evaluation = beyond_evaluation(uniques, counts, columns, specs, options)
+    absent = judged.difference(pd.Index(uniques))
+    if missing_queries == "zero" and len(absent):
+        zeros = {s.column: np.zeros(len(absent)) for s in specs}
+        n_pos = _n_pos(qrels, _default_rel(options)).reindex(absent, fill_value=0)
+        empty = (np.zeros(len(absent)), n_pos.to_numpy(), np.zeros(len(absent)))
+        evaluation = RankingEvaluation.concat(
+            [evaluation, beyond_evaluation(absent.to_numpy(), empty, zeros, specs, options)]
+        )
+    return evaluation
+
+
+def _n_pos(qrels, rel):
+    relevant = qrels[qrels["label"].to_numpy(dtype=np.float64) >= rel]
+    return relevant.drop_duplicates(["qid", "doc_id"]).groupby("qid").size()
+
+
+def _plain_labels(run, qrels):
+    """Each run row's label (a subtopic judgment: the largest over the subtopics; 0 when
+    unjudged)."""
+    best = qrels.groupby(["qid", "doc_id"], sort=False)["label"].max().rename("label")
+    merged = run[["qid", "doc_id"]].merge(best.reset_index(), on=["qid", "doc_id"], how="left")
+    return merged["label"].fillna(0).to_numpy(dtype=np.float64)
+
+
+def _run_counts(codes, uniques, qrels, labels, options):
+    rel = _default_rel(options)
+    n_docs = np.bincount(codes, minlength=len(uniques))
+    hits = np.bincount(codes, weights=labels >= rel, minlength=len(uniques))
+    n_pos = _n_pos(qrels, rel).reindex(pd.Index(uniques), fill_value=0).to_numpy()
+    return n_docs, n_pos, n_docs - hits
+
+
+class _Rows:
+    """The rows the exposure and fairness kernels read: query codes, scores, graded labels,
+    and the optional ``sample`` and ``group`` columns (of a run frame or flat arrays)."""
+
+    def __init__(self, codes, n_queries, score, labels, frame, ties, doc_id=None):
+        self.codes, self.n_queries, self.score, self.labels = codes, n_queries, score, labels
+        self.ties = ties
+        self.doc_id = doc_id if doc_id is not None else _column(frame, "doc_id")
+        self.sample = _column(frame, "sample")
+        self.group = _column(frame, "group")
+
+
+def _column(frame, name):
+    if frame is None:
+        return None
+    if isinstance(frame, dict):
+        return frame.get(name)
+    return frame[name].to_numpy() if name in frame.columns else None
+
+
+def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id, extra):
+    """The evaluation of the beyond-relevance specs from flat arrays: ``labels`` 2-D (a
+    column per subtopic) for the diversity measures; ``extra``: ``sample`` and ``group``."""
+    labels = np.asarray(labels, dtype=np.float64)
+    codes, uniques = factorize_qid(np.asarray(qid))
+    n = len(uniques)
+    families = _by_family(specs)
+    columns: dict = {}
+    graded = labels if labels.ndim == 1 else labels.max(axis=1)
+    if families["diversity"]:
+        if labels.ndim != 2:
+            raise ValueError(
+                "the diversity measures take y_true of shape (n_rows, n_subtopics): the label "
+                "of each row for each subtopic (0 where not relevant); got a 1-D y_true."
+            )
+        _, rank = rank_rows(codes, np.asarray(y_score), doc_id, ties or "doc_id")
+        key = doc_keys(doc_id) if doc_id is not None else np.arange(codes.size)
+        build = lambda rel: flat_judgments(labels, codes, rank, n, key, rel)  # noqa: E731
+        columns.update(diversity_columns(families["diversity"], build, _default_rel(options)))
+    rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)
+    columns.update(exposure_columns(families["exposure"], rows, options))
+    columns.update(fairness_columns(families["fairness"], rows, options))
+    rel = _default_rel(options)
+    n_docs = np.bincount(codes, minlength=n)
+    n_pos = np.bincount(codes, weights=graded >= rel, minlength=n)
+    return beyond_evaluation(uniques, (n_docs, n_pos, n_docs - n_pos), columns, specs, options)

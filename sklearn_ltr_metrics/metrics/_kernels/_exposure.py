@@ -1,0 +1,2 @@
+def exposure_columns(specs, rows, options):
+    return {}

@@ -1,0 +1,2 @@
+def fairness_columns(specs, rows, options):
+    return {}

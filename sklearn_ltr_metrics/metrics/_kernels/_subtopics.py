@@ -1,0 +1,122 @@
+"""Subtopic judgments as flat triples, and the diversity columns of every spec.
+
+Both entry points reduce their input to one form: a table of judged relevant documents
+(``doc_q`` their query, ``doc_key`` their order by doc_id, ``doc_rank`` their rank in the run,
+0 when not retrieved) and the triples ``(document, qs)`` saying which ``(query, subtopic)``
+each is relevant to. :func:`diversity_columns` then builds the run's pairs and the greedy
+ideal's from it, once per ``(rel, alpha, beta)`` setting, all queries at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._diversity import DEPTH, greedy_ideal, list_sums, ndeval_values
+
+__all__ = ["SubtopicJudgments", "diversity_columns", "flat_judgments"]
+
+
+@dataclass(frozen=True)
+class SubtopicJudgments:
+    """The judged relevant documents of every query (see the module docstring)."""
+
+    n_queries: int
+    doc_q: np.ndarray
+    doc_key: np.ndarray
+    doc_rank: np.ndarray
+    trip_doc: np.ndarray
+    trip_qs: np.ndarray
+    qs_query: np.ndarray  # the query of each qs code
+
+    @property
+    def n_sub(self):
+        """S per query: subtopics with at least one relevant document."""
+        n_rel_qs = self.n_rel_qs
+        return np.bincount(self.qs_query, weights=n_rel_qs > 0, minlength=self.n_queries)
+
+    @property
+    def n_rel_qs(self):
+        return np.bincount(self.trip_qs, minlength=self.qs_query.size)
+
+    @property
+    def n_rel(self):
+        """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
+        has = np.zeros(self.doc_q.size, dtype=bool)
+        has[self.trip_doc] = True
+        return np.bincount(self.doc_q[has], minlength=self.n_queries)
+
+
+def flat_judgments(labels, codes, rank, n_queries, doc_key, rel):
+    """:class:`SubtopicJudgments` of a 2-D label array (a row per document, a column per
+    subtopic): every row of a query is one of its judged documents."""
+    rows, subs = np.nonzero(labels >= rel)
+    width = labels.shape[1]
+    qs = codes[rows] * width + subs
+    return SubtopicJudgments(
+        n_queries=n_queries,
+        doc_q=codes,
+        doc_key=doc_key,
+        doc_rank=rank,
+        trip_doc=rows,
+        trip_qs=qs,
+        qs_query=np.repeat(np.arange(n_queries), width),
+    )
+
+
+def _run_pairs(j):
+    retrieved = j.doc_rank[j.trip_doc] > 0
+    doc = j.trip_doc[retrieved]
+    return j.doc_q[doc], j.doc_rank[doc], j.trip_qs[retrieved]
+
+
+def _ideal_pairs(j, alpha, depth):
+    """The pairs of the greedy ideal lists, ranked to ``depth``."""
+    has = np.zeros(j.doc_q.size, dtype=bool)
+    has[j.trip_doc] = True
+    docs = np.flatnonzero(has)
+    docs = docs[np.lexsort((-j.doc_key[docs], j.doc_q[docs]))]
+    position = np.full(j.doc_q.size, -1, dtype=np.int64)
+    position[docs] = np.arange(docs.size)
+    pair_doc = position[j.trip_doc]
+    order = np.lexsort((j.trip_qs, pair_doc))
+    pair_doc, pair_qs = pair_doc[order], j.trip_qs[order]
+    ideal_rank = greedy_ideal(j.doc_q[docs], pair_doc, pair_qs, j.qs_query.size, alpha, depth)
+    placed = ideal_rank[pair_doc] > 0
+    return j.doc_q[docs][pair_doc[placed]], ideal_rank[pair_doc[placed]], pair_qs[placed]
+
+
+def _setting_values(specs, j, alpha, beta):
+    """The columns of the specs of one ``(rel, alpha, beta)`` setting."""
+    n = j.n_queries
+    query, rank, qs = _run_pairs(j)
+    run = list_sums(query, rank, qs, n, alpha, beta)
+    run.update(query=query, rank=rank, qs=qs)
+    ideal = None
+    if any(s.name in ("alpha_ndcg", "nerr_ia", "nnrbp") for s in specs):
+        whole = any(s.name == "nnrbp" for s in specs)
+        depth = int(np.bincount(j.doc_q, minlength=1).max()) if whole else DEPTH
+        ideal = list_sums(*_ideal_pairs(j, alpha, max(depth, DEPTH)), n, alpha, beta)
+    n_sub, n_rel_qs = j.n_sub, j.n_rel_qs
+    return {
+        s.column: ndeval_values(run, ideal, n_sub, n_rel_qs, j.qs_query, s.name, s.k, alpha, beta)
+        for s in specs
+    }
+
+
+def diversity_columns(specs, build, default_rel):
+    """``{column: values}`` of the diversity specs; ``build(rel)`` gives the
+    :class:`SubtopicJudgments` at a relevance threshold."""
+    settings: dict = {}
+    for spec in specs:
+        rel = spec.params["rel"] if spec.params["rel"] is not None else default_rel
+        # ndeval's ERR-IA family and P-IA, StRecall, AP-IA run with alpha = beta = 0.5.
+        key = (rel, spec.params.get("alpha", 0.5), spec.params.get("beta", 0.5))
+        settings.setdefault(key, []).append(spec)
+    columns, judgments = {}, {}
+    for (rel, alpha, beta), group in settings.items():
+        if rel not in judgments:
+            judgments[rel] = build(rel)
+        columns.update(_setting_values(group, judgments[rel], alpha, beta))
+    return columns
