@@ -14,6 +14,8 @@ from .._validation import (
     check_scores,
 )
 from ._evaluation import RankingEvaluation
+from ._kernels._beyond import evaluate_with_beyond
+from ._kernels._beyond_names import split_beyond
 from ._names import merge_columns, option_groups
 from ._options import CONVENTIONS, check_options
 from ._per_query import evaluate_arrays
@@ -50,6 +52,8 @@ def evaluate(
     query_stats: pd.DataFrame | None = None,
     doc_id: ArrayLike | None = None,
     n_jobs: int | None = None,
+    group: ArrayLike | None = None,
+    sample: ArrayLike | None = None,
 ) -> RankingEvaluation:
     """Evaluate a ranking per query from flat, row-aligned arrays.
 
@@ -117,6 +121,15 @@ def evaluate(
     n_jobs : int, optional
         Threads for sorting large inputs (``None``: 1, ``-1``: every core). The result is the
         same, bit for bit, for any number.
+    group : array-like of shape (n_rows,), optional
+        The group of every row (None or NaN: none), for ``awrf`` and ``ndcg_awrf``
+        (:doc:`/diversity`).
+    sample : array-like of shape (n_rows,), optional
+        Which sampled ranking of its query each row belongs to, for the expected-exposure
+        measures (``ee_loss``...): each sample ranks the query's documents (matched by
+        ``doc_id``) and the exposures average over the samples. The diversity measures
+        (``alpha_ndcg@20``...) take ``y_true`` of shape ``(n_rows, n_subtopics)``: the label
+        of every row for every subtopic (:doc:`/diversity`).
 
     Returns
     -------
@@ -162,6 +175,16 @@ def evaluate(
     >>> ev.n_skipped["recall@5"]
     1
     """
+    beyond = split_beyond(metrics, k)  # diversity, expected exposure, fairness
+    if beyond is not None or group is not None or sample is not None:
+        return evaluate_with_beyond(
+            y_true, y_score, qid, beyond, evaluate, k=k,
+            conventions=conventions, ties=ties, gain=gain, min_relevance=min_relevance,
+            empty_query=empty_query, ap_denominator=ap_denominator,
+            precision_denominator=precision_denominator, log_base=log_base,
+            max_docs=max_docs, beta=beta, err_max_grade=err_max_grade,
+            query_stats=query_stats, doc_id=doc_id, n_jobs=n_jobs, group=group, sample=sample,
+        )  # fmt: skip
     options = check_options(
         conventions,
         ties=ties,

@@ -21,7 +21,15 @@ from ._exposure import exposure_columns
 from ._fairness import fairness_columns
 from ._subtopics import SubtopicJudgments, diversity_columns, flat_judgments
 
-__all__ = ["beyond_evaluation", "evaluate_arrays_beyond", "evaluate_run_beyond"]
+__all__ = [
+    "beyond_evaluation",
+    "check_subtopic_labels",
+    "evaluate_arrays_beyond",
+    "evaluate_run_beyond",
+    "evaluate_run_with_beyond",
+    "evaluate_with_beyond",
+    "plain_qrels",
+]
 
 
 def _default_rel(options):
@@ -135,6 +143,9 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
         build = lambda rel: _run_judgments(ranked, frame, uniques, rel)  # noqa: E731
         columns.update(diversity_columns(families["diversity"], build, _default_rel(options)))
     rows = _Rows(codes, len(uniques), run["score"].to_numpy(), labels, run, ties)
+    rows.n_pos_at = lambda rel: (  # judged relevant documents, retrieved or not
+        _n_pos(qrels, rel).reindex(pd.Index(uniques), fill_value=0).to_numpy()
+    )
     columns.update(exposure_columns(families["exposure"], rows, options))
     columns.update(fairness_columns(families["fairness"], rows, options))
     counts = _run_counts(codes, uniques, qrels, labels, options)
@@ -178,6 +189,7 @@ class _Rows:
     def __init__(self, codes, n_queries, score, labels, frame, ties, doc_id=None):
         self.codes, self.n_queries, self.score, self.labels = codes, n_queries, score, labels
         self.ties = ties
+        self.n_pos_at = None
         self.doc_id = doc_id if doc_id is not None else _column(frame, "doc_id")
         self.sample = _column(frame, "sample")
         self.group = _column(frame, "group")
@@ -217,3 +229,133 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
     n_docs = np.bincount(codes, minlength=n)
     n_pos = np.bincount(codes, weights=graded >= rel, minlength=n)
     return beyond_evaluation(uniques, (n_docs, n_pos, n_docs - n_pos), columns, specs, options)
+
+
+# -- the entry points' glue ---------------------------------------------------------------
+
+
+def _merged(parts, options, order):
+    from .._names import merge_columns
+
+    return parts[0] if len(parts) == 1 else merge_columns(parts, options, order)
+
+
+def _refuse_unsupported(options, unjudged="nonrelevant"):
+    if options.get("max_docs") is not None or unjudged != "nonrelevant":
+        raise ValueError(
+            "the diversity, exposure and fairness measures rank every retrieved row: "
+            "max_docs= and unjudged='remove' do not apply to them; evaluate them in a call "
+            "without those options."
+        )
+
+
+def evaluate_run_with_beyond(run, qrels, split, evaluate_run, **kwargs):
+    """:func:`evaluate_run` of a metrics list naming measures of this family (``split``:
+    :func:`split_beyond`'s answer): the others through ``evaluate_run`` with one label per
+    document (a subtopic judgment: the largest over the subtopics), then the columns merged
+    in the order asked."""
+    from .._options import check_options
+
+    specs, others, order = split
+    engine_keys = ("k", "missing_queries", "unjudged", "conventions", "query_stats", "n_jobs")
+    options = {key: v for key, v in kwargs.items() if key not in engine_keys}
+    resolved = check_options(kwargs.get("conventions", "trec_eval"), **options)
+    _refuse_unsupported(resolved, kwargs.get("unjudged", "nonrelevant"))
+    parts = []
+    if others:
+        plain = plain_qrels(qrels)
+        columns = [c for c in run.columns if c not in ("sample", "group")]
+        parts.append(evaluate_run(run[columns], plain, metrics=others, **kwargs))
+    parts.append(
+        evaluate_run_beyond(
+            run,
+            qrels,
+            specs,
+            resolved,
+            ties=options.get("ties"),
+            missing_queries=kwargs.get("missing_queries", "skip"),
+        )
+    )
+    other_columns = list(parts[0].metrics) if others else []
+    wanted = []
+    for column in order:
+        wanted.extend(other_columns if column in others else [column])
+    return _merged(parts, resolved, list(dict.fromkeys(wanted)))
+
+
+def plain_qrels(qrels):
+    """One judgment per document: subtopic qrels reduced to each document's largest label
+    (relevant to the topic when relevant to a subtopic, as ndeval's own MAP); others as
+    given."""
+    if not (isinstance(qrels, pd.DataFrame) and "subtopic" in qrels.columns):
+        return qrels
+    return qrels.groupby(["qid", "doc_id"], sort=False, as_index=False)["label"].max()
+
+
+def check_subtopic_labels(y_true, n_rows):
+    """``y_true`` as a float array, 1-D or 2-D (a column per subtopic), finite and >= 0."""
+    labels = (
+        np.asarray(y_true, dtype=np.float64)
+        if not hasattr(y_true, "to_numpy")
+        else (y_true.to_numpy(dtype=np.float64))
+    )
+    if labels.ndim not in (1, 2) or labels.shape[0] != n_rows:
+        raise ValueError(
+            f"y_true must have one row per ranked row ({n_rows}): shape (n_rows,) or "
+            f"(n_rows, n_subtopics); got shape {labels.shape}."
+        )
+    if not np.isfinite(labels).all() or (labels < 0).any():
+        raise ValueError("y_true must hold finite labels >= 0 (0: not relevant to a subtopic).")
+    return labels
+
+
+def evaluate_with_beyond(y_true, y_score, qid, split, evaluate, **kwargs):
+    """:func:`evaluate` of a metrics list naming measures of this family: the others on one
+    label per row (the largest over the subtopics when ``y_true`` is 2-D)."""
+    from ..._validation import check_1d, check_consistent_length, check_scores
+    from .._options import check_options
+
+    group, sample = kwargs.pop("group", None), kwargs.pop("sample", None)
+    if split is None:
+        raise ValueError(
+            "group= and sample= are read by the exposure and fairness measures only (ee_loss, "
+            "ee_disparity, ee_relevance, awrf, ndcg_awrf); name one in metrics=, or drop them."
+        )
+    specs, others, order = split
+    skip = ("k", "query_stats", "n_jobs", "doc_id", "conventions")
+    resolved = check_options(
+        kwargs.get("conventions"), **{key: v for key, v in kwargs.items() if key not in skip}
+    )
+    _refuse_unsupported(resolved)
+    qid_arr = check_1d(qid, "qid")
+    labels = check_subtopic_labels(y_true, qid_arr.shape[0])
+    scores = check_scores(y_score, qid_arr)
+    doc_id = kwargs.get("doc_id")
+    doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
+    group_arr = None if group is None else check_1d(group, "group")
+    sample_arr = None if sample is None else check_1d(sample, "sample")
+    check_consistent_length(
+        y_score=scores, qid=qid_arr, doc_id=doc_arr, group=group_arr, sample=sample_arr
+    )
+    parts = []
+    if others:
+        graded = labels if labels.ndim == 1 else labels.max(axis=1)
+        parts.append(evaluate(graded, scores, qid=qid, metrics=others, **kwargs))
+    extra = {"sample": sample_arr, "group": group_arr}
+    parts.append(
+        evaluate_arrays_beyond(
+            labels,
+            scores,
+            qid_arr,
+            specs,
+            resolved,
+            ties=kwargs.get("ties"),
+            doc_id=doc_arr,
+            extra=extra,
+        )  # fmt: skip
+    )
+    other_columns = list(parts[0].metrics) if others else []
+    wanted = []
+    for column in order:
+        wanted.extend(other_columns if column in others else [column])
+    return _merged(parts, resolved, list(dict.fromkeys(wanted)))

@@ -42,7 +42,10 @@ _EE = (("patience", 0.5), ("model", "rbp"), ("u", 0.5), ("normalize", False))
 #: name -> measure.
 BEYOND = {
     "alpha_ndcg": _Measure(
-        "diversity", True, (_ALPHA, _DIV), "ndeval's alpha-nDCG@k: alpha-DCG over the greedy ideal's"
+        "diversity",
+        True,
+        (_ALPHA, _DIV),
+        "ndeval's alpha-nDCG@k: alpha-DCG over the greedy ideal's",
     ),
     "alpha_dcg": _Measure(
         "diversity",
