@@ -136,7 +136,7 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
     labels = _plain_labels(run, qrels)
     if families["diversity"]:
         frame = _subtopic_frame(qrels)
-        order, rank = rank_rows(
+        _, rank = rank_rows(
             codes, run["score"].to_numpy(), run["doc_id"].to_numpy(), ties or "doc_id"
         )
         ranked = pd.DataFrame({"qid": run["qid"], "doc_id": run["doc_id"], "rank": rank})
@@ -352,7 +352,7 @@ def evaluate_with_beyond(y_true, y_score, qid, split, evaluate, **kwargs):
             ties=kwargs.get("ties"),
             doc_id=doc_arr,
             extra=extra,
-        )  # fmt: skip
+        )
     )
     other_columns = list(parts[0].metrics) if others else []
     wanted = []
