@@ -66,9 +66,9 @@ def row_exposure(unit, score, relevant, p, model, u, order_ties=None):
     above = cum[first] - cum[start_of_row]  # relevant rows above the block
     q = p * (1.0 - u)
     all_rel = rel_block > 0
-    mean = np.where(
-        all_rel, _block_mean(q, block_start, block_size), _block_mean(p, block_start, block_size)
-    )
+    # A relevant block: p**(a+t) * (1-u)**t at its t-th place, t uniform over 0..b-1.
+    rel_mean = np.power(p, block_start) * _block_mean(q, np.zeros(n), block_size)
+    mean = np.where(all_rel, rel_mean, _block_mean(p, block_start, block_size))
     exposure[order] = np.power(1.0 - u, above) * mean
     return exposure
 
