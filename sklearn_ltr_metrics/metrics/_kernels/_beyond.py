@@ -11,12 +11,14 @@ fairness, a ``group`` per row. The table has the engine's count columns (``n_doc
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 
 from ..._engine import difficulty_values, factorize_qid
 from .._evaluation import RankingEvaluation
-from ._beyond_rank import doc_keys, rank_rows
+from ._beyond_rank import doc_keys, rank_active, rank_rows
 from ._exposure import exposure_columns
 from ._fairness import fairness_columns
 from ._subtopics import SubtopicJudgments, diversity_columns, flat_judgments
@@ -203,6 +205,16 @@ def _column(frame, name):
     return frame[name].to_numpy() if name in frame.columns else None
 
 
+def _ranked(codes, y_score, doc_id, ties, active):
+    """``(rank, key)`` of the active rows (:func:`flat_judgments`): without doc_id, ties in
+    the ideal go to the earlier row."""
+    rank = rank_active(codes, y_score, active, doc_id, ties or "doc_id")
+    key = np.zeros(codes.size, dtype=np.int64)
+    rows = np.flatnonzero(active)
+    key[rows] = -rows if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
+    return rank, key
+
+
 def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id, extra):
     """The evaluation of the beyond-relevance specs from flat arrays: ``labels`` 2-D (a
     column per subtopic) for the diversity measures; ``extra``: ``sample`` and ``group``."""
@@ -211,23 +223,25 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
     n = len(uniques)
     families = _by_family(specs)
     columns: dict = {}
-    graded = labels if labels.ndim == 1 else labels.max(axis=1)
     if families["diversity"]:
         if labels.ndim != 2:
             raise ValueError(
                 "the diversity measures take y_true of shape (n_rows, n_subtopics): the label "
                 "of each row for each subtopic (0 where not relevant); got a 1-D y_true."
             )
-        _, rank = rank_rows(codes, np.asarray(y_score), doc_id, ties or "doc_id")
-        key = doc_keys(doc_id) if doc_id is not None else np.arange(codes.size)
-        build = lambda rel: flat_judgments(labels, codes, rank, n, key, rel)  # noqa: E731
+        build = partial(
+            flat_judgments, labels, codes, n, partial(_ranked, codes, y_score, doc_id, ties)
+        )
         columns.update(diversity_columns(families["diversity"], build, _default_rel(options)))
-    rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)
-    columns.update(exposure_columns(families["exposure"], rows, options))
-    columns.update(fairness_columns(families["fairness"], rows, options))
     rel = _default_rel(options)
+    relevant = (labels >= rel) if labels.ndim == 1 else (labels >= rel).any(axis=1)
+    if families["exposure"] or families["fairness"]:
+        graded = labels if labels.ndim == 1 else labels.max(axis=1)
+        rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)
+        columns.update(exposure_columns(families["exposure"], rows, options))
+        columns.update(fairness_columns(families["fairness"], rows, options))
     n_docs = np.bincount(codes, minlength=n)
-    n_pos = np.bincount(codes, weights=graded >= rel, minlength=n)
+    n_pos = np.bincount(codes, weights=relevant, minlength=n)
     return beyond_evaluation(uniques, (n_docs, n_pos, n_docs - n_pos), columns, specs, options)
 
 

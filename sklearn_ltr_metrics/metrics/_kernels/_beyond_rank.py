@@ -11,17 +11,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._engine import group_rows, rank_order
+import pandas as pd
 
-__all__ = ["DIVERSITY_TIES", "doc_keys", "rank_rows", "tied_blocks"]
+from ..._engine import group_rows, rank_order, rank_support
+
+__all__ = ["DIVERSITY_TIES", "doc_keys", "rank_active", "rank_rows", "tied_blocks"]
 
 #: The tie policies the order-based measures take.
 DIVERSITY_TIES = ("doc_id", "trec_eval", "stable")
 
 
 def doc_keys(doc_id):
-    """Integer keys ordered like the ids' strings (ndeval compares doc ids with strcmp)."""
-    strings = np.asarray(doc_id).astype(str)
+    """Integer keys ordered like the ids' strings (ndeval compares doc ids with strcmp).
+
+    Non-negative integer ids are ordered as their decimal strings without writing them: by
+    the digits aligned to the left, then by length ("12" < "123" < "13").
+    """
+    ids = np.asarray(doc_id)
+    if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
+        values = ids.astype(np.int64)
+        length = np.ones(values.size, dtype=np.int64)
+        for power in range(1, 18):
+            length += values >= 10**power
+        width = int(length.max())
+        aligned = values * np.power(10, width - length)
+        order = np.lexsort((length, aligned))
+        new = np.ones(values.size, dtype=bool)
+        new[1:] = (aligned[order][1:] != aligned[order][:-1]) | (
+            length[order][1:] != length[order][:-1]
+        )
+        keys = np.empty(values.size, dtype=np.int64)
+        keys[order] = np.cumsum(new) - 1
+        return keys
+    strings = ids.astype(str)
     return np.unique(strings, return_inverse=True)[1].ravel()
 
 
@@ -33,11 +55,7 @@ def tied_blocks(codes, scores):
     return np.maximum.accumulate(np.where(new, np.arange(n), 0))
 
 
-def rank_rows(codes, y_score, doc_id, ties, n_threads=1):
-    """``(order, rank)``: rows in ranked order and each row's 1-based rank in its query.
-
-    ``codes`` are dense query codes (0..n_queries-1); ``ties`` one of ``DIVERSITY_TIES``.
-    """
+def _check_ties(ties, doc_id):
     if ties not in DIVERSITY_TIES:
         raise ValueError(
             f"ties={ties!r} has no exact form for these measures (their gains depend on the "
@@ -50,6 +68,46 @@ def rank_rows(codes, y_score, doc_id, ties, n_threads=1):
             f"ties={ties!r} breaks tied scores by doc_id; pass doc_id=..., or ties='stable' "
             "(input order)."
         )
+
+
+def rank_active(codes, y_score, active, doc_id, ties, n_threads=1):
+    """The 1-based rank of every active row (0 for the others), without sorting a query:
+    the engine's compiled :func:`rank_support` counts the rows above each active row; only
+    the tied blocks holding an active row are then ordered by doc_id."""
+    _check_ties(ties, doc_id)
+    grouping = group_rows(codes, n_threads=n_threads)
+    support = rank_support(grouping, y_score, active, tie_order=True, n_threads=n_threads)
+    rank = np.zeros(codes.size, dtype=np.int64)
+    within = support.before.astype(np.int64)
+    tied = support.tied > 0
+    if ties != "stable" and tied.any():
+        scores = np.asarray(y_score)
+        rows = support.row[tied]
+        blocks = pd.MultiIndex.from_arrays([codes[rows], scores[rows]]).unique()
+        members = np.flatnonzero(pd.MultiIndex.from_arrays([codes, scores]).isin(blocks))
+        block, _ = pd.MultiIndex.from_arrays([codes[members], scores[members]]).factorize()
+        key = doc_keys(np.asarray(doc_id)[members])
+        order = np.lexsort((-key if ties == "trec_eval" else key, block))
+        sorted_block = block[order]
+        position = np.arange(order.size)
+        first = np.maximum.accumulate(
+            np.where(np.r_[True, sorted_block[1:] != sorted_block[:-1]], position, 0)
+        )
+        place = np.empty(members.size, dtype=np.int64)
+        place[order] = position - first
+        at = np.full(codes.size, -1, dtype=np.int64)
+        at[members] = place
+        within[tied] = at[rows]
+    rank[support.row] = support.greater.astype(np.int64) + within + 1
+    return rank
+
+
+def rank_rows(codes, y_score, doc_id, ties, n_threads=1):
+    """``(order, rank)``: rows in ranked order and each row's 1-based rank in its query.
+
+    ``codes`` are dense query codes (0..n_queries-1); ``ties`` one of ``DIVERSITY_TIES``.
+    """
+    _check_ties(ties, doc_id)
     grouping = group_rows(codes, n_threads=n_threads)
     order = rank_order(grouping, y_score, stable=True, n_threads=n_threads)
     sorted_codes = codes[order]

@@ -87,42 +87,57 @@ def list_sums(query, rank, qs, n_queries, alpha, beta, depth=DEPTH):
     }
 
 
-def greedy_ideal(doc_query, pair_doc, pair_qs, n_qs, alpha, depth):
-    """ndeval's greedy ideal ranks of the judged relevant documents (0: beyond ``depth``).
+def greedy_ideal(doc_query, n_queries, pair_doc, pair_qs, n_qs, alpha, beta, depth):
+    """The sums of ndeval's greedy ideal lists, ranked to ``depth``.
 
     Rank after rank, every query takes the unranked document maximising the sum over its
     relevant subtopics ``s`` of ``(1 - alpha) ** (times s is covered)``; ties go to the first
     document in the given order, so the caller sorts the documents by query, then by doc_id
     descending (ndeval: the greatest ``strcmp``). ``pair_doc`` must be sorted (pairs by
     document, then subtopic), so each score sums its terms in ndeval's subtopic order. The
-    loop runs over ranks, each step over every query.
+    chosen document's score is the ideal list's gain at that rank. The loop runs over ranks,
+    each step over every query.
+
+    Returns
+    -------
+    dict
+        ``dcg``, ``err``: ``(n_queries, DEPTH)`` cumulative sums; ``nrbp``: per query, over
+        the ``depth`` ranks.
     """
     n_docs = doc_query.size
-    ideal_rank = np.zeros(n_docs, dtype=np.int64)
-    gain = np.ones(n_qs)
-    docs = np.arange(n_docs)
-    p_pos, p_qs = pair_doc.copy(), pair_qs.copy()
-    for step in range(1, depth + 1):
-        if docs.size == 0:
-            break
-        score = np.bincount(p_pos, weights=gain[p_qs], minlength=docs.size)
-        dq = doc_query[docs]
-        starts = np.flatnonzero(np.r_[True, dq[1:] != dq[:-1]])
-        best = np.maximum.reduceat(score, starts)
-        sizes = np.diff(np.r_[starts, docs.size])
-        candidates = np.flatnonzero(score == np.repeat(best, sizes))
-        cq = dq[candidates]
-        first = candidates[np.r_[True, cq[1:] != cq[:-1]]]
-        ideal_rank[docs[first]] = step
-        chosen = np.zeros(docs.size, dtype=bool)
-        chosen[first] = True
-        hit = chosen[p_pos]
-        gain[p_qs[hit]] *= 1.0 - alpha  # one pair per (chosen document, subtopic)
-        keep = ~chosen
-        new_position = np.cumsum(keep) - 1
-        docs = docs[keep]
-        p_pos, p_qs = new_position[p_pos[~hit]], p_qs[~hit]
-    return ideal_rank
+    gains = np.zeros((n_queries, DEPTH))
+    nrbp = np.zeros(n_queries)
+    if n_docs:
+        gain = np.ones(n_qs)
+        chosen = np.zeros(n_docs, dtype=bool)
+        starts = np.flatnonzero(np.r_[True, doc_query[1:] != doc_query[:-1]])
+        segment = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_docs]))
+        pair_start = np.r_[0, np.cumsum(np.bincount(pair_doc, minlength=n_docs))]
+        decay = 1.0
+        for step in range(depth):
+            score = np.bincount(pair_doc, weights=gain[pair_qs], minlength=n_docs)
+            score[chosen] = -1.0
+            best = np.maximum.reduceat(score, starts)
+            candidates = np.flatnonzero((score == best[segment]) & ~chosen)
+            if candidates.size == 0:
+                break
+            seg = segment[candidates]
+            first = candidates[np.r_[True, seg[1:] != seg[:-1]]]
+            chosen[first] = True
+            query, value = doc_query[first], score[first]
+            if step < DEPTH:
+                gains[query, step] = value
+            nrbp[query] += value * decay
+            decay *= beta
+            lengths = pair_start[first + 1] - pair_start[first]
+            offsets = np.repeat(pair_start[first] - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
+            gain[pair_qs[offsets + np.arange(lengths.sum())]] *= 1.0 - alpha
+    ranks = np.arange(1.0, DEPTH + 1.0)
+    return {
+        "dcg": np.cumsum(gains * _discounts(DEPTH), axis=1),
+        "err": np.cumsum(gains / ranks, axis=1),
+        "nrbp": nrbp,
+    }
 
 
 def _ideal_ideal(n_sub, alpha, depth, per_rank):

@@ -48,16 +48,20 @@ class SubtopicJudgments:
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
 
 
-def flat_judgments(labels, codes, rank, n_queries, doc_key, rel):
+def flat_judgments(labels, codes, n_queries, ranked, rel):
     """:class:`SubtopicJudgments` of a 2-D label array (a row per document, a column per
-    subtopic): every row of a query is one of its judged documents."""
+    subtopic): every row of a query is one of its judged documents. ``ranked(active)`` gives
+    ``(rank, key)`` of the active rows: their rank in the run and their doc_id order."""
     rows, subs = np.nonzero(labels >= rel)
+    active = np.zeros(codes.size, dtype=bool)
+    active[rows] = True
+    rank, key = ranked(active)
     width = labels.shape[1]
     qs = codes[rows] * width + subs
     return SubtopicJudgments(
         n_queries=n_queries,
         doc_q=codes,
-        doc_key=doc_key,
+        doc_key=key,
         doc_rank=rank,
         trip_doc=rows,
         trip_qs=qs,
@@ -65,14 +69,16 @@ def flat_judgments(labels, codes, rank, n_queries, doc_key, rel):
     )
 
 
-def _run_pairs(j):
-    retrieved = j.doc_rank[j.trip_doc] > 0
-    doc = j.trip_doc[retrieved]
-    return j.doc_q[doc], j.doc_rank[doc], j.trip_qs[retrieved]
+def _run_pairs(j, depth):
+    """The run's relevant pairs ranked at or above ``depth`` (None: every rank)."""
+    rank = j.doc_rank[j.trip_doc]
+    keep = rank > 0 if depth is None else (rank > 0) & (rank <= depth)
+    doc = j.trip_doc[keep]
+    return j.doc_q[doc], j.doc_rank[doc], j.trip_qs[keep]
 
 
-def _ideal_pairs(j, alpha, depth):
-    """The pairs of the greedy ideal lists, ranked to ``depth``."""
+def _ideal_sums(j, alpha, beta, depth):
+    """:func:`greedy_ideal` of the judged relevant documents, sorted as it needs them."""
     has = np.zeros(j.doc_q.size, dtype=bool)
     has[j.trip_doc] = True
     docs = np.flatnonzero(has)
@@ -81,23 +87,29 @@ def _ideal_pairs(j, alpha, depth):
     position[docs] = np.arange(docs.size)
     pair_doc = position[j.trip_doc]
     order = np.lexsort((j.trip_qs, pair_doc))
-    pair_doc, pair_qs = pair_doc[order], j.trip_qs[order]
-    ideal_rank = greedy_ideal(j.doc_q[docs], pair_doc, pair_qs, j.qs_query.size, alpha, depth)
-    placed = ideal_rank[pair_doc] > 0
-    return j.doc_q[docs][pair_doc[placed]], ideal_rank[pair_doc[placed]], pair_qs[placed]
+    return greedy_ideal(
+        j.doc_q[docs], j.n_queries, pair_doc[order], j.trip_qs[order], j.qs_query.size,
+        alpha, beta, depth,
+    )  # fmt: skip
+
+
+#: The measures over the whole ranking (the others stop at rank DEPTH).
+_WHOLE = ("nrbp", "nnrbp", "ap_ia")
 
 
 def _setting_values(specs, j, alpha, beta):
     """The columns of the specs of one ``(rel, alpha, beta)`` setting."""
     n = j.n_queries
-    query, rank, qs = _run_pairs(j)
+    whole = any(s.name in _WHOLE for s in specs)
+    query, rank, qs = _run_pairs(j, None if whole else DEPTH)
     run = list_sums(query, rank, qs, n, alpha, beta)
     run.update(query=query, rank=rank, qs=qs)
     ideal = None
     if any(s.name in ("alpha_ndcg", "nerr_ia", "nnrbp") for s in specs):
-        whole = any(s.name == "nnrbp" for s in specs)
-        depth = int(np.bincount(j.doc_q, minlength=1).max()) if whole else DEPTH
-        ideal = list_sums(*_ideal_pairs(j, alpha, max(depth, DEPTH)), n, alpha, beta)
+        depth = DEPTH
+        if any(s.name == "nnrbp" for s in specs):  # the whole ideal list
+            depth = max(DEPTH, int(np.bincount(j.doc_q[j.trip_doc], minlength=1).max()))
+        ideal = _ideal_sums(j, alpha, beta, depth)
     n_sub, n_rel_qs = j.n_sub, j.n_rel_qs
     return {
         s.column: ndeval_values(run, ideal, n_sub, n_rel_qs, j.qs_query, s.name, s.k, alpha, beta)
