@@ -223,6 +223,7 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
     n = len(uniques)
     families = _by_family(specs)
     columns: dict = {}
+    judgments: dict = {}
     if families["diversity"]:
         if labels.ndim != 2:
             raise ValueError(
@@ -232,16 +233,21 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
         build = partial(
             flat_judgments, labels, codes, n, partial(_ranked, codes, y_score, doc_id, ties)
         )
-        columns.update(diversity_columns(families["diversity"], build, _default_rel(options)))
+        columns.update(
+            diversity_columns(families["diversity"], build, _default_rel(options), judgments)
+        )
     rel = _default_rel(options)
-    relevant = (labels >= rel) if labels.ndim == 1 else (labels >= rel).any(axis=1)
     if families["exposure"] or families["fairness"]:
         graded = labels if labels.ndim == 1 else labels.max(axis=1)
         rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)
         columns.update(exposure_columns(families["exposure"], rows, options))
         columns.update(fairness_columns(families["fairness"], rows, options))
     n_docs = np.bincount(codes, minlength=n)
-    n_pos = np.bincount(codes, weights=relevant, minlength=n)
+    if rel in judgments:  # the documents relevant to a subtopic, counted there
+        n_pos = judgments[rel].n_rel
+    else:
+        relevant = (labels >= rel) if labels.ndim == 1 else (labels >= rel).any(axis=1)
+        n_pos = np.bincount(codes, weights=relevant, minlength=n)
     return beyond_evaluation(uniques, (n_docs, n_pos, n_docs - n_pos), columns, specs, options)
 
 
@@ -318,7 +324,7 @@ def check_subtopic_labels(y_true, n_rows):
             f"y_true must have one row per ranked row ({n_rows}): shape (n_rows,) or "
             f"(n_rows, n_subtopics); got shape {labels.shape}."
         )
-    if not np.isfinite(labels).all() or (labels < 0).any():
+    if not (labels >= 0).all() or np.isinf(labels.max(initial=0.0)):  # NaN fails >= 0
         raise ValueError("y_true must hold finite labels >= 0 (0: not relevant to a subtopic).")
     return labels
 

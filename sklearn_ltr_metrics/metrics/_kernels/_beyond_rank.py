@@ -10,7 +10,6 @@ sort.
 from __future__ import annotations
 
 import numpy as np
-
 import pandas as pd
 
 from ..._engine import group_rows, rank_order, rank_support

@@ -87,16 +87,17 @@ def list_sums(query, rank, qs, n_queries, alpha, beta, depth=DEPTH):
     }
 
 
-def greedy_ideal(doc_query, n_queries, pair_doc, pair_qs, n_qs, alpha, beta, depth):
+def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
     """The sums of ndeval's greedy ideal lists, ranked to ``depth``.
 
     Rank after rank, every query takes the unranked document maximising the sum over its
-    relevant subtopics ``s`` of ``(1 - alpha) ** (times s is covered)``; ties go to the first
-    document in the given order, so the caller sorts the documents by query, then by doc_id
-    descending (ndeval: the greatest ``strcmp``). ``pair_doc`` must be sorted (pairs by
-    document, then subtopic), so each score sums its terms in ndeval's subtopic order. The
-    chosen document's score is the ideal list's gain at that rank. The loop runs over ranks,
-    each step over every query.
+    relevant subtopics ``s`` of ``(1 - alpha) ** (times s is covered)``, ties to the greatest
+    doc_id (ndeval's ``strcmp``). Documents with the same subtopics score the same at every
+    rank, so they form one class (``classes``, :func:`subtopic_classes`): a class is scored
+    once per rank, and when it wins, its next document (greatest key first) is taken; ties
+    between classes go to the greater key of their next documents. The pairs of a class are
+    in subtopic order, so each score sums its terms in ndeval's order; the winner's score is
+    the ideal list's gain at that rank. The loop runs over ranks, each over every query.
 
     Returns
     -------
@@ -104,33 +105,39 @@ def greedy_ideal(doc_query, n_queries, pair_doc, pair_qs, n_qs, alpha, beta, dep
         ``dcg``, ``err``: ``(n_queries, DEPTH)`` cumulative sums; ``nrbp``: per query, over
         the ``depth`` ranks.
     """
-    n_docs = doc_query.size
+    query, count, keys, start, pair_class, pair_qs = classes
+    n_classes = query.size
     gains = np.zeros((n_queries, DEPTH))
     nrbp = np.zeros(n_queries)
-    if n_docs:
+    if n_classes:
         gain = np.ones(n_qs)
-        chosen = np.zeros(n_docs, dtype=bool)
-        starts = np.flatnonzero(np.r_[True, doc_query[1:] != doc_query[:-1]])
-        segment = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_docs]))
-        pair_start = np.r_[0, np.cumsum(np.bincount(pair_doc, minlength=n_docs))]
+        taken = np.zeros(n_classes, dtype=np.int64)
+        limit = np.minimum(count, depth)
+        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+        segment = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_classes]))
+        pair_start = np.r_[0, np.cumsum(np.bincount(pair_class, minlength=n_classes))]
         decay = 1.0
         for step in range(depth):
-            score = np.bincount(pair_doc, weights=gain[pair_qs], minlength=n_docs)
-            score[chosen] = -1.0
+            closed = taken >= limit
+            score = np.bincount(pair_class, weights=gain[pair_qs], minlength=n_classes)
+            score[closed] = -1.0
             best = np.maximum.reduceat(score, starts)
-            candidates = np.flatnonzero((score == best[segment]) & ~chosen)
-            if candidates.size == 0:
+            candidate = (score == best[segment]) & ~closed
+            if not candidate.any():
                 break
-            seg = segment[candidates]
-            first = candidates[np.r_[True, seg[1:] != seg[:-1]]]
-            chosen[first] = True
-            query, value = doc_query[first], score[first]
+            next_key = np.where(candidate, keys[start + np.minimum(taken, count - 1)], -np.inf)
+            top = np.maximum.reduceat(next_key, starts)
+            picked = np.flatnonzero(candidate & (next_key == top[segment]))
+            seg = segment[picked]
+            picked = picked[np.r_[True, seg[1:] != seg[:-1]]]
+            taken[picked] += 1
+            q, value = query[picked], score[picked]
             if step < DEPTH:
-                gains[query, step] = value
-            nrbp[query] += value * decay
+                gains[q, step] = value
+            nrbp[q] += value * decay
             decay *= beta
-            lengths = pair_start[first + 1] - pair_start[first]
-            offsets = np.repeat(pair_start[first] - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
+            lengths = pair_start[picked + 1] - pair_start[picked]
+            offsets = np.repeat(pair_start[picked] - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
             gain[pair_qs[offsets + np.arange(lengths.sum())]] *= 1.0 - alpha
     ranks = np.arange(1.0, DEPTH + 1.0)
     return {

@@ -77,20 +77,46 @@ def _run_pairs(j, depth):
     return j.doc_q[doc], j.doc_rank[doc], j.trip_qs[keep]
 
 
-def _ideal_sums(j, alpha, beta, depth):
-    """:func:`greedy_ideal` of the judged relevant documents, sorted as it needs them."""
+def subtopic_classes(j):
+    """The judged relevant documents grouped by query and subtopic set (:func:`greedy_ideal`'s
+    classes): ``(query, count, keys, start, pair_class, pair_qs)``, classes sorted by query,
+    ``keys[start[c]:start[c] + count[c]]`` the doc keys of class ``c`` as floats, greatest
+    first, and the class's ``(class, qs)`` pairs sorted by subtopic. A query's subtopics are
+    numbered from 0 (its ``qs`` codes are consecutive); with 53 or more, each document is a
+    class of its own."""
     has = np.zeros(j.doc_q.size, dtype=bool)
     has[j.trip_doc] = True
     docs = np.flatnonzero(has)
-    docs = docs[np.lexsort((-j.doc_key[docs], j.doc_q[docs]))]
-    position = np.full(j.doc_q.size, -1, dtype=np.int64)
-    position[docs] = np.arange(docs.size)
-    pair_doc = position[j.trip_doc]
-    order = np.lexsort((j.trip_qs, pair_doc))
-    return greedy_ideal(
-        j.doc_q[docs], j.n_queries, pair_doc[order], j.trip_qs[order], j.qs_query.size,
-        alpha, beta, depth,
-    )  # fmt: skip
+    first_qs = np.searchsorted(j.qs_query, np.arange(j.n_queries))
+    local = j.trip_qs - first_qs[j.qs_query[j.trip_qs]]
+    if local.size and local.max() < 53:  # a subtopic set as the bits of an exact float
+        signature = np.bincount(j.trip_doc, weights=np.exp2(local), minlength=j.doc_q.size)
+    else:
+        signature = np.arange(j.doc_q.size, dtype=np.float64)
+    order = np.lexsort((-j.doc_key[docs], signature[docs], j.doc_q[docs]))
+    sorted_q, sorted_sig = j.doc_q[docs][order], signature[docs][order]
+    new = np.r_[True, (sorted_q[1:] != sorted_q[:-1]) | (sorted_sig[1:] != sorted_sig[:-1])]
+    start = np.flatnonzero(new)
+    count = np.diff(np.r_[start, docs.size])
+    # A class's pairs: those of its first document.
+    representative = np.full(j.doc_q.size, -1, dtype=np.int64)
+    representative[docs[order[start]]] = np.arange(start.size)
+    pair_class = representative[j.trip_doc]
+    keep = pair_class >= 0
+    pair_order = np.lexsort((j.trip_qs[keep], pair_class[keep]))
+    return (
+        sorted_q[start],
+        count,
+        j.doc_key[docs][order].astype(np.float64),
+        start,
+        pair_class[keep][pair_order],
+        j.trip_qs[keep][pair_order],
+    )
+
+
+def _ideal_sums(j, alpha, beta, depth):
+    """:func:`greedy_ideal` of the judged relevant documents."""
+    return greedy_ideal(subtopic_classes(j), j.n_queries, j.qs_query.size, alpha, beta, depth)
 
 
 #: The measures over the whole ranking (the others stop at rank DEPTH).
@@ -117,16 +143,17 @@ def _setting_values(specs, j, alpha, beta):
     }
 
 
-def diversity_columns(specs, build, default_rel):
+def diversity_columns(specs, build, default_rel, judgments=None):
     """``{column: values}`` of the diversity specs; ``build(rel)`` gives the
-    :class:`SubtopicJudgments` at a relevance threshold."""
+    :class:`SubtopicJudgments` at a relevance threshold (kept in ``judgments``, a dict)."""
     settings: dict = {}
     for spec in specs:
         rel = spec.params["rel"] if spec.params["rel"] is not None else default_rel
         # ndeval's ERR-IA family and P-IA, StRecall, AP-IA run with alpha = beta = 0.5.
         key = (rel, spec.params.get("alpha", 0.5), spec.params.get("beta", 0.5))
         settings.setdefault(key, []).append(spec)
-    columns, judgments = {}, {}
+    columns = {}
+    judgments = {} if judgments is None else judgments
     for (rel, alpha, beta), group in settings.items():
         if rel not in judgments:
             judgments[rel] = build(rel)
