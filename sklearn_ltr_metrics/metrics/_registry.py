@@ -14,6 +14,7 @@ from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
 from ._kernels import _core as K
 from ._judgment_measures import describe_judgment_measure, judgment_measure_names
+from ._kernels._beyond_names import beyond_names, describe_beyond
 from ._metric import Metric, _k_is_n_pos, _whole_list
 from ._names import expand_all_trec, foreign_names, foreign_specs
 from ._registry_trec import TREC_ALIASES, TREC_METRICS
@@ -201,7 +202,7 @@ def metric_names(*, foreign=False):
     True
     """
     own = sorted([*METRICS, *ALIASES])
-    others = [*foreign_names(), *judgment_measure_names()]  # trec_eval's prefs / jg measures too
+    others = [*foreign_names(), *judgment_measure_names(), *beyond_names()]
     return [*own, *(n for n in sorted(set(others)) if n not in own)] if foreign else own
 
 
@@ -237,7 +238,8 @@ def describe_metric(name):
     'recip_rank: mrr (1 / rank of the first relevant row within k, else 0)'
     """
     key = str(name).strip()
-    judgment = describe_judgment_measure(key)  # trec_eval's prefs / judgment-group measures
+    # trec_eval's prefs / judgment-group measures; diversity, exposure and fairness measures
+    judgment = describe_judgment_measure(key) or describe_beyond(key)
     if judgment is not None:
         return judgment
     if not _is_own(key.partition("@")[0]):
