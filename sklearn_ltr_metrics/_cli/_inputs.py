@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..metrics import convention_options
 from ..metrics._judgment_measures import split_judgment_metrics
-from ..metrics._options import check_options
 from ..metrics._kernels._beyond_names import parse_beyond
+from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
 from ..report._write import GENERATOR, check_report_target
 from ._argtypes import (

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
-from ._kernels import _core as K
 from ._judgment_measures import describe_judgment_measure, judgment_measure_names
+from ._kernels import _core as K
 from ._kernels._beyond_names import beyond_names, describe_beyond
 from ._metric import Metric, _k_is_n_pos, _whole_list
 from ._names import expand_all_trec, foreign_names, foreign_specs

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._kernels import _core as K
 from . import _kernels_compat as P
 from . import _kernels_cwl as C
 from . import _kernels_gain as G
 from . import _kernels_order as O
 from . import _kernels_trec as T
+from ._kernels import _core as K
 from ._metric import Metric, _whole_list
 
 __all__ = ["TREC_ALIASES", "TREC_METRICS"]

@@ -29,19 +29,11 @@ def doc_keys(doc_id):
     ids = np.asarray(doc_id)
     if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
         values = ids.astype(np.int64)
-        length = np.ones(values.size, dtype=np.int64)
-        for power in range(1, 18):
-            length += values >= 10**power
+        powers = 10 ** np.arange(1, 18, dtype=np.int64)
+        length = np.searchsorted(powers, values, side="right") + 1  # decimal digits
         width = int(length.max())
-        aligned = values * np.power(10, width - length)
-        order = np.lexsort((length, aligned))
-        new = np.ones(values.size, dtype=bool)
-        new[1:] = (aligned[order][1:] != aligned[order][:-1]) | (
-            length[order][1:] != length[order][:-1]
-        )
-        keys = np.empty(values.size, dtype=np.int64)
-        keys[order] = np.cumsum(new) - 1
-        return keys
+        aligned = values * np.power(10, width - length)  # < 10**17: no overflow below
+        return np.unique(aligned * 20 + length, return_inverse=True)[1].ravel()
     strings = ids.astype(str)
     return np.unique(strings, return_inverse=True)[1].ravel()
 

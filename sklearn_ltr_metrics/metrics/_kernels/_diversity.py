@@ -116,21 +116,18 @@ def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
         starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
         segment = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n_classes]))
         pair_start = np.r_[0, np.cumsum(np.bincount(pair_class, minlength=n_classes))]
+        closed = limit == 0
         decay = 1.0
         for step in range(depth):
-            closed = taken >= limit
             score = np.bincount(pair_class, weights=gain[pair_qs], minlength=n_classes)
             score[closed] = -1.0
             best = np.maximum.reduceat(score, starts)
-            candidate = (score == best[segment]) & ~closed
-            if not candidate.any():
+            candidates = np.flatnonzero((score == best[segment]) & ~closed)
+            if candidates.size == 0:
                 break
-            next_key = np.where(candidate, keys[start + np.minimum(taken, count - 1)], -np.inf)
-            top = np.maximum.reduceat(next_key, starts)
-            picked = np.flatnonzero(candidate & (next_key == top[segment]))
-            seg = segment[picked]
-            picked = picked[np.r_[True, seg[1:] != seg[:-1]]]
+            picked = _break_ties(candidates, segment, keys, start + taken)
             taken[picked] += 1
+            closed[picked[taken[picked] >= limit[picked]]] = True
             q, value = query[picked], score[picked]
             if step < DEPTH:
                 gains[q, step] = value
@@ -145,6 +142,21 @@ def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
         "err": np.cumsum(gains / ranks, axis=1),
         "nrbp": nrbp,
     }
+
+
+def _break_ties(candidates, segment, keys, next_doc):
+    """One candidate class per query: where several tie, the one whose next document has
+    the greatest key (ndeval: the greatest doc_id). Only the tied queries are looked at."""
+    seg = segment[candidates]
+    tied = np.r_[seg[1:] == seg[:-1], False] | np.r_[False, seg[1:] == seg[:-1]]
+    if not tied.any():
+        return candidates
+    some = candidates[tied]
+    key = keys[next_doc[some]]
+    order = np.lexsort((-key, segment[some]))
+    some, some_seg = some[order], segment[some][order]
+    winners = some[np.r_[True, some_seg[1:] != some_seg[:-1]]]
+    return np.sort(np.r_[candidates[~tied], winners])
 
 
 def _ideal_ideal(n_sub, alpha, depth, per_rank):
