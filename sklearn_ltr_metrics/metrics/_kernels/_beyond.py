@@ -115,7 +115,7 @@ def _run_judgments(ranked, qrels, uniques, rel):
 
 
 def _by_family(specs):
-    out: dict = {"diversity": [], "exposure": [], "fairness": []}
+    out = {"diversity": [], "exposure": [], "fairness": []}
     for spec in specs:
         out[spec.family].append(spec)
     return out
@@ -134,7 +134,7 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
         raise ValueError("run and qrels share no query; check that their qid values match.")
     codes, uniques = factorize_qid(run["qid"].to_numpy())
     families = _by_family(specs)
-    columns: dict = {}
+    columns = {}
     labels = _plain_labels(run, qrels)
     if families["diversity"]:
         frame = _subtopic_frame(qrels)
@@ -222,8 +222,8 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
     codes, uniques = factorize_qid(np.asarray(qid))
     n = len(uniques)
     families = _by_family(specs)
-    columns: dict = {}
-    judgments: dict = {}
+    columns = {}
+    judgments = {}
     if families["diversity"]:
         if labels.ndim != 2:
             raise ValueError(

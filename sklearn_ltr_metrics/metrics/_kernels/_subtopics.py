@@ -146,7 +146,7 @@ def _setting_values(specs, j, alpha, beta):
 def diversity_columns(specs, build, default_rel, judgments=None):
     """``{column: values}`` of the diversity specs; ``build(rel)`` gives the
     :class:`SubtopicJudgments` at a relevance threshold (kept in ``judgments``, a dict)."""
-    settings: dict = {}
+    settings = {}
     for spec in specs:
         rel = spec.params["rel"] if spec.params["rel"] is not None else default_rel
         # ndeval's ERR-IA family and P-IA, StRecall, AP-IA run with alpha = beta = 0.5.
