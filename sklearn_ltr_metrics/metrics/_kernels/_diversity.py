@@ -28,7 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEPTH", "coverage_counts", "greedy_ideal", "list_sums", "ndeval_values"]
+__all__ = [
+    "DEPTH",
+    "coverage_counts",
+    "greedy_ideal",
+    "list_sums",
+    "ndeval_values",
+    "order_by",
+]
 
 #: ndeval's depth: the largest cut-off of the cut-off measures.
 DEPTH = 20
@@ -144,6 +151,18 @@ def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
     }
 
 
+def order_by(*keys):
+    """``np.lexsort(keys)`` (the last key major) for non-negative integer keys; one sort of
+    a packed int64 key when their bits fit in 62."""
+    bits = [max(int(k.max()).bit_length(), 1) if k.size else 1 for k in keys]
+    if sum(bits) > 62 or any(k.size and k.min() < 0 for k in keys):
+        return np.lexsort(keys)
+    packed = np.zeros(keys[0].size, dtype=np.int64)
+    for key, width in zip(reversed(keys), reversed(bits), strict=True):
+        packed = (packed << width) | key.astype(np.int64)
+    return np.argsort(packed, kind="stable")
+
+
 def _break_ties(candidates, segment, keys, next_doc):
     """One candidate class per query: where several tie, the one whose next document has
     the greatest key (ndeval: the greatest doc_id). Only the tied queries are looked at."""
@@ -153,7 +172,7 @@ def _break_ties(candidates, segment, keys, next_doc):
         return candidates
     some = candidates[tied]
     key = keys[next_doc[some]]
-    order = np.lexsort((-key, segment[some]))
+    order = order_by(key.max() - key, segment[some])
     some, some_seg = some[order], segment[some][order]
     winners = some[np.r_[True, some_seg[1:] != some_seg[:-1]]]
     return np.sort(np.r_[candidates[~tied], winners])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._diversity import DEPTH, greedy_ideal, list_sums, ndeval_values
+from ._diversity import DEPTH, greedy_ideal, list_sums, ndeval_values, order_by
 
 __all__ = ["SubtopicJudgments", "diversity_columns", "flat_judgments"]
 
@@ -93,7 +93,9 @@ def subtopic_classes(j):
         signature = np.bincount(j.trip_doc, weights=np.exp2(local), minlength=j.doc_q.size)
     else:
         signature = np.arange(j.doc_q.size, dtype=np.float64)
-    order = np.lexsort((-j.doc_key[docs], signature[docs], j.doc_q[docs]))
+    key = j.doc_key[docs]
+    sig = signature[docs].astype(np.int64)
+    order = order_by(key.max(initial=0) - key, sig, j.doc_q[docs].astype(np.int64))
     sorted_q, sorted_sig = j.doc_q[docs][order], signature[docs][order]
     new = np.r_[True, (sorted_q[1:] != sorted_q[:-1]) | (sorted_sig[1:] != sorted_sig[:-1])]
     start = np.flatnonzero(new)
@@ -107,7 +109,7 @@ def subtopic_classes(j):
     return (
         sorted_q[start],
         count,
-        j.doc_key[docs][order].astype(np.float64),
+        key[order],
         start,
         pair_class[keep][pair_order],
         j.trip_qs[keep][pair_order],
