@@ -204,3 +204,18 @@ def test_awrf_from_a_run_and_its_refusals():
             frame["label"], frame["score"], qid=frame["qid"], group=frame["group"],
             ties="stable", metrics=["awrf(target=a:1|b:1)"],
         )  # fmt: skip
+
+
+def test_run_checks_and_sampled_runs():
+    run = pd.DataFrame(
+        {"qid": "1", "sample": [0, 0, 1, 1], "doc_id": ["a", "b", "b", "a"], "score": [2, 1, 2, 1]}
+    )
+    qrels = pd.DataFrame({"qid": "1", "doc_id": ["a", "b"], "label": [1, 0]})
+    ev = evaluate_run(run, qrels, metrics=["ee_disparity", "ee_relevance"])
+    # Each document is first in one of the two samples: exposure (1 + 0.5) / 2 each.
+    assert ev.per_query.loc["1", "ee_disparity"] == pytest.approx(2 * 0.75**2)
+    assert ev.per_query.loc["1", "ee_relevance"] == pytest.approx(0.75 * 1.0 + 0.75 * 0.5)
+    with pytest.raises(ValueError, match="twice for query '1' in one sample"):
+        evaluate_run(pd.concat([run, run.iloc[:1]]), qrels, metrics=["ee_loss"])
+    with pytest.raises(ValueError, match="need doc_id"):
+        evaluate([1, 0, 0, 1], [2, 1, 2, 1], qid=[1] * 4, sample=[0, 0, 1, 1], metrics="ee_loss")

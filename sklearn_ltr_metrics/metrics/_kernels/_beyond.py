@@ -126,8 +126,7 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
 
     ``ties``: the tie policy given by the caller, or None (pyndeval's ``"doc_id"``).
     """
-    run = run.astype({"qid": str, "doc_id": str})
-    qrels = qrels.astype({"qid": str, "doc_id": str})
+    run, qrels = _checked_frames(run, qrels)
     judged = pd.Index(qrels["qid"].unique())
     run = run[run["qid"].isin(judged)].reset_index(drop=True)
     if run.empty:
@@ -161,6 +160,28 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
             [evaluation, beyond_evaluation(absent.to_numpy(), empty, zeros, specs, options)]
         )
     return evaluation
+
+
+def _checked_frames(run, qrels):
+    """The run and qrels with string ids, checked: each document once per ranking (per
+    ``sample``), finite scores, numeric labels."""
+    from ..._validation import check_columns, check_labels, check_scores
+
+    check_columns(qrels, "qrels", ("qid", "doc_id", "label"))
+    run = run.astype({"qid": str, "doc_id": str})
+    qrels = qrels.astype({"qid": str, "doc_id": str})
+    key = ["qid", "sample", "doc_id"] if "sample" in run.columns else ["qid", "doc_id"]
+    dup = run.duplicated(key)
+    if dup.any():
+        first = run[dup].iloc[0]
+        raise ValueError(
+            f"run retrieves document {first['doc_id']!r} twice for query {first['qid']!r}"
+            + (" in one sample" if "sample" in run.columns else "")
+            + "; each document may appear once per ranking. Drop duplicates first."
+        )
+    check_scores(run["score"], run["qid"].to_numpy())
+    label = check_labels(qrels["label"], "qrels['label']", allow_negative=True)
+    return run, qrels.assign(label=label)
 
 
 def _n_pos(qrels, rel):
