@@ -133,8 +133,9 @@ def _setting_values(specs, j, alpha, beta):
     run = list_sums(query, rank, qs, n, alpha, beta)
     run.update(query=query, rank=rank, qs=qs)
     ideal = None
-    if any(s.name in ("alpha_ndcg", "nerr_ia", "nnrbp") for s in specs):
-        depth = DEPTH
+    normalised = [s for s in specs if s.name in ("alpha_ndcg", "nerr_ia", "nnrbp")]
+    if normalised:
+        depth = max(s.k or DEPTH for s in normalised)  # the deepest cut-off asked
         if any(s.name == "nnrbp" for s in specs):  # the whole ideal list
             depth = max(DEPTH, int(np.bincount(j.doc_q[j.trip_doc], minlength=1).max()))
         ideal = _ideal_sums(j, alpha, beta, depth)
