@@ -195,3 +195,21 @@ def test_statistics_take_the_diversity_columns():
         n_bootstrap=100, random_state=0,
     )  # fmt: skip
     assert len(table.table) == 1
+
+
+def test_reconcile_and_permutation_invariance():
+    from sklearn_ltr_metrics.metrics import reconcile_run
+
+    run, qrels = make_subtopic_data(4, n_queries=10)
+    r = reconcile_run(run, qrels, "alpha_nDCG@10", ["trec_eval", "trec_eval -c"])
+    # -c scores the judged query the run misses (query 5) 0: the mean over 10 queries. The
+    # tools pass their ties explicitly: trec_eval's order (doc_id descending) here.
+    skip = evaluate_run(run, qrels, metrics=["alpha_nDCG@10"], ties="trec_eval")
+    skip = skip.mean("alpha_nDCG@10")
+    assert r.means["trec_eval -c"] == pytest.approx(skip * 9 / 10)
+    # Rows and queries in another order: the same values (ties by doc_id, not row order).
+    shuffled = run.sample(frac=1.0, random_state=0)
+    specs = ["alpha_nDCG@10", "nNRBP", "AP_IA", "P_IA@3"]
+    a = evaluate_run(run, qrels, metrics=specs).per_query
+    b = evaluate_run(shuffled, qrels.sample(frac=1.0, random_state=1), metrics=specs).per_query
+    pd.testing.assert_frame_equal(a, b)
