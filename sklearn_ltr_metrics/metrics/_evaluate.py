@@ -59,8 +59,10 @@ def evaluate(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        Graded relevance labels (>= 0).
+    y_true : array-like of shape (n_rows,) or (n_rows, n_subtopics)
+        Graded relevance labels (>= 0). The diversity measures (``alpha_ndcg@20``...,
+        :doc:`/diversity`) take one column per subtopic: the label of every row for every
+        subtopic (0 where not relevant); the other metrics then see each row's largest.
     y_score : array-like of shape (n_rows,)
         Scores of the ranker; higher ranks first. Must be finite.
     qid : array-like of shape (n_rows,)
@@ -127,9 +129,7 @@ def evaluate(
     sample : array-like of shape (n_rows,), optional
         Which sampled ranking of its query each row belongs to, for the expected-exposure
         measures (``ee_loss``...): each sample ranks the query's documents (matched by
-        ``doc_id``) and the exposures average over the samples. The diversity measures
-        (``alpha_ndcg@20``...) take ``y_true`` of shape ``(n_rows, n_subtopics)``: the label
-        of every row for every subtopic (:doc:`/diversity`).
+        ``doc_id``) and the exposures average over the samples.
 
     Returns
     -------
