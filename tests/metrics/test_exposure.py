@@ -219,3 +219,12 @@ def test_run_checks_and_sampled_runs():
         evaluate_run(pd.concat([run, run.iloc[:1]]), qrels, metrics=["ee_loss"])
     with pytest.raises(ValueError, match="need doc_id"):
         evaluate([1, 0, 0, 1], [2, 1, 2, 1], qid=[1] * 4, sample=[0, 0, 1, 1], metrics="ee_loss")
+
+
+def test_sampled_rankings_are_refused_by_the_single_ranking_measures():
+    labels = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    with pytest.raises(ValueError, match="one ranking per query"):
+        evaluate(
+            labels, [2, 1, 2, 1], qid=[1] * 4, doc_id=list("abab"), sample=[0, 0, 1, 1],
+            metrics=["alpha_ndcg@2"],
+        )  # fmt: skip

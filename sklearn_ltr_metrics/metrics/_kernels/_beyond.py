@@ -114,10 +114,15 @@ def _run_judgments(ranked, qrels, uniques, rel):
     )
 
 
-def _by_family(specs):
+def _by_family(specs, sampled=False):
     out = {"diversity": [], "exposure": [], "fairness": []}
     for spec in specs:
         out[spec.family].append(spec)
+    if sampled and out["diversity"]:
+        raise ValueError(
+            f"{out['diversity'][0].column!r} scores one ranking per query; drop the sample "
+            "column (sampled rankings are for the expected-exposure measures)."
+        )
     return out
 
 
@@ -132,7 +137,7 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
     if run.empty:
         raise ValueError("run and qrels share no query; check that their qid values match.")
     codes, uniques = factorize_qid(run["qid"].to_numpy())
-    families = _by_family(specs)
+    families = _by_family(specs, "sample" in run.columns)
     columns = {}
     labels = _plain_labels(run, qrels)
     if families["diversity"]:
@@ -242,7 +247,7 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
     labels = np.asarray(labels, dtype=np.float64)
     codes, uniques = factorize_qid(np.asarray(qid))
     n = len(uniques)
-    families = _by_family(specs)
+    families = _by_family(specs, extra.get("sample") is not None)
     columns = {}
     judgments = {}
     if families["diversity"]:
