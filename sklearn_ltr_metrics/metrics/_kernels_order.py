@@ -165,7 +165,7 @@ def _gm_bpref(c):
 def _gm_map(c):
     """log(max(AP, 1e-5)); a query without relevant documents takes the AP ``empty_query``
     gives it (NaN under "skip"; trec_eval's 0 under "zero"), or is an error."""
-    from ._kernels import _average_precision
+    from ._kernels._core import _average_precision
 
     ap = _average_precision(c)
     undefined = np.isnan(ap)
