@@ -1,6 +1,6 @@
 """The metric registry: one keyword-only entry per metric, and the names accessors.
 
-Adding a metric means writing its kernel (:mod:`._kernels`) and one :class:`Metric` entry
+Adding a metric means writing its kernel (:mod:`._kernels._core`) and one :class:`Metric` entry
 here; the engine, the command line and the docs read everything else from the entry.
 """
 
