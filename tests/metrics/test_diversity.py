@@ -213,3 +213,19 @@ def test_reconcile_and_permutation_invariance():
     a = evaluate_run(run, qrels, metrics=specs).per_query
     b = evaluate_run(shuffled, qrels.sample(frac=1.0, random_state=1), metrics=specs).per_query
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_integer_doc_ids_tie_as_their_strings():
+    """ndeval compares doc ids as strings: integer ids (keyed without writing them) give the
+    values of their strings, in tied blocks of the run and of the greedy ideal alike."""
+    rng = np.random.default_rng(5)
+    n = 400
+    qid = rng.integers(0, 12, n)
+    labels = (rng.random((n, 4)) < 0.3) * rng.integers(1, 3, (n, 4))
+    score = rng.integers(0, 4, n).astype(float)  # many ties
+    ids = rng.choice(np.r_[0:200, 950:1150, 9990:10100], n, replace=False)  # "9" > "10" > "100"
+    specs = ["alpha_ndcg@1", "alpha_ndcg@10", "nerr_ia@20", "nnrbp", "ap_ia"]
+    for ties in ("doc_id", "trec_eval"):
+        a = evaluate(labels, score, qid=qid, doc_id=ids, metrics=specs, ties=ties)
+        b = evaluate(labels, score, qid=qid, doc_id=ids.astype(str), metrics=specs, ties=ties)
+        pd.testing.assert_frame_equal(a.per_query, b.per_query)
