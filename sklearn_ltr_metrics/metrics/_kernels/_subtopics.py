@@ -52,11 +52,12 @@ def flat_judgments(labels, codes, n_queries, ranked, rel):
     """:class:`SubtopicJudgments` of a 2-D label array (a row per document, a column per
     subtopic): every row of a query is one of its judged documents. ``ranked(active)`` gives
     ``(rank, key)`` of the active rows: their rank in the run and their doc_id order."""
-    rows, subs = np.nonzero(labels >= rel)
+    width = labels.shape[1]
+    cells = np.flatnonzero(np.ascontiguousarray(labels >= rel).ravel())  # row-major order
+    rows, subs = np.divmod(cells, width)
     active = np.zeros(codes.size, dtype=bool)
     active[rows] = True
     rank, key = ranked(active)
-    width = labels.shape[1]
     qs = codes[rows] * width + subs
     return SubtopicJudgments(
         n_queries=n_queries,
