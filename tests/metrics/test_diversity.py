@@ -229,3 +229,29 @@ def test_integer_doc_ids_tie_as_their_strings():
         a = evaluate(labels, score, qid=qid, doc_id=ids, metrics=specs, ties=ties)
         b = evaluate(labels, score, qid=qid, doc_id=ids.astype(str), metrics=specs, ties=ties)
         pd.testing.assert_frame_equal(a.per_query, b.per_query)
+
+
+def test_average_ties_equal_the_mean_over_tie_orders():
+    """P_IA@k and StRecall@k under ties='average' are the mean over every order of the tied
+    rows (each order given as distinct scores under ties='stable')."""
+    import itertools
+
+    rng = np.random.default_rng(6)
+    specs = ["p_ia@1", "p_ia@3", "strecall@1", "strecall@2", "strecall@4"]
+    for _ in range(4):
+        n = int(rng.integers(2, 7))
+        labels = (rng.random((n, 3)) < 0.4).astype(float)
+        score = rng.integers(0, 3, n).astype(float)
+        got = evaluate(labels, score, qid=[0] * n, ties="average", metrics=specs).per_query
+        blocks = [np.flatnonzero(score == v) for v in sorted(set(score), reverse=True)]
+        values = []
+        for parts in itertools.product(*(itertools.permutations(b) for b in blocks)):
+            order = [row for part in parts for row in part]
+            distinct = np.empty(n)
+            distinct[order] = -np.arange(n, dtype=float)
+            ev = evaluate(labels, distinct, qid=[0] * n, ties="stable", metrics=specs)
+            values.append(ev.per_query[specs].to_numpy()[0])
+        np.testing.assert_allclose(got[specs].to_numpy()[0], np.mean(values, axis=0), rtol=1e-12)
+    run, qrels = make_subtopic_data(0, n_queries=4)
+    ev = evaluate_run(run, qrels, metrics=["P_IA@5", "StRecall@5"], ties="average")
+    assert ev.per_query["P_IA@5"].between(0, 1).all()

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..._engine import difficulty_values, factorize_qid
 from .._evaluation import RankingEvaluation
-from ._beyond_rank import doc_keys, rank_active, rank_rows
+from ._beyond_rank import average_ranks, doc_keys, rank_active, rank_rows
 from ._exposure import exposure_columns
 from ._fairness import fairness_columns
 from ._subtopics import SubtopicJudgments, diversity_columns, flat_judgments
@@ -96,7 +96,8 @@ def _run_judgments(ranked, qrels, uniques, rel):
     relevant = relevant[relevant["qid"].isin(pd.Index(uniques))]
     docs = relevant[["qid", "doc_id"]].drop_duplicates(ignore_index=True)
     doc_q = pd.Index(uniques).get_indexer(docs["qid"])
-    doc_rank = docs.merge(ranked, on=["qid", "doc_id"], how="left")["rank"]
+    joined = docs.merge(ranked, on=["qid", "doc_id"], how="left")
+    doc_rank = joined["rank"]
     doc_index = pd.MultiIndex.from_frame(docs)
     trip_doc = doc_index.get_indexer(pd.MultiIndex.from_frame(relevant[["qid", "doc_id"]]))
     qs_codes, qs_uniques = pd.MultiIndex.from_frame(relevant[["qid", "subtopic"]]).factorize(
@@ -111,6 +112,9 @@ def _run_judgments(ranked, qrels, uniques, rel):
         trip_doc=trip_doc.astype(np.int64),
         trip_qs=np.asarray(qs_codes, dtype=np.int64),
         qs_query=qs_query.astype(np.int64),
+        doc_block=(
+            joined["block"].fillna(1).to_numpy(dtype=np.int64) if "block" in joined else None
+        ),
     )
 
 
@@ -142,10 +146,12 @@ def evaluate_run_beyond(run, qrels, specs, options, *, ties, missing_queries="sk
     labels = _plain_labels(run, qrels)
     if families["diversity"]:
         frame = _subtopic_frame(qrels)
-        _, rank = rank_rows(
-            codes, run["score"].to_numpy(), run["doc_id"].to_numpy(), ties or "doc_id"
-        )
-        ranked = pd.DataFrame({"qid": run["qid"], "doc_id": run["doc_id"], "rank": rank})
+        scores = run["score"].to_numpy()
+        ranked = pd.DataFrame({"qid": run["qid"], "doc_id": run["doc_id"]})
+        if ties == "average":
+            ranked["rank"], ranked["block"] = average_ranks(codes, scores, None)
+        else:
+            ranked["rank"] = rank_rows(codes, scores, run["doc_id"].to_numpy(), ties or "doc_id")[1]
         build = lambda rel: _run_judgments(ranked, frame, uniques, rel)  # noqa: E731
         columns.update(diversity_columns(families["diversity"], build, _default_rel(options)))
     rows = _Rows(codes, len(uniques), run["score"].to_numpy(), labels, run, ties)
@@ -232,13 +238,16 @@ def _column(frame, name):
 
 
 def _ranked(codes, y_score, doc_id, ties, active):
-    """``(rank, key)`` of the active rows (:func:`flat_judgments`): without doc_id, ties in
-    the ideal go to the earlier row."""
-    rank = rank_active(codes, y_score, active, doc_id, ties or "doc_id")
+    """``(rank, key, block)`` of the active rows (:func:`flat_judgments`); without doc_id,
+    ties in the ideal go to the earlier row. Under ``ties="average"``: the first rank of
+    each row's tied block and its size (``block``; else None)."""
     key = np.zeros(codes.size, dtype=np.int64)
     rows = np.flatnonzero(active)
     key[rows] = -rows if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
-    return rank, key
+    if ties == "average":
+        rank, block = average_ranks(codes, y_score, active)
+        return rank, key, block
+    return rank_active(codes, y_score, active, doc_id, ties or "doc_id"), key, None
 
 
 def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id, extra):

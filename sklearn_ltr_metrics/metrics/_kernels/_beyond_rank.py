@@ -14,7 +14,14 @@ import pandas as pd
 
 from ..._engine import group_rows, rank_order, rank_support
 
-__all__ = ["DIVERSITY_TIES", "doc_keys", "rank_active", "rank_rows", "tied_blocks"]
+__all__ = [
+    "DIVERSITY_TIES",
+    "average_ranks",
+    "doc_keys",
+    "rank_active",
+    "rank_rows",
+    "tied_blocks",
+]
 
 #: The tie policies the order-based measures take.
 DIVERSITY_TIES = ("doc_id", "trec_eval", "stable")
@@ -91,6 +98,19 @@ def rank_active(codes, y_score, active, doc_id, ties, n_threads=1):
         within[tied] = at[rows]
     rank[support.row] = support.greater.astype(np.int64) + within + 1
     return rank
+
+
+def average_ranks(codes, y_score, active, n_threads=1):
+    """``(rank, block)``: the first rank of each active row's tied block and the block's
+    size (0 for the other rows; ``active=None``: every row), for ``ties="average"``."""
+    grouping = group_rows(codes, n_threads=n_threads)
+    rows = np.ones(codes.size, dtype=bool) if active is None else active
+    support = rank_support(grouping, y_score, rows, n_threads=n_threads)
+    rank = np.zeros(codes.size, dtype=np.int64)
+    block = np.zeros(codes.size, dtype=np.int64)
+    rank[support.row] = support.greater.astype(np.int64) + 1
+    block[support.row] = support.tied.astype(np.int64) + 1
+    return rank, block
 
 
 def rank_rows(codes, y_score, doc_id, ties, n_threads=1):

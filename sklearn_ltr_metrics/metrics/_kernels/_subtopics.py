@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import gammaln
 
 from ._diversity import DEPTH, greedy_ideal, list_sums, ndeval_values, order_by
 
@@ -29,6 +30,7 @@ class SubtopicJudgments:
     trip_doc: np.ndarray
     trip_qs: np.ndarray
     qs_query: np.ndarray  # the query of each qs code
+    doc_block: np.ndarray | None = None  # ties="average": tied block sizes (doc_rank: start)
 
     @property
     def n_sub(self):
@@ -57,7 +59,7 @@ def flat_judgments(labels, codes, n_queries, ranked, rel):
     rows, subs = np.divmod(cells, width)
     active = np.zeros(codes.size, dtype=bool)
     active[rows] = True
-    rank, key = ranked(active)
+    rank, key, block = ranked(active)
     qs = codes[rows] * width + subs
     return SubtopicJudgments(
         n_queries=n_queries,
@@ -67,6 +69,7 @@ def flat_judgments(labels, codes, n_queries, ranked, rel):
         trip_doc=rows,
         trip_qs=qs,
         qs_query=np.repeat(np.arange(n_queries), width),
+        doc_block=block,
     )
 
 
@@ -126,8 +129,59 @@ def _ideal_sums(j, alpha, beta, depth):
 _WHOLE = ("nrbp", "nnrbp", "ap_ia")
 
 
+#: The measures exact under ``ties="average"`` (linear in the rows' inclusion in the top k,
+#: or a coverage probability): the others depend on the order inside a tied block.
+AVERAGE_EXACT = ("p_ia", "strecall")
+
+
+def _average_values(specs, j):
+    """P-IA@k and StRecall@k under ``ties="average"``: a row of a tied block of ``b`` rows
+    starting ``a`` rows down is in the top k with probability ``clip((k - a) / b, 0, 1)``; a
+    subtopic with ``m`` rows in the block straddling k (and none above) is missed with
+    probability ``C(b - m, k - a) / C(b, k - a)``."""
+    refused = [s.column for s in specs if s.name not in AVERAGE_EXACT]
+    if refused:
+        raise ValueError(
+            f"ties='average' has no exact form for {refused[0]!r} (its gains depend on the "
+            "order inside a tied block); it is exact for P_IA@k and StRecall@k only. Pass "
+            "ties='doc_id' (pyndeval's order, the default), 'trec_eval' or 'stable'."
+        )
+    retrieved = j.doc_rank[j.trip_doc] > 0
+    doc, qs = j.trip_doc[retrieved], j.trip_qs[retrieved]
+    query, start, size = j.doc_q[doc], j.doc_rank[doc] - 1.0, j.doc_block[doc].astype(float)
+    n_sub, out = j.n_sub, {}
+    for spec in specs:
+        k = float(spec.k)
+        inside = np.clip((k - start) / size, 0.0, 1.0)
+        if spec.name == "p_ia":
+            hits = np.bincount(query, weights=inside, minlength=j.n_queries)
+            out[spec.column] = _ratio(hits, k * n_sub)
+            continue
+        n_qs = j.qs_query.size
+        surely = np.bincount(qs, weights=inside == 1.0, minlength=n_qs) > 0
+        straddle = (inside > 0) & (inside < 1)
+        m = np.bincount(qs[straddle], minlength=n_qs).astype(float)
+        b, r = np.ones(n_qs), np.zeros(n_qs)
+        b[qs[straddle]], r[qs[straddle]] = size[straddle], k - start[straddle]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_missed = gammaln(b - m + 1) - gammaln(b - m - r + 1) - gammaln(b + 1)
+            missed = np.where(b - m >= r, np.exp(log_missed + gammaln(b - r + 1)), 0.0)
+        covered = np.where(surely, 1.0, np.where(m > 0, 1.0 - missed, 0.0))
+        per_query = np.bincount(j.qs_query, weights=covered, minlength=j.n_queries)
+        out[spec.column] = _ratio(per_query, n_sub)
+    return out
+
+
+def _ratio(num, den):
+    out = np.zeros(num.shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
 def _setting_values(specs, j, alpha, beta):
     """The columns of the specs of one ``(rel, alpha, beta)`` setting."""
+    if j.doc_block is not None:
+        return _average_values(specs, j)
     n = j.n_queries
     whole = any(s.name in _WHOLE for s in specs)
     query, rank, qs = _run_pairs(j, None if whole else DEPTH)
