@@ -6,7 +6,9 @@ float scores (few ties), integer doc ids. Both measures are timed through
 ``sklearn_ltr_metrics.evaluate`` with the same tie policy (``ties="stable"``: input order,
 no doc_id needed) and again with each one's default (ndcg's exact ``"average"``;
 alpha_nDCG's pyndeval order, score then doc_id). The ratio is taken within one run, best of
-``--repeat``. Run from the repository root::
+``--repeat``. ``--run-form`` also times both through ``evaluate_run`` on the same rows as a
+run and qrels frames (string ids; the subtopic qrels hold the relevant cells, the plain qrels
+each document's largest label), where both pay the join. Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_diversity.py
     PYTHONPATH=. python benchmarks/bench_diversity.py --queries 1000   # a quick check
@@ -18,8 +20,9 @@ import argparse
 import time
 
 import numpy as np
+import pandas as pd
 
-from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics import evaluate, evaluate_run
 
 
 def make_rows(n_queries, n_docs, n_subtopics=5, seed=0):
@@ -31,6 +34,23 @@ def make_rows(n_queries, n_docs, n_subtopics=5, seed=0):
     score = rng.random(n)
     doc_id = rng.permutation(n)
     return qid, labels.astype(np.float64), score, doc_id
+
+
+def run_frames(qid, labels, score, doc_id):
+    """The rows as a run frame, subtopic qrels (the relevant cells) and plain qrels."""
+    ids = doc_id.astype(str)
+    run = pd.DataFrame({"qid": qid.astype(str), "doc_id": ids, "score": score})
+    rows, subs = np.nonzero(labels > 0)
+    subtopic = pd.DataFrame(
+        {
+            "qid": run["qid"].to_numpy()[rows],
+            "subtopic": subs.astype(str),
+            "doc_id": ids[rows],
+            "label": labels[rows, subs].astype(np.int64),
+        }
+    )
+    plain = pd.DataFrame({"qid": run["qid"], "doc_id": ids, "label": labels.max(axis=1)})
+    return run, subtopic, plain[plain["label"] > 0]
 
 
 def best(func, repeat):
@@ -47,6 +67,7 @@ def main(argv=None):
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--docs", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--run-form", action="store_true")
     args = parser.parse_args(argv)
     qid, labels, score, doc_id = make_rows(args.queries, args.docs)
     graded = labels.max(axis=1)
@@ -65,13 +86,24 @@ def main(argv=None):
             labels, score, qid=qid, doc_id=doc_id, metrics="alpha_ndcg@20"
         ),
     }
+    if args.run_form:
+        run, subtopic_qrels, plain_qrels = run_frames(qid, labels, score, doc_id)
+        cases["ndcg_cut.20 (evaluate_run)"] = lambda: evaluate_run(
+            run, plain_qrels, metrics="ndcg_cut.20"
+        )
+        cases["alpha_nDCG@20 (evaluate_run)"] = lambda: evaluate_run(
+            run, subtopic_qrels, metrics="alpha_nDCG@20"
+        )
     seconds = {}
     for name, func in cases.items():
         func()  # warm-up
         seconds[name] = best(func, args.repeat)
         print(f"{name:<40} {seconds[name]:8.3f} s")
     names = list(cases)
-    for a, b in ((names[1], names[0]), (names[3], names[2])):
+    pairs = [(names[1], names[0]), (names[3], names[2])]
+    if args.run_form:
+        pairs.append((names[5], names[4]))
+    for a, b in pairs:
         ratio = seconds[a] / seconds[b]
         verdict = "OK" if ratio <= 3 else "ABOVE TARGET"
         print(f"{a} / {b}: {ratio:.2f}x (target <= 3x: {verdict})")
