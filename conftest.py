@@ -22,7 +22,7 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 SLOW_DESELECTED = pytest.StashKey[int]()
 
 OPTIONAL_MODULES = {
-    "sklearn_ltr_metrics/metrics/_dask.py": (("dask", "distributed"), "dask"),
+    "sklearn_ltr_metrics/metrics/_distributed/_dask.py": (("dask", "distributed"), "dask"),
     "sklearn_ltr_metrics/plotting/": (("matplotlib",), "plot"),
 }
 

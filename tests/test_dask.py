@@ -42,7 +42,7 @@ from sklearn_ltr_metrics import (  # noqa: E402
     make_ranking_data,
     make_ranking_scorer,
 )
-from sklearn_ltr_metrics.metrics._dask import evaluate_dask  # noqa: E402
+from sklearn_ltr_metrics.metrics._distributed._dask import evaluate_dask  # noqa: E402
 
 pytestmark = pytest.mark.dask
 
@@ -332,7 +332,7 @@ def test_missing_dask_names_the_extra(monkeypatch):
 
 def test_importing_the_package_does_not_import_dask():
     code = (
-        "import sys, sklearn_ltr_metrics, sklearn_ltr_metrics.metrics._dask; "
+        "import sys, sklearn_ltr_metrics, sklearn_ltr_metrics.metrics._distributed._dask; "
         "assert 'dask' not in sys.modules, sorted(m for m in sys.modules if 'dask' in m)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

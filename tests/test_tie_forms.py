@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics.metrics import _kernels_blocks, _kernels_interp
+from sklearn_ltr_metrics.metrics._kernels import _blocks as _kernels_blocks
+from sklearn_ltr_metrics.metrics._kernels import _interp as _kernels_interp
 
 # Measures made exact under ties="average" by the count-vector expectations, with the ones that
 # had a closed form before (checked together: one evaluate call per order).

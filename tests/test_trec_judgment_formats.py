@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from sklearn_ltr_metrics import evaluate, evaluate_run
 from sklearn_ltr_metrics.io import DataFormatError, read_trec_qrels
-from sklearn_ltr_metrics.metrics import _prefs as prefs_module
 from sklearn_ltr_metrics.metrics import describe_metric, metric_names
+from sklearn_ltr_metrics.metrics._judgments import _prefs as prefs_module
 
 from ._prefs_reference import judgment_group_measures, query_measures
 from .test_cli import run_main

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..metrics import convention_options
-from ..metrics._judgment_measures import split_judgment_metrics
+from ..metrics._judgments._measures import split_judgment_metrics
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
 from ..report._write import GENERATOR, check_report_target

@@ -10,13 +10,13 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._agreement": ("rank_agreement",),
-        "._dask": ("evaluate_dask",),
+        "._distributed._dask": ("evaluate_dask",),
         "._evaluate": ("evaluate",),
         "._evaluate_run": ("evaluate_run",),
         "._evaluation": ("RankingEvaluation",),
         "._options": ("CONVENTIONS", "convention_options"),
         "._pr_curves": ("precision_recall_curves",),
-        "._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
+        "._reconcile._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
         "._pr_points": ("precision_recall_points",),
         "._registry": ("describe_metric", "metric_names"),
         "._scorer": (
@@ -25,6 +25,6 @@ __getattr__, __dir__, __all__ = attach(
             "RankingScorer",
             "make_ranking_scorer",
         ),
-        "._which": ("which_convention",),
+        "._reconcile._which": ("which_convention",),
     },
 )

@@ -14,7 +14,7 @@ from .._validation import (
     check_scores,
 )
 from ._evaluation import RankingEvaluation
-from ._names import merge_columns, option_groups
+from ._names._foreign import merge_columns, option_groups
 from ._options import CONVENTIONS, check_options
 from ._per_query import evaluate_arrays
 from ._registry import parse_metrics

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
-from . import _kernels as K
-from ._judgment_measures import describe_judgment_measure, judgment_measure_names
+from ._judgments._measures import describe_judgment_measure, judgment_measure_names
+from ._kernels import _ranking as K
 from ._metric import Metric, _k_is_n_pos, _whole_list
-from ._names import expand_all_trec, foreign_names, foreign_specs
-from ._registry_trec import TREC_ALIASES, TREC_METRICS
+from ._names._foreign import expand_all_trec, foreign_names, foreign_specs
+from ._names._trec import TREC_ALIASES, TREC_METRICS
 
 __all__ = [
     "ALIASES",

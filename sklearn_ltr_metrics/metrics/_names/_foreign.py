@@ -419,7 +419,7 @@ def _same(a, b):
 def merge_columns(evaluations, options, order):
     """One evaluation with the metric columns of several over the same queries (the count
     columns of the first), the metric columns in ``order`` (the specs' order)."""
-    from ._evaluation import RankingEvaluation
+    from .._evaluation import RankingEvaluation
 
     first = evaluations[0]
     counts = [c for c in first.per_query.columns if c not in first.metrics]

@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._validation import short_repr
-from ._options import CONVENTION_KEYS, CONVENTIONS, convention_options
+from ..._validation import short_repr
+from .._options import CONVENTION_KEYS, CONVENTIONS, convention_options
 from ._reconcile import (
     DOC_ID_TIES,
     _mean,

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from .._engine import Support, active_rule
+from ..._engine import Support, active_rule
 
 __all__ = ["cached", "empty_ranking_values", "every_row_judged", "row_support"]
 

@@ -15,9 +15,9 @@ from math import factorial
 import numpy as np
 import pandas as pd
 
-from .._validation import short_repr
-from ._options import CONVENTION_KEYS, CONVENTIONS, check_options, convention_options
-from ._reconcile_result import Reconciliation
+from ..._validation import short_repr
+from .._options import CONVENTION_KEYS, CONVENTIONS, check_options, convention_options
+from ._result import Reconciliation
 from ._rules import query_facts, rule_text
 
 __all__ = ["Reconciliation", "reconcile", "reconcile_run"]
@@ -366,7 +366,7 @@ def _check_n_queries(n_queries):
 
 def flat_evaluator(y_true, y_score, qid, metric, doc_id, query_stats):
     """``setting -> per-query Series`` for flat arrays (one ``evaluate`` call)."""
-    from ._evaluate import evaluate
+    from .._evaluate import evaluate
 
     def evaluate_one(setting):
         options = {key: setting[key] for key in CONVENTION_KEYS if key != "default_k"}
@@ -387,7 +387,7 @@ def flat_evaluator(y_true, y_score, qid, metric, doc_id, query_stats):
 
 def run_evaluator(run, qrels, metric):
     """``setting -> per-query Series`` for a TREC run (one ``evaluate_run`` call)."""
-    from ._evaluate_run import evaluate_run
+    from .._evaluate_run import evaluate_run
 
     def evaluate_one(setting):
         options = {key: setting[key] for key in CONVENTION_KEYS if key != "default_k"}

@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from .._engine import active_rule, segment_cumsum
-from ._kernels_blocks import check_states, chunks
-from ._kernels_order import _strict_order
-from ._kernels_trec import cached
+from ..._engine import active_rule, segment_cumsum
+from ._blocks import check_states, chunks
+from ._order import _strict_order
+from ._trec import cached
 
 __all__ = []
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import segment_cumsum
-from ._kernels_blocks import chunks
+from ..._engine import segment_cumsum
+from ._blocks import chunks
 
 __all__ = ["MAX_PATH_WORK", "iprec_tied"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels_interp import iprec_tied
-from ._kernels_ties import bin_g_tied, bpref_tied, infap_tied
-from ._kernels_trec import cached, every_row_judged, judged_rows, row_support
+from ._interp import iprec_tied
+from ._ties import bin_g_tied, bpref_tied, infap_tied
+from ._trec import cached, every_row_judged, judged_rows, row_support
 
 __all__ = ["MIN_GEO_MEAN", "RECALL_LEVELS"]
 
@@ -165,7 +165,7 @@ def _gm_bpref(c):
 def _gm_map(c):
     """log(max(AP, 1e-5)); a query without relevant documents takes the AP ``empty_query``
     gives it (NaN under "skip"; trec_eval's 0 under "zero"), or is an error."""
-    from ._kernels import _average_precision
+    from ._ranking import _average_precision
 
     ap = _average_precision(c)
     undefined = np.isnan(ap)

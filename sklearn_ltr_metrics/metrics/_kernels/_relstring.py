@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._truncate import ranked_order
+from .._truncate import ranked_order
 
 __all__ = ["relevance_strings"]
 

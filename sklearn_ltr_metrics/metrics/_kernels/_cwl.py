@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, polygamma, psi
 
-from .._engine import segment_cumsum
-from ._kernels_blocks import expected_block_sums, value_kinds
-from ._kernels_order import _strict_order
+from ..._engine import segment_cumsum
+from ._blocks import expected_block_sums, value_kinds
+from ._order import _strict_order
 
 __all__ = ["DEPTH"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import segment_cumsum
-from ._kernels_order import _per_query, _strict_order, through_block
-from ._kernels_ties import g_points_tied, ndcg_rel_points_tied
+from ..._engine import segment_cumsum
+from ._order import _per_query, _strict_order, through_block
+from ._ties import g_points_tied, ndcg_rel_points_tied
 
 __all__ = []
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels_blocks import expected_block_sums, value_kinds
+from ._blocks import expected_block_sums, value_kinds
 
 __all__ = ["bin_g_tied", "bpref_tied", "g_points_tied", "infap_tied", "ndcg_rel_points_tied"]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from . import _kernels as K
-from . import _kernels_compat as P
-from . import _kernels_cwl as C
-from . import _kernels_gain as G
-from . import _kernels_order as O
-from . import _kernels_trec as T
-from ._metric import Metric, _whole_list
+from .._kernels import _compat as P
+from .._kernels import _cwl as C
+from .._kernels import _gain as G
+from .._kernels import _order as O
+from .._kernels import _ranking as K
+from .._kernels import _trec as T
+from .._metric import Metric, _whole_list
 
 __all__ = ["TREC_ALIASES", "TREC_METRICS"]
 

@@ -24,11 +24,11 @@ import inspect
 
 import numpy as np
 
-from .._validation import check_qid, short_repr
-from ._evaluate import evaluate
-from ._evaluation import RankingEvaluation
-from ._options import OPTION_KEYS, check_options
-from ._registry import parse_metrics
+from ..._validation import check_qid, short_repr
+from .._evaluate import evaluate
+from .._evaluation import RankingEvaluation
+from .._options import OPTION_KEYS, check_options
+from .._registry import parse_metrics
 
 __all__ = ["evaluate_dask"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import KernelContext, discordant_pairs, segment_cumsum
-from .._table import divide_or_nan
+from ..._engine import KernelContext, discordant_pairs, segment_cumsum
+from ..._table import divide_or_nan
 
 __all__ = ["KernelContext"]
 

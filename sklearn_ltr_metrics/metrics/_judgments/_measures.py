@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._table import difficulty_values
-from .._validation import check_columns
-from ._evaluation import RankingEvaluation
-from ._judgment_groups import QRELS_JG, evaluate_judgment_groups, jg_columns
-from ._names import merge_columns
-from ._options import check_options
+from ..._table import difficulty_values
+from ..._validation import check_columns
+from .._evaluation import RankingEvaluation
+from .._names._foreign import merge_columns
+from .._options import check_options
+from ._groups import QRELS_JG, evaluate_judgment_groups, jg_columns
 from ._prefs import ALL_PREFS, evaluate_prefs
 
 __all__ = [

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._names import foreign_specs
+from .._names._foreign import foreign_specs
 
 __all__ = ["JG_FAMILIES", "QRELS_JG", "evaluate_judgment_groups", "jg_columns"]
 
