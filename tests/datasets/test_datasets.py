@@ -132,7 +132,9 @@ def test_single_feature():
         ({"median_pos": 200}, ValueError, r"median_pos=200 must lie inside its range \(3, 120\)"),
         ({"median_neg": "1400"}, TypeError, "median_neg"),
         ({"graded": "yes"}, TypeError, "graded"),
-        ({"random_state": "seed"}, ValueError, "random_state must be None, an int"),
+        # the package's random-state policy (_random.py): the wrong kind, a bad value
+        ({"random_state": "seed"}, TypeError, "random_state must be None, a non-negative int"),
+        ({"random_state": -1}, ValueError, "random_state must be a non-negative integer seed"),
     ],
 )
 def test_parameter_validation(kwargs, error, fragment):
