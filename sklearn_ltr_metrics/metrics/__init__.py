@@ -18,7 +18,7 @@ __getattr__, __dir__, __all__ = attach(
         "._pr_curves": ("precision_recall_curves",),
         "._reconcile._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),
         "._pr_points": ("precision_recall_points",),
-        "._registry": ("describe_metric", "metric_names"),
+        "._registry": ("describe_metric", "get_metric", "metric_names"),
         "._scorer": (
             "EstimatorMissingQueryIdsError",
             "MissingQueryIdsError",

@@ -15,6 +15,7 @@ from ._reconcile._reconcile import reconcile as reconcile
 from ._reconcile._reconcile import reconcile_run as reconcile_run
 from ._reconcile._which import which_convention as which_convention
 from ._registry import describe_metric as describe_metric
+from ._registry import get_metric as get_metric
 from ._registry import metric_names as metric_names
 from ._scorer import EstimatorMissingQueryIdsError as EstimatorMissingQueryIdsError
 from ._scorer import MissingQueryIdsError as MissingQueryIdsError
@@ -33,6 +34,7 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "get_metric",
     "make_ranking_scorer",
     "metric_names",
     "precision_recall_curves",

@@ -223,7 +223,38 @@ def metric_names(*, foreign=False):
 
 
 def get_metric(name, *, param="metrics"):
-    """The :class:`Metric` for a (possibly aliased) name, or a ``ValueError`` listing names."""
+    """The registry entry of a metric: what it computes, its range, its ideal value.
+
+    The one door to the registry for the other families (the report, the command line): the
+    entry is read-only (a frozen dataclass).
+
+    Parameters
+    ----------
+    name : str
+        A metric name or alias, any case (see :func:`metric_names`); no ``@k``.
+    param : str, default="metrics"
+        The parameter named by the error for an unknown name.
+
+    Returns
+    -------
+    Metric
+        The entry: ``name``, ``description``, ``graded``, ``value_range``, ``ideal``,
+        ``undefined`` and the cut-off rule (``own_cutoff``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the valid names and the close matches.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.metrics import get_metric
+    >>> entry = get_metric("NDCG")
+    >>> entry.name, entry.graded, entry.value_range, entry.ideal
+    ('ndcg', True, (0.0, 1.0), 1.0)
+    >>> get_metric("recall").undefined  # no relevant row: recall is undefined
+    'n_pos'
+    """
     key = str(name).strip().lower()
     key = ALIASES.get(key, key)
     if key not in METRICS:

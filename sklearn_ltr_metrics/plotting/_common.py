@@ -10,6 +10,7 @@ import numpy as np
 
 __all__ = ["COLORS", "PLOT_EXTRA_HINT", "panels", "plain_text"]
 
+#: What a missing matplotlib says, everywhere (plots, the report, the command line).
 PLOT_EXTRA_HINT = "install the 'plot' extra: pip install sklearn-ltr-metrics[plot]"
 
 #: Colours of the strata (low, medium, high, ...) and of the systems (tab10).
