@@ -18,15 +18,9 @@ import pandas as pd
 
 from ..._validation import short_repr
 from .._options import CONVENTION_KEYS, CONVENTIONS, convention_options
-from ._reconcile import (
-    DOC_ID_TIES,
-    _mean,
-    _Settings,
-    flat_evaluator,
-    preset_label,
-    setting_key,
-    tool_setting,
-)
+from ._evaluators import flat_evaluator
+from ._shapley import _mean, _Settings
+from ._tools import DOC_ID_TIES, preset_label, setting_key, shown_value, tool_setting
 
 __all__ = ["which_convention"]
 
@@ -56,10 +50,6 @@ def _search_space(metric, doc_id):
     return space
 
 
-def _shown(value):
-    return f"{value:g}" if isinstance(value, float) else repr(value)
-
-
 def _candidates(presets, space, n_changes):
     """``(preset label, base, changes, setting)`` of settings ``n_changes`` options away."""
     for label, base in presets.items():
@@ -68,7 +58,8 @@ def _candidates(presets, space, n_changes):
             for values in itertools.product(*alternatives):
                 setting = {**base, **dict(zip(keys, values, strict=True))}
                 changes = ", ".join(
-                    f"{key}={_shown(v)}" for key, v in zip(keys, values, strict=True)
+                    f"{key}={shown_value(v, code=True)}"
+                    for key, v in zip(keys, values, strict=True)
                 )
                 yield label, changes, setting
 
