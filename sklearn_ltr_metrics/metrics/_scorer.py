@@ -28,7 +28,7 @@ from .._table import COUNT_COLUMNS
 from .._validation import short_repr
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
-from ._options import OPTION_KEYS, check_options
+from ._options import OPTION_KEYS, check_doc_id, check_options
 from ._registry import parse_metrics
 
 __all__ = [
@@ -231,12 +231,13 @@ class RankingScorer:
                 "one: pass one of them, or a list for a multi-metric scorer."
             )
         self._columns = _keyed_columns(entries, k, resolved)
-        if resolved["ties"] in ("trec_eval", "doc_id"):
-            raise ValueError(
-                f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
-                "doc_id, which a scorer does not receive; pass ties='average' or 'stable' "
-                "explicitly, or evaluate TREC runs with evaluate_run."
-            )
+        # A scorer receives no document ids.
+        check_doc_id(
+            resolved["ties"],
+            None,
+            fix="a scorer receives no doc ids: pass ties='average' or 'stable' explicitly, or "
+            "evaluate TREC runs with evaluate_run",
+        )
         self.metric = tuple(metric) if self.multimetric else metric
         self.k = k
         self.metrics = tuple(self._columns)

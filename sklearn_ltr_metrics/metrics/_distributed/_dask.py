@@ -27,7 +27,7 @@ import numpy as np
 from ..._validation import check_qid, short_repr
 from .._evaluate import evaluate
 from .._evaluation import RankingEvaluation
-from .._options import OPTION_KEYS, check_options
+from .._options import OPTION_KEYS, check_doc_id, check_options
 from .._registry import parse_metrics
 
 __all__ = ["evaluate_dask"]
@@ -111,11 +111,9 @@ def _check_options(options, metrics, doc_id):
         options.get("conventions"),
         **{key: options[key] for key in OPTION_KEYS if key in options},
     )
-    if resolved["ties"] in ("trec_eval", "doc_id") and doc_id is None:
-        raise ValueError(
-            f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
-            "doc_id; pass doc_id='<column name>', or choose another ties= policy."
-        )
+    check_doc_id(
+        resolved["ties"], doc_id, fix="pass doc_id='<column name>', or choose another ties= policy"
+    )
     parse_metrics(metrics, options.get("k"), options=resolved)
 
 

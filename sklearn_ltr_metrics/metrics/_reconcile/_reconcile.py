@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 
 from ..._validation import short_repr
+from .._options import DOC_ID_TIES
 from ._evaluators import _flat_facts, _run_facts, flat_evaluator, run_evaluator
 from ._result import Reconciliation
 from ._rules import rule_text
 from ._shapley import _attribute, _mean, _Settings, _shapley
-from ._tools import DOC_ID_TIES, check_tools
+from ._tools import check_tools
 
 __all__ = ["Reconciliation", "reconcile", "reconcile_run"]
 

@@ -12,8 +12,6 @@ from .._options import CONVENTION_KEYS, CONVENTIONS, check_options, convention_o
 RUN_OPTIONS = {"missing_queries": "skip", "unjudged": "nonrelevant"}
 #: The order in which options are listed (and searched).
 OPTION_ORDER = (*CONVENTION_KEYS, *RUN_OPTIONS)
-#: Tie policies that need document ids.
-DOC_ID_TIES = ("trec_eval", "doc_id")
 
 
 def preset_label(name):

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from ..._validation import short_repr
-from .._options import CONVENTION_KEYS, CONVENTIONS, convention_options
+from .._options import CONVENTION_KEYS, CONVENTIONS, DOC_ID_TIES, convention_options
 from ._evaluators import flat_evaluator
 from ._shapley import _mean, _Settings
-from ._tools import DOC_ID_TIES, preset_label, setting_key, shown_value, tool_setting
+from ._tools import preset_label, setting_key, shown_value, tool_setting
 
 __all__ = ["which_convention"]
 
