@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
-from .._qid_column import (
+from .._qid import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
     MissingQueryIdsError,

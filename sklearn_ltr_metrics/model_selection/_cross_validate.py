@@ -24,7 +24,7 @@ from sklearn.model_selection import cross_validate
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._engine import factorize_qid
-from .._qid_column import (
+from .._qid import (
     DEFAULT_QID_COLUMN,
     required_qid,
 )

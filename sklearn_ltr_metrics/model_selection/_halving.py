@@ -21,7 +21,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine import factorize_qid
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import check_1d, short_repr, take_rows
 from ._cross_validate import check_qid

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from .._random import check_random_state
 from .._validation import short_repr
 from ._cross_validate import check_qid, check_scoring, cross_validate_ranking

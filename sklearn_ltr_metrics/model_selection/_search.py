@@ -18,7 +18,7 @@ from sklearn import config_context
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from ..metrics import make_ranking_scorer
 from ._cross_validate import check_qid
 from ._split import query_splits

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
 from .._engine import factorize_qid
-from .._qid_column import (
+from .._qid import (
     DEFAULT_QID_COLUMN,
     required_qid,
 )

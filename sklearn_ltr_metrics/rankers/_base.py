@@ -27,7 +27,7 @@ from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._engine import factorize_qid
-from .._qid_column import (
+from .._qid import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
     missing_qid_message,

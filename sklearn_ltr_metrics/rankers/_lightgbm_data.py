@@ -16,7 +16,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._engine import factorize_qid
-from .._qid_column import EstimatorMissingQueryIdsError
+from .._qid import EstimatorMissingQueryIdsError
 from .._random import check_random_state
 from .._validation import (
     check_1d,

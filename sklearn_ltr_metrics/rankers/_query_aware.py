@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._engine import factorize_qid
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from .._validation import (
     check_1d,
     check_choice,
