@@ -1,4 +1,10 @@
-"""Query ids as a column of ``X``: the convention every family reads (XGBoost's ``qid`` column).
+"""Query ids, read from every form: the one module that reads them and words every message.
+
+The forms: an array (:func:`check_qid`: one kind of id, none missing), the ``qid`` argument
+or routed metadata, scikit-learn's ``groups`` (routing off) and a column of ``X``
+(:func:`qid_of` tries them in that order and checks one id per row of ``X``).
+
+Query ids as a column of ``X``: the convention every family reads (XGBoost's ``qid`` column).
 
 When ``X`` is a DataFrame (pandas; polars and pyarrow tables too) with a column named ``qid``
 (or the name given as ``qid_column=``), splitters, rankers and scorers take the query ids from
@@ -13,19 +19,28 @@ names the three ways to pass them (:func:`missing_qid_message`).
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 
-from ._validation import short_repr
+from ._engine import all_strings, object_id_runs
+from ._validation import check_1d, short_repr
 
 __all__ = [
     "DEFAULT_QID_COLUMN",
     "EstimatorMissingQueryIdsError",
     "MissingQueryIdsError",
+    "check_qid",
     "check_qid_column",
+    "check_qid_length",
+    "check_qid_runs",
     "column_qid",
     "frame_columns",
+    "is_dataframe",
     "missing_qid_message",
+    "n_rows",
+    "qid_of",
     "required_qid",
     "resolve_qid",
     "split_qid_column",
@@ -212,8 +227,11 @@ def _where_x_stands(X, qid_column):
     return f"X has no column {qid_column!r} (its columns: {shown})."
 
 
-def missing_qid_message(owner, X=None, qid_column=DEFAULT_QID_COLUMN):
+def missing_qid_message(owner, X=None, qid_column=DEFAULT_QID_COLUMN, *, how=None):
     """The one message for a missing ``qid``: the three ways to pass the query ids.
+
+    ``how`` replaces the three ways where the ids have one place only (LightGBM's
+    ``eval_set=(X_val, y_val, qid_val)``).
 
     Examples
     --------
@@ -221,6 +239,8 @@ def missing_qid_message(owner, X=None, qid_column=DEFAULT_QID_COLUMN):
     >>> print(missing_qid_message("QueryKFold.split", np.zeros((2, 1))))  # doctest: +ELLIPSIS
     QueryKFold.split needs the query id of every row (qid) and found none. ...
     """
+    if how is not None:
+        return f"{owner} needs qid, one query id per row, and found none; {how}."
     from sklearn import get_config
 
     routing = "on" if get_config()["enable_metadata_routing"] else "off"
@@ -236,4 +256,174 @@ def missing_qid_message(owner, X=None, qid_column=DEFAULT_QID_COLUMN):
         "reaches only the splitter (QueryKFold, GroupKFold), never a ranker or a scorer. "
         f"Metadata routing is {routing} now. The package's cross_validate_ranking and "
         "Ranking*SearchCV take qid=qid directly."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# X's rows, and the query ids of every form for them
+# --------------------------------------------------------------------------------------------
+
+
+def n_rows(X):
+    """The number of rows of ``X`` (an array, a DataFrame or a sequence)."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
+def is_dataframe(X):
+    """Whether ``X`` is a pandas DataFrame (or quacks like one: ``iloc`` and ``columns``)."""
+    return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def check_qid_length(qid, n_rows):
+    """Raise ``ValueError`` unless ``qid`` (1-D) holds one query id per row of ``X``."""
+    if qid.shape[0] != n_rows:
+        raise ValueError(
+            f"qid has {qid.shape[0]} entries but X has {n_rows} rows; pass one query id per "
+            "row of X."
+        )
+    return qid
+
+
+def qid_of(X, qid=None, groups=None, qid_column=DEFAULT_QID_COLUMN, *, owner):
+    """The query ids of ``X``'s rows from any form, as a 1-D array with one id per row.
+
+    ``qid`` (an argument, or routed metadata) wins over ``groups`` (scikit-learn's name with
+    metadata routing off), which wins over ``X``'s column ``qid_column``; with none,
+    :class:`MissingQueryIdsError` (:func:`missing_qid_message`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"bm25": [3.0, 1.0, 2.0], "qid": [7, 7, 8]})
+    >>> qid_of(X, owner="QueryKFold.split").tolist()
+    [7, 7, 8]
+    >>> qid_of(X, groups=["a", "a", "b"], owner="QueryKFold.split").tolist()
+    ['a', 'a', 'b']
+    """
+    ids = qid if qid is not None else groups
+    ids = check_1d(required_qid(X, ids, qid_column, owner=owner), "qid")
+    return check_qid_length(ids, n_rows(X))
+
+
+# --------------------------------------------------------------------------------------------
+# the array form: one kind of id, none missing
+# --------------------------------------------------------------------------------------------
+
+
+def _qid_kind(value):
+    """The kind of a query id for the one-kind rule: ints and floats are both numbers."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, numbers.Real) and not isinstance(value, (np.datetime64, np.timedelta64)):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    return type(value).__name__
+
+
+def check_qid(qid, name="qid"):
+    """Query ids as a 1-D numpy array of one kind, without missing values.
+
+    Query ids may be of any hashable type (int, float, str, bytes, tuples, dates...), but all
+    of one kind: ``[1, "a", 1]`` is refused rather than turned into strings (which would make
+    ``1`` and ``"1"`` one query), and ``b"q0"`` is never merged with ``"q0"``. Ints and floats
+    count as one kind (numbers), as pandas groups them. Missing ids (``None``, ``NaN``,
+    ``pd.NA``, ``NaT``) are refused: every row needs a query.
+
+    Parameters
+    ----------
+    qid : array-like
+        A list, tuple, numpy array, pandas Series, Index or Categorical.
+    name : str, default="qid"
+        Parameter name for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ids; a list of one scalar kind becomes the array numpy makes of it (``int64``,
+        ``float64``, ``<U``...), object arrays stay object arrays.
+
+    Raises
+    ------
+    TypeError
+        Ids of more than one kind, or unhashable ids.
+    ValueError
+        A missing id (naming its row), a 2-D input or an empty one.
+
+    Examples
+    --------
+    >>> check_qid(["q1", "q1", "q2"])
+    array(['q1', 'q1', 'q2'], dtype='<U2')
+    >>> try:
+    ...     check_qid([1, "a", 1])
+    ... except TypeError as err:
+    ...     print(str(err)[:48])
+    qid mixes value types (number, str): row 0 holds
+    """
+    return check_qid_runs(qid, name)[0]
+
+
+def check_qid_runs(qid, name="qid", n_threads=1):
+    """:func:`check_qid`, and the runs that it found in object ids: of the very same object
+    (addresses compared in threads), or else of equal ids when every id is a ``str``
+    (the engine's ``object_id_runs``); None when there are none or too many. The grouping
+    then need not find them again."""
+    if isinstance(qid, (list, tuple)):
+        arr = np.fromiter(qid, dtype=object, count=len(qid))
+        if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
+            check_1d(qid, name)  # raises the 1-D error (or converts nested lists)
+        converted = True
+    else:
+        arr = check_1d(qid, name)
+        converted = False
+    if arr.shape[0] == 0:
+        check_1d(arr, name)  # raises "is empty"
+    if arr.dtype.kind in "fmM":
+        missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
+        if missing.any():
+            _raise_missing_qid(arr, missing, name)
+        return arr, None
+    if arr.dtype != object:
+        return arr, None
+    # One row per run of the very same object has every id object there is: check those.
+    # Strings built one object per row: runs of equal strings, when every id is a str.
+    ids = np.ascontiguousarray(arr)
+    runs = object_id_runs(ids, arr.shape[0] // 4, n_threads)
+    if runs is None and not converted and all_strings(ids):
+        return arr, None  # rows in random order, every id a str: none missing, one kind
+    sample = arr if runs is None else arr[runs]
+    if pd.isna(sample).any():
+        _raise_missing_qid(arr, pd.isna(arr), name)
+    inferred = pd.api.types.infer_dtype(sample, skipna=False)
+    if inferred.startswith("mixed") and inferred != "mixed-integer-float":
+        kinds = [_qid_kind(v) for v in sample]
+        if len(set(kinds)) > 1:
+            second = next(i for i, k in enumerate(kinds) if k != kinds[0])
+            second = second if runs is None else int(runs[second])
+            raise TypeError(
+                f"{name} mixes value types ({', '.join(sorted(set(kinds)))}): row 0 holds "
+                f"{short_repr(arr[0])}, row {second} holds {short_repr(arr[second])}; query ids "
+                "must all be of one kind. Convert them on purpose first, e.g. "
+                f"{name} = [str(q) for q in {name}]."
+            )
+        try:
+            hash(arr[0])
+        except TypeError:
+            raise TypeError(
+                f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
+                f"{short_repr(arr[0])} at row 0; use ints or strings."
+            ) from None
+        return arr, runs
+    if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
+        return np.asarray(arr.tolist()), None
+    if converted and inferred == "boolean":
+        return arr.astype(bool), None
+    return arr, runs
+
+
+def _raise_missing_qid(arr, missing, name):
+    first = int(np.flatnonzero(missing)[0])
+    raise ValueError(
+        f"{name} has missing values ({int(missing.sum())}, first at row {first}: "
+        f"{short_repr(arr[first])}); every row needs a query id. Drop those rows or give them ids."
     )

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._engine import coded_qid
+from .._qid import check_qid_runs
 from .._validation import (
     check_1d,
     check_consistent_length,
     check_labels,
     check_n_jobs,
-    check_qid_runs,
     check_scores,
 )
 from ._evaluation import RankingEvaluation

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 from .._engine import factorize_qid
+from .._qid import check_qid
 from .._table import difficulty_values
-from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
+from .._validation import check_choice, check_columns, check_labels, check_scores
 from ._evaluation import RankingEvaluation
 from ._judgments._measures import evaluate_with_judgments, split_judgment_metrics
 from ._kernels._relstring import relevance_strings

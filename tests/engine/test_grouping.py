@@ -30,7 +30,7 @@ def test_object_ids_are_checked_once_per_run_of_one_object():
     """Object ids in runs of the very same object are checked on one row per run; the
     errors still name the first offending row."""
     from sklearn_ltr_metrics._engine._ranking import identity_runs
-    from sklearn_ltr_metrics._validation import check_qid
+    from sklearn_ltr_metrics._qid import check_qid
 
     ids = np.array(["a", "b", "c"], dtype=object)[np.repeat([0, 1, 2, 0], 25)]
     np.testing.assert_array_equal(identity_runs(ids, 10), [0, 25, 50, 75])

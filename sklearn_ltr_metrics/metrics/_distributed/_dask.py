@@ -24,7 +24,8 @@ import inspect
 
 import numpy as np
 
-from ..._validation import check_qid, short_repr
+from ..._qid import check_qid
+from ..._validation import short_repr
 from .._evaluate import evaluate
 from .._evaluation import RankingEvaluation
 from .._options import OPTION_KEYS, check_doc_id, check_options
