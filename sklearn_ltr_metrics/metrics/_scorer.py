@@ -106,12 +106,12 @@ def predict_scores(estimator, X, y=None, response_method=None):
     the methods tried in order. ``predict_proba`` gives the positive class's probability for
     two classes and the expected grade ``sum_c p_c * c`` for more; the default order skips a
     multi-class ``decision_function`` (one column per class). An estimator whose (final
-    Pipeline step's) class sets ``_ltr_needs_labels = True`` (``OracleRanker``) gets
+    Pipeline step's) class sets ``predict_needs_y = True`` (``OracleRanker``) gets
     ``predict(X, y=y)``; inside a Pipeline the earlier steps transform ``X`` first.
     """
     methods = check_response_method(response_method)
     final = _final_step(estimator)
-    if getattr(final, "_ltr_needs_labels", False) and "predict" in methods:
+    if getattr(final, "predict_needs_y", False) and "predict" in methods:
         if y is None:
             raise ValueError(
                 f"{type(final).__name__} ranks by the true labels, so scoring it needs y; "
@@ -491,7 +491,7 @@ def make_ranking_scorer(
     -----
     - A query with no relevant row is left out of the mean (``empty_query="skip"``, the
       default); if every query of a fold is, the value is NaN with a ``RuntimeWarning``.
-    - An estimator whose final step sets ``_ltr_needs_labels = True`` (``OracleRanker``) is
+    - An estimator whose final step sets ``predict_needs_y = True`` (``OracleRanker``) is
       called as ``predict(X, y=y)`` with the fold's labels.
     - With routing off, the recommended form is a DataFrame ``X`` with a ``qid`` column
       (``qid_column``): the scorer reads it from each fold's rows of ``X``, as

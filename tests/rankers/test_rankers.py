@@ -382,7 +382,7 @@ def test_oracle_ranker():
     out = oracle.predict(X, y=list(y))
     np.testing.assert_array_equal(out, y.astype(float))
     assert out.dtype == np.float64
-    assert OracleRanker._ltr_needs_labels is True
+    assert OracleRanker.predict_needs_y is True
     with pytest.raises(ValueError, match=r"true labels.*predict\(X, y=y_true\)"):
         oracle.predict(X)
     with pytest.raises(ValueError, match="one entry per row"):
