@@ -27,6 +27,7 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_scores",
+    "refuse_duplicates",
 ]
 
 #: Largest integer magnitude that float64 holds exactly (every integer up to it is exact).
@@ -421,3 +422,12 @@ def float_values(values, name, *, allow_empty=True):
             "finite numbers or NaN (NaN marks a query where the metric is undefined)."
         )
     return arr
+
+
+def refuse_duplicates(frame, columns, message):
+    """Raise ``ValueError`` when two rows of ``frame`` share ``columns``: ``message`` formatted
+    with the first repeated row's values (each ``{column}`` shown as its repr)."""
+    repeated = frame.duplicated(columns)
+    if repeated.any():
+        first = frame[repeated].iloc[0]
+        raise ValueError(message.format(**{c: repr(first[c]) for c in columns}))

@@ -93,6 +93,10 @@ def check_table(table, name, columns, hint):
 #: The docstring lines every plot shares, written once: a line ``{name}`` in a plot's docstring
 #: stands for ``_DOC_PARTS[name]``, indented as that line (:func:`plot_doc`).
 _DOC_PARTS = {
+    "curves": (
+        "curves : DataFrame\n    The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` "
+        "(a report's ``curves``)."
+    ),
     "ax": "ax : matplotlib Axes, optional\n    Where to draw; default a new figure.",
     "axes": (
         "ax : matplotlib Axes or sequence of Axes, optional\n"
@@ -104,7 +108,8 @@ _DOC_PARTS = {
 
 
 def plot_doc(func):
-    """Fill the shared lines (``{ax}``, ``{axes}``, ``{title}``, ``{returns}``) of a plot's
+    """Fill the shared lines (``{ax}``, ``{axes}``, ``{curves}``,
+    ``{title}``, ``{returns}``) of a plot's
     docstring, so that every plot documents its common parameters in the same words."""
 
     def fill(match):

@@ -153,8 +153,7 @@ def plot_recall_at_k(
 
     Parameters
     ----------
-    curves : DataFrame
-        The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` (a report's ``curves``).
+    {curves}
     metric : str, optional
         Default ``"capped_recall"`` (the methodology's Recall@K, 1.0 for a perfect ranking at
         every K) when the table has it, else ``"recall"`` (hits / n_pos).
@@ -187,8 +186,7 @@ def plot_precision_at_k(
 
     Parameters
     ----------
-    curves : DataFrame
-        The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` (a report's ``curves``).
+    {curves}
     {axes}
     {title}
 

@@ -418,3 +418,14 @@ def test_judgment_group_measures_equal_a_plain_port_of_trec_eval(data):
         columns |= {"R_1.0": "Rprec_mult_avgjg_1.00", "R_2.0": "Rprec_mult_avgjg_2.00"}
         for name, column in columns.items():
             assert got.loc[qid, column] == pytest.approx(want[name], abs=1e-12), (qid, column)
+
+
+def test_a_document_judged_twice_in_one_group_is_refused():
+    twice = _prefs([("q", "u", "s1", "a", 2), ("q", "u", "s1", "a", 1)])
+    with pytest.raises(
+        ValueError, match=r"document 'a' twice in query 'q', group 'u', sub-group 's1'"
+    ):
+        evaluate_run(_run(["a"]), twice, metrics="all_prefs")
+    groups = pd.DataFrame({"qid": "q", "jg": ["1", "1"], "doc_id": ["a", "a"], "label": [1, 0]})
+    with pytest.raises(ValueError, match=r"document 'a' twice in query 'q', judgment group '1'"):
+        evaluate_run(_run(["a"]), groups, metrics=["map_avgjg"])

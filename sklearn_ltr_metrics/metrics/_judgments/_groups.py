@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..._validation import refuse_duplicates
 from .._names._foreign import foreign_specs
 
 __all__ = ["JG_FAMILIES", "QRELS_JG", "evaluate_judgment_groups", "jg_columns"]
@@ -67,14 +68,12 @@ def evaluate_judgment_groups(run, qrels, columns, evaluate_run, **options):
         qrels = qrels.assign(jg="0")
     qrels = qrels.astype({"qid": str, "jg": str, "doc_id": str})
     run = run.astype({"qid": str, "doc_id": str})
-    dup = qrels.duplicated(["qid", "jg", "doc_id"])
-    if dup.any():
-        first = qrels[dup].iloc[0]
-        raise ValueError(
-            f"qrels judges document {first['doc_id']!r} twice in query {first['qid']!r}, "
-            f"judgment group {first['jg']!r}; each may be judged once per group (trec_eval "
-            "refuses it). Drop duplicates first."
-        )
+    refuse_duplicates(
+        qrels,
+        ["qid", "jg", "doc_id"],
+        "qrels judges document {doc_id} twice in query {qid}, judgment group {jg}; each may be "
+        "judged once per group (trec_eval refuses it). Drop duplicates first.",
+    )
     run, qrels, qid_of = _group_queries(run, qrels)
     inner = list(dict.fromkeys(name for _, name in columns))
     evaluation = evaluate_run(run, qrels, metrics=inner, **options)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..._validation import refuse_duplicates
 from ._prefs_pairs import docid_ranks, expand, preference_pairs
 
 __all__ = ["ALL_PREFS", "PREFS_COUNTS", "evaluate_prefs"]
@@ -277,14 +278,12 @@ def as_prefs(qrels):
         ["qid", "jg", "jsg", "doc_id", "label"]
     ]
     prefs = prefs.astype({"qid": str, "jg": str, "jsg": str, "doc_id": str})
-    dup = prefs.duplicated(["qid", "jg", "jsg", "doc_id"])
-    if dup.any():
-        first = prefs[dup].iloc[0]
-        raise ValueError(
-            f"qrels judges document {first['doc_id']!r} twice in query {first['qid']!r}, "
-            f"group {first['jg']!r}, sub-group {first['jsg']!r}; each may appear once per "
-            "sub-group. Drop duplicates first."
-        )
+    refuse_duplicates(
+        prefs,
+        ["qid", "jg", "jsg", "doc_id"],
+        "qrels judges document {doc_id} twice in query {qid}, group {jg}, sub-group {jsg}; each "
+        "may appear once per sub-group. Drop duplicates first.",
+    )
     label = prefs["label"].to_numpy(dtype=np.float64)
     if not np.isfinite(label).all():
         raise ValueError("qrels['label'] holds a value that is not a finite number.")
