@@ -102,14 +102,18 @@ _DOC_PARTS = {
         "ax : matplotlib Axes or sequence of Axes, optional\n"
         "    Where to draw, one Axes per system; default a new figure."
     ),
+    "one_ax": (
+        "ax : matplotlib.axes.Axes, optional\n"
+        "    Draw into this Axes (one system only); default a new figure."
+    ),
     "title": "title : str, optional\n    Figure title; default says what is drawn.",
     "returns": "Returns\n-------\nmatplotlib.figure.Figure\n    The figure drawn.",
 }
 
 
 def plot_doc(func):
-    """Fill the shared lines (``{ax}``, ``{axes}``, ``{curves}``,
-    ``{title}``, ``{returns}``) of a plot's
+    """Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``,
+    ``{curves}``, ``{title}``, ``{returns}``) of a plot's
     docstring, so that every plot documents its common parameters in the same words."""
 
     def fill(match):
