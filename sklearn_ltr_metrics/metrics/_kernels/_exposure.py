@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._beyond_rank import rank_rows, tied_blocks
+from ._rank_order import rank_rows, tied_blocks
 
 __all__ = ["exposure_columns", "row_exposure", "target_exposure"]
 

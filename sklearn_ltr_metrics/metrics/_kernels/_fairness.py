@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.spatial.distance import jensenshannon
 
-from ._beyond_rank import rank_rows
+from ._rank_order import rank_rows
 
 __all__ = ["attention", "awrf_values", "fairness_columns"]
 
