@@ -66,3 +66,10 @@ def test_pipeline_stages():
     assert "LambdaMART  0.8585  0.0000  1.0000    kept" in out  # recall@100 kept by the rerank
     assert "broken: " in out  # the mis-declared stage is flagged
     assert "documents pooled" in out
+
+
+def test_diversity_and_fairness():
+    out = run_example("diversity_and_fairness.py")
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["ndcg_cut_10"] == ["1.0000", "1.0000"]  # relevance alone: no difference
+    assert rows["alpha_nDCG@10"][1] == "1.0000" and float(rows["alpha_nDCG@10"][0]) < 0.9

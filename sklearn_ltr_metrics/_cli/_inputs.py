@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..metrics import convention_options, get_metric
 from ..metrics._judgments._measures import split_judgment_metrics
+from ..metrics._names._beyond import parse_beyond
 from ..metrics._options import check_options
 from ..metrics._registry import DEFAULT_METRICS, parse_metrics
 from ..report._write import GENERATOR, check_report_target
@@ -96,12 +97,13 @@ def metric_specs(args):
         else:
             specs.extend(f"{name}@{k}" for k in cutoffs)
     specs = list(dict.fromkeys(specs))
-    split = split_judgment_metrics(specs)
+    split = split_judgment_metrics([s for s in specs if parse_beyond(s) is None])
     try:
         # trec_eval's strings (relstring, runid, num_q) have a place in --format trec only.
         strings = getattr(args, "format", None) == "trec"
-        if split is None or split[2]:
-            parse_metrics(specs if split is None else split[2], strings=strings)
+        plain = [s for s in specs if parse_beyond(s) is None]  # diversity, exposure: apart
+        if (split is None and plain) or (split is not None and split[2]):
+            parse_metrics(plain if split is None else split[2], strings=strings)
     except (TypeError, ValueError) as exc:
         raise UsageError(metric_error(specs, exc)) from None
     return specs
@@ -196,10 +198,12 @@ def read_qrels(path, args):
     from ..io import read_trec_qrels
 
     with _flag_terms():
+        fmt = qrels_format(args)
         return read_trec_qrels(
             existing(path, "qrels file"),
             duplicates=getattr(args, "duplicates", "error"),
-            format=qrels_format(args),
+            format="qrels" if fmt == "subtopics" else fmt,
+            subtopics=fmt == "subtopics",
         )
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..metrics._judgments._measures import JUDGMENT_SETS, split_judgment_metrics
 from ..metrics._judgments._prefs import PREFS_COUNTS
+from ..metrics._names._beyond import parse_beyond
 from ..metrics._names._foreign import ALL_TREC
 from ..metrics._registry import parse_metrics
 
@@ -110,7 +111,12 @@ def _print_order(metrics):
 def _trec_order(metrics):
     """The registry's specs of ``metrics`` in trec_eval's order: its measures by their place in
     ``-m all_trec``, a family's measures by parameter, then the other names as given."""
-    specs = parse_metrics(list(metrics), strings=True)
+    beyond = [parse_beyond(m) for m in metrics if parse_beyond(m) is not None]
+    specs = parse_metrics([m for m in metrics if parse_beyond(m) is None] or [], strings=True)
+    specs += [  # the diversity / exposure / fairness measures: after trec_eval's, as given
+        SimpleNamespace(column=b.column, metric=SimpleNamespace(total="mean"), order=())
+        for b in beyond
+    ]
     last = len(ALL_TREC)
 
     def key(item):

@@ -63,6 +63,7 @@ from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
 from ._ordering import rank_order
 from ._pairs import discordant_pairs
+from ._rank import rank_support
 from ._run_rows import (
     arrow_pieces,
     code_pieces,
@@ -106,6 +107,7 @@ __all__ = [
     "query_layout",
     "query_rows",
     "rank_order",
+    "rank_support",
     "repeat_ids",
     "segment_cumsum",
     "segment_order",

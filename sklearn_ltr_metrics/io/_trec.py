@@ -210,7 +210,7 @@ def read_trec_run(
 
 
 def read_trec_qrels(
-    path: PathOrFile, *, duplicates: str = "error", format: str = "qrels"
+    path: PathOrFile, *, duplicates: str = "error", format: str = "qrels", subtopics: bool = False
 ) -> pd.DataFrame:
     """Read TREC relevance judgments (``qid iter doc_id label`` per line).
 
@@ -233,6 +233,11 @@ def read_trec_qrels(
         sub-group ``"0"`` per group (columns ``qid, jg, jsg, doc_id, label``). ``"prefs"``:
         ``qid jg jsg doc_id label`` preference judgments (same columns). See
         :ref:`judgment-formats` for the measures they feed.
+    subtopics : bool, default=False
+        Read TREC diversity qrels, ``qid subtopic doc_id label`` (the second column a
+        subtopic, as ndeval reads it): columns ``qid, subtopic, doc_id, label``, a document
+        judged once per subtopic; for the diversity measures (``alpha_nDCG@20``, ...,
+        :doc:`/diversity`). Only with ``format="qrels"``.
 
     Returns
     -------
@@ -258,6 +263,11 @@ def read_trec_qrels(
     2  302     LA-3     -1
     >>> qrels["label"].dtype
     dtype('int64')
+    >>> read_trec_qrels(io.StringIO("51 1 d1 1\\n51 2 d1 0\\n51 2 d2 1\\n"), subtopics=True)
+      qid subtopic doc_id  label
+    0  51        1     d1      1
+    1  51        2     d1      0
+    2  51        2     d2      1
     >>> read_trec_qrels(io.StringIO("7 userA sub1 d1 3\\n7 userA sub1 d2 0\\n"), format="prefs")
       qid     jg   jsg doc_id  label
     0   7  userA  sub1     d1      3
@@ -266,6 +276,17 @@ def read_trec_qrels(
     from ._trec_judgments import JUDGMENT_FORMATS, read_judgments  # it builds on this module
 
     check_choice(format, "format", ("qrels", *JUDGMENT_FORMATS))
+    if not isinstance(subtopics, bool):
+        raise TypeError(f"subtopics must be True or False, got {subtopics!r}.")
+    if subtopics:
+        if format != "qrels":
+            raise ValueError(
+                f"subtopics=True reads diversity qrels ('qid subtopic doc_id label'); it does "
+                f"not combine with format={format!r}. Pass one of them."
+            )
+        check_choice(duplicates, "duplicates", _DUPLICATES)
+        frame = read_judgments(path, "qrels_jg", duplicates)
+        return frame.rename(columns={"jg": "subtopic"})
     if format != "qrels":
         check_choice(duplicates, "duplicates", _DUPLICATES)
         return read_judgments(path, format, duplicates)

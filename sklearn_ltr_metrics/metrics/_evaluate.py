@@ -14,6 +14,8 @@ from .._validation import (
     check_scores,
 )
 from ._evaluation import RankingEvaluation
+from ._judgments._beyond import evaluate_with_beyond
+from ._names._beyond import split_beyond
 from ._names._foreign import merge_columns, option_groups
 from ._options import CONVENTIONS, check_doc_id, check_options
 from ._per_query import evaluate_arrays
@@ -50,13 +52,17 @@ def evaluate(
     query_stats: pd.DataFrame | None = None,
     doc_id: ArrayLike | None = None,
     n_jobs: int | None = None,
+    group: ArrayLike | None = None,
+    sample: ArrayLike | None = None,
 ) -> RankingEvaluation:
     """Evaluate a ranking per query from flat, row-aligned arrays.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        Graded relevance labels (>= 0).
+    y_true : array-like of shape (n_rows,) or (n_rows, n_subtopics)
+        Graded relevance labels (>= 0). The diversity measures (``alpha_ndcg@20``...,
+        :doc:`/diversity`) take one column per subtopic: the label of every row for every
+        subtopic (0 where not relevant); the other metrics then see each row's largest.
     y_score : array-like of shape (n_rows,)
         Scores of the ranker; higher ranks first. Must be finite.
     qid : array-like of shape (n_rows,)
@@ -117,6 +123,13 @@ def evaluate(
     n_jobs : int, optional
         Threads for sorting large inputs (``None``: 1, ``-1``: every core). The result is the
         same, bit for bit, for any number.
+    group : array-like of shape (n_rows,), optional
+        The group of every row (None or NaN: none), for ``awrf`` and ``ndcg_awrf``
+        (:doc:`/diversity`).
+    sample : array-like of shape (n_rows,), optional
+        Which sampled ranking of its query each row belongs to, for the expected-exposure
+        measures (``ee_loss``...): each sample ranks the query's documents (matched by
+        ``doc_id``) and the exposures average over the samples.
 
     Returns
     -------
@@ -162,6 +175,16 @@ def evaluate(
     >>> ev.n_skipped["recall@5"]
     1
     """
+    beyond = split_beyond(metrics, k)  # diversity, expected exposure, fairness
+    if beyond is not None or group is not None or sample is not None:
+        return evaluate_with_beyond(
+            y_true, y_score, qid, beyond, evaluate, k=k,
+            conventions=conventions, ties=ties, gain=gain, min_relevance=min_relevance,
+            empty_query=empty_query, ap_denominator=ap_denominator,
+            precision_denominator=precision_denominator, log_base=log_base,
+            max_docs=max_docs, beta=beta, err_max_grade=err_max_grade,
+            query_stats=query_stats, doc_id=doc_id, n_jobs=n_jobs, group=group, sample=sample,
+        )  # fmt: skip
     options = check_options(
         conventions,
         ties=ties,

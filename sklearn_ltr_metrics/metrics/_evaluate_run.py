@@ -17,9 +17,11 @@ from .._qid import check_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_scores
 from ._evaluation import RankingEvaluation
+from ._judgments._beyond import evaluate_run_with_beyond, plain_qrels
 from ._judgments._measures import evaluate_with_judgments, split_judgment_metrics
 from ._kernels._relstring import relevance_strings
 from ._kernels._trec import empty_ranking_values
+from ._names._beyond import split_beyond
 from ._names._foreign import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._per_query import evaluate_arrays
@@ -108,7 +110,17 @@ def evaluate_run(
     check_choice(missing_queries, "missing_queries", ("skip", "zero"))
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
     run_id = _run_id(run)
+    whole_run = run
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
+    beyond = split_beyond(metrics, k)  # diversity, expected exposure, fairness
+    if beyond is not None:
+        evaluation = evaluate_run_with_beyond(
+            whole_run, qrels, beyond, evaluate_run, k=k, missing_queries=missing_queries,
+            unjudged=unjudged, conventions=conventions, **options,
+        )  # fmt: skip
+        evaluation.run_id = run_id
+        return evaluation
+    qrels = plain_qrels(qrels)
     split = split_judgment_metrics(metrics, qrels)  # trec_eval's prefs / judgment-group measures
     if split is not None:
         evaluation = evaluate_with_judgments(

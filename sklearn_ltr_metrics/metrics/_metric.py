@@ -30,7 +30,7 @@ class Metric:
     name : str
         The canonical name.
     kernel : callable
-        ``kernel(c) -> values``, ``c`` a ``KernelContext`` (:mod:`._kernels`).
+        ``kernel(c) -> values``, ``c`` a ``KernelContext`` (:mod:`._kernels._core`).
     description : str
         One line for docs, errors and ``--help``.
     graded : bool, default=False

@@ -1,6 +1,6 @@
 """The metric registry: one keyword-only entry per metric, and the names accessors.
 
-Adding a metric means writing its kernel (:mod:`._kernels`) and one :class:`Metric` entry
+Adding a metric means writing its kernel (:mod:`._kernels._core`) and one :class:`Metric` entry
 here; the engine, the command line and the docs read everything else from the entry.
 """
 
@@ -32,6 +32,7 @@ from ._kernels._ranking import (
     _spearman,
 )
 from ._metric import Metric, _k_is_n_pos, _whole_list
+from ._names._beyond import beyond_names, describe_beyond
 from ._names._foreign import expand_all_trec, foreign_names, foreign_specs
 from ._names._trec import TREC_ALIASES, TREC_METRICS
 
@@ -218,7 +219,7 @@ def metric_names(*, foreign=False):
     True
     """
     own = sorted([*METRICS, *ALIASES])
-    others = [*foreign_names(), *judgment_measure_names()]  # trec_eval's prefs / jg measures too
+    others = [*foreign_names(), *judgment_measure_names(), *beyond_names()]
     return [*own, *(n for n in sorted(set(others)) if n not in own)] if foreign else own
 
 
@@ -285,7 +286,8 @@ def describe_metric(name):
     'recip_rank: mrr (1 / rank of the first relevant row within k, else 0)'
     """
     key = str(name).strip()
-    judgment = describe_judgment_measure(key)  # trec_eval's prefs / judgment-group measures
+    # trec_eval's prefs / judgment-group measures; diversity, exposure and fairness measures
+    judgment = describe_judgment_measure(key) or describe_beyond(key)
     if judgment is not None:
         return judgment
     if not _is_own(key.partition("@")[0]):

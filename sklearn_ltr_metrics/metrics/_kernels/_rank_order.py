@@ -1,0 +1,140 @@
+"""The order of a run's rows for the measures beyond relevance, and the judgments of the
+diversity measures as flat pairs (:mod:`._diversity`'s input).
+
+Rows are ranked by the engine's compiled sort (query, then descending score, input order
+inside ties); only the rows of tied blocks are then reordered by doc_id (``ties="doc_id"``:
+ascending, pyndeval's order; ``"trec_eval"``: descending), so a run without ties costs one
+sort.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..._engine import group_rows, rank_order, rank_support
+
+__all__ = [
+    "DIVERSITY_TIES",
+    "average_ranks",
+    "doc_keys",
+    "rank_active",
+    "rank_rows",
+    "tied_blocks",
+]
+
+#: The tie policies the order-based measures take.
+DIVERSITY_TIES = ("doc_id", "trec_eval", "stable")
+
+
+def doc_keys(doc_id):
+    """Integer keys ordered like the ids' strings (ndeval compares doc ids with strcmp).
+
+    Non-negative integer ids are ordered as their decimal strings without writing them: by
+    the digits aligned to the left, then by length ("12" < "123" < "13").
+    """
+    ids = np.asarray(doc_id)
+    if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
+        values = ids.astype(np.int64)
+        powers = 10 ** np.arange(1, 18, dtype=np.int64)
+        length = np.searchsorted(powers, values, side="right") + 1  # decimal digits
+        width = int(length.max())
+        aligned = values * np.power(10, width - length)  # < 10**17: no overflow below
+        return np.unique(aligned * 20 + length, return_inverse=True)[1].ravel()
+    strings = ids.astype(str)
+    return np.unique(strings, return_inverse=True)[1].ravel()
+
+
+def tied_blocks(codes, scores):
+    """Per ranked row, the first row of its tied block (same query, same score)."""
+    n = codes.size
+    new = np.ones(n, dtype=bool)
+    new[1:] = (codes[1:] != codes[:-1]) | (scores[1:] != scores[:-1])
+    return np.maximum.accumulate(np.where(new, np.arange(n), 0))
+
+
+def _check_ties(ties, doc_id):
+    if ties not in DIVERSITY_TIES:
+        raise ValueError(
+            f"ties={ties!r} has no exact form for these measures (their gains depend on the "
+            "order inside a tied block); pass ties='doc_id' (score descending, then doc_id "
+            "ascending: pyndeval's order, the default), 'trec_eval' (doc_id descending) or "
+            "'stable' (input order)."
+        )
+    if ties != "stable" and doc_id is None:
+        raise ValueError(
+            f"ties={ties!r} breaks tied scores by doc_id; pass doc_id=..., or ties='stable' "
+            "(input order)."
+        )
+
+
+def rank_active(codes, y_score, active, doc_id, ties, n_threads=1):
+    """The 1-based rank of every active row (0 for the others), without sorting a query:
+    the engine's compiled :func:`rank_support` counts the rows above each active row; only
+    the tied blocks holding an active row are then ordered by doc_id."""
+    _check_ties(ties, doc_id)
+    grouping = group_rows(codes, n_threads=n_threads)
+    support = rank_support(grouping, y_score, active, tie_order=True, n_threads=n_threads)
+    rank = np.zeros(codes.size, dtype=np.int64)
+    within = support.before.astype(np.int64)
+    tied = support.tied > 0
+    if ties != "stable" and tied.any():
+        scores = np.asarray(y_score)
+        rows = support.row[tied]
+        blocks = pd.MultiIndex.from_arrays([codes[rows], scores[rows]]).unique()
+        members = np.flatnonzero(pd.MultiIndex.from_arrays([codes, scores]).isin(blocks))
+        block, _ = pd.MultiIndex.from_arrays([codes[members], scores[members]]).factorize()
+        key = doc_keys(np.asarray(doc_id)[members])
+        order = np.lexsort((-key if ties == "trec_eval" else key, block))
+        sorted_block = block[order]
+        position = np.arange(order.size)
+        first = np.maximum.accumulate(
+            np.where(np.r_[True, sorted_block[1:] != sorted_block[:-1]], position, 0)
+        )
+        place = np.empty(members.size, dtype=np.int64)
+        place[order] = position - first
+        at = np.full(codes.size, -1, dtype=np.int64)
+        at[members] = place
+        within[tied] = at[rows]
+    rank[support.row] = support.greater.astype(np.int64) + within + 1
+    return rank
+
+
+def average_ranks(codes, y_score, active, n_threads=1):
+    """``(rank, block)``: the first rank of each active row's tied block and the block's
+    size (0 for the other rows; ``active=None``: every row), for ``ties="average"``."""
+    grouping = group_rows(codes, n_threads=n_threads)
+    rows = np.ones(codes.size, dtype=bool) if active is None else active
+    support = rank_support(grouping, y_score, rows, n_threads=n_threads)
+    rank = np.zeros(codes.size, dtype=np.int64)
+    block = np.zeros(codes.size, dtype=np.int64)
+    rank[support.row] = support.greater.astype(np.int64) + 1
+    block[support.row] = support.tied.astype(np.int64) + 1
+    return rank, block
+
+
+def rank_rows(codes, y_score, doc_id, ties, n_threads=1):
+    """``(order, rank)``: rows in ranked order and each row's 1-based rank in its query.
+
+    ``codes`` are dense query codes (0..n_queries-1); ``ties`` one of ``DIVERSITY_TIES``.
+    """
+    _check_ties(ties, doc_id)
+    grouping = group_rows(codes, n_threads=n_threads)
+    order = rank_order(grouping, y_score, stable=True, n_threads=n_threads)
+    sorted_codes = codes[order]
+    scores = np.asarray(y_score)[order]
+    first = tied_blocks(sorted_codes, scores)
+    if ties != "stable":
+        in_block = np.zeros(order.size, dtype=bool)
+        in_block[1:] = first[1:] != np.arange(1, order.size)
+        in_block[first[in_block]] = True
+        rows = np.flatnonzero(in_block)
+        if rows.size:
+            key = doc_keys(np.asarray(doc_id)[order[rows]])
+            key = -key if ties == "trec_eval" else key
+            order[rows] = order[rows][np.lexsort((key, first[rows]))]
+    starts = np.zeros(grouping.n_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=grouping.n_groups), out=starts[1:])
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size) - starts[sorted_codes] + 1
+    return order, rank
