@@ -36,6 +36,8 @@ from .metrics import describe_metric as describe_metric
 from .metrics import evaluate as evaluate
 from .metrics import evaluate_dask as evaluate_dask
 from .metrics import evaluate_run as evaluate_run
+from .metrics import evaluate_run_spark as evaluate_run_spark
+from .metrics import evaluate_spark as evaluate_spark
 from .metrics import make_ranking_scorer as make_ranking_scorer
 from .metrics import metric_names as metric_names
 from .metrics import precision_recall_curves as precision_recall_curves
@@ -155,6 +157,8 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "evaluate_run_spark",
+    "evaluate_spark",
     "expected_failed_checks",
     "fuse",
     "fusion_method_names",

@@ -3,6 +3,8 @@
 
 from ._agreement import rank_agreement as rank_agreement
 from ._dask import evaluate_dask as evaluate_dask
+from ._distributed._spark import evaluate_run_spark as evaluate_run_spark
+from ._distributed._spark import evaluate_spark as evaluate_spark
 from ._evaluate import evaluate as evaluate
 from ._evaluate_run import evaluate_run as evaluate_run
 from ._evaluation import RankingEvaluation as RankingEvaluation
@@ -33,6 +35,8 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "evaluate_run_spark",
+    "evaluate_spark",
     "make_ranking_scorer",
     "metric_names",
     "precision_recall_curves",
