@@ -74,6 +74,7 @@ from .report import make_report as make_report
 from .report import make_report_diff as make_report_diff
 from .runs import FusionOptimization as FusionOptimization
 from .runs import fuse as fuse
+from .runs import fuse_spark as fuse_spark
 from .runs import fusion_method_names as fusion_method_names
 from .runs import fusion_params as fusion_params
 from .runs import make_pool as make_pool
@@ -161,6 +162,7 @@ __all__ = [
     "evaluate_spark",
     "expected_failed_checks",
     "fuse",
+    "fuse_spark",
     "fusion_method_names",
     "fusion_params",
     "learning_curve_ranking",

@@ -21,6 +21,7 @@ __all__ = [
     "BUCKET",
     "ROW_KEY",
     "SPARK_HINT",
+    "absent_query",
     "bucket_count",
     "check_spark_columns",
     "check_spark_frame",
@@ -117,3 +118,19 @@ def raise_or_values(rows):
         if value is not None:
             values.append(value)
     return values
+
+
+def absent_query(*columns):
+    """A query id found in none of ``columns`` (pandas Series of one kind), of their kind: a
+    stand-in query for a task that the in-memory function would otherwise refuse (a run with
+    no row in the task's bucket), dropped from the task's result."""
+    import pandas as pd
+
+    ids = pd.concat(columns, ignore_index=True)
+    if ids.dtype.kind in "iuf":
+        return (ids.max() + 1) if len(ids) else 0
+    taken = set(ids.astype(str))
+    candidate = "__sklearn_ltr_absent__"
+    while candidate in taken:
+        candidate += "_"
+    return candidate

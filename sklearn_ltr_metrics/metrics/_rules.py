@@ -78,7 +78,11 @@ def query_facts(labels, scores, *, n_pos=None, n_unjudged=0):
 
 def _gain(value):
     if isinstance(value, str):
-        return {"exponential": "2**label - 1", "linear": "the label"}[value]
+        return {
+            "exponential": "2**label - 1",
+            "linear": "the label",
+            "binary": "1 for every relevant label",
+        }[value]
     return f"the mapping {dict(value)}"
 
 

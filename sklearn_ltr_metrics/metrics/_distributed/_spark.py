@@ -23,6 +23,7 @@ from ..._spark import (
     BUCKET,
     PAYLOAD_SCHEMA,
     ROW_KEY,
+    absent_query,
     check_spark_columns,
     check_spark_frame,
     import_spark,
@@ -75,7 +76,10 @@ def _check_options(options, metrics, doc_id, *, entry="evaluate_spark"):
     ):
         if key in options:
             check_choice(options[key], key, allowed)
-    parse_metrics(metrics, options.get("k"), options=resolved)
+    # evaluate_run also gives trec_eval's strings (relstring) and judgment measures (prefs),
+    # which it checks itself in each task
+    if entry == "evaluate_spark":
+        parse_metrics(metrics, options.get("k"), options=resolved)
 
 
 def _evaluate_bucket(part, qid, label, score, doc_id, metrics, options):
@@ -242,19 +246,6 @@ _RUN_OPTIONS = tuple(
 ) + tuple(name for name in _OPTIONS if name in ("query_stats", "n_jobs") or name in OPTION_KEYS)
 
 
-def _sentinel_query(run, qrels):
-    """A query id found in neither frame, of their ids' kind (for a bucket without a
-    query that the run retrieved: evaluate_run needs one to score the others)."""
-    ids = pd.concat([run["qid"], qrels["qid"]], ignore_index=True)
-    if ids.dtype.kind in "iuf":
-        return (ids.max() + 1) if len(ids) else 0
-    taken = set(ids.astype(str))
-    candidate = "__sklearn_ltr_absent__"
-    while candidate in taken:
-        candidate += "_"
-    return candidate
-
-
 def _evaluate_run_bucket(run, qrels, run_columns, metrics, options):
     """:func:`evaluate_run` of one bucket: the run's and the judgments' rows of its queries;
     ``(evaluation, position of the run's last row)`` or None when nothing is evaluated."""
@@ -265,7 +256,7 @@ def _evaluate_run_bucket(run, qrels, run_columns, metrics, options):
         return None
     sentinel = None
     if not shared:  # missing_queries="zero": judged queries the run never retrieved score 0
-        sentinel = _sentinel_query(run, qrels)
+        sentinel = absent_query(run["qid"], qrels["qid"])
         doc = qrels["doc_id"].iloc[0]  # any id: the sentinel query is judged on it alone
         run = pd.DataFrame({c: run[c].iloc[:0] for c in run_columns})
         row = {"qid": sentinel, "doc_id": doc, "score": 0.0, "tag": ""}
