@@ -18,7 +18,7 @@ import pandas as pd
 from .._validation import short_repr
 from ._options import CONVENTION_KEYS, CONVENTIONS, check_options, convention_options
 from ._reconcile_result import Reconciliation
-from ._rules import query_facts, rule_text
+from ._rules import query_facts, rule_text, tool_notes
 
 __all__ = ["Reconciliation", "reconcile", "reconcile_run"]
 
@@ -515,7 +515,7 @@ def reconcile(
     metric = _check_metric(metric)
     n_queries = _check_n_queries(n_queries)
     named = check_tools(tools, run=False)
-    notes = []
+    notes = tool_notes(tools)
     if doc_id is None and any(s["ties"] in DOC_ID_TIES for s in named.values()):
         n_rows = len(y_true)
         doc_id = np.char.zfill(np.arange(n_rows).astype(str), len(str(n_rows)))
@@ -571,4 +571,5 @@ def reconcile_run(run, qrels, metric="ndcg@10", tools=None, *, n_queries=3):
     n_queries = _check_n_queries(n_queries)
     named = check_tools(tools, run=True)
     settings = _Settings(run_evaluator(run, qrels, metric))
-    return _reconcile(settings, named, metric, _run_facts(run, qrels), n_queries, [])
+    facts = _run_facts(run, qrels)
+    return _reconcile(settings, named, metric, facts, n_queries, tool_notes(tools))
