@@ -175,7 +175,7 @@ TOOL_RULES = {
         "while the relevant ids count once, so recall and AP can exceed 1; "
         "trec_eval stops on a run with duplicate docs and evaluate_run refuses one.",
         "spark: the prediction arrays' order is the caller's; the 'spark' preset ranks tied "
-        "scores by doc id ascending (ties='doc_id'), trec_eval by doc id descending.",
+        "scores by doc id ascending as text (ties='doc_id'), trec_eval by doc id descending.",
     ),
 }
 

@@ -37,9 +37,12 @@ def _rows(n_queries=60, seed=0):
 
 
 def _spark_arrays(rows):
-    """Spark's input: per query, the doc ids by score descending (ties by doc id ascending),
-    and the ids of its relevant documents (an empty array when it has none)."""
-    ranked = rows.sort_values(["qid", "score", "doc_id"], ascending=[True, False, True])
+    """Spark's input: per query, the doc ids by score descending (ties by doc id ascending as
+    text, as ``ties="doc_id"`` compares them), and the ids of its relevant documents (an empty
+    array when it has none)."""
+    ranked = rows.assign(text=rows["doc_id"].astype(str)).sort_values(
+        ["qid", "score", "text"], ascending=[True, False, True]
+    )
     prediction = ranked.groupby("qid")["doc_id"].agg(lambda ids: [float(i) for i in ids])
     relevant = (
         rows[rows["label"] > 0].groupby("qid")["doc_id"].agg(lambda ids: [float(i) for i in ids])
@@ -104,4 +107,4 @@ def test_evaluate_spark_with_the_spark_preset(spark, rankings):
     )
     # ties="doc_id" does not read row order: the shuffled rows give the same table
     pd.testing.assert_frame_equal(got.per_query, expected.per_query, atol=1e-12, rtol=0)
-    assert got.per_query.notna().all().all()  # queries without relevant rows score 0
+    assert got.per_query[list(got.metrics)].notna().all().all()  # no relevant row: 0
