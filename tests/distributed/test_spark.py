@@ -139,7 +139,10 @@ def test_evaluate_spark_errors_name_the_fix(spark):
 def _run_and_qrels(n_queries=15, seed=2):
     rows = _scored_rows("str", n_queries=n_queries, seed=seed)
     run = rows[["qid", "doc", "score"]].rename(columns={"doc": "doc_id"})
-    run = run[run.index % 7 != 0].assign(tag="bm25")  # some judged documents not retrieved
+    run = run[run.index % 7 != 0]  # some judged documents not retrieved
+    unjudged = pd.DataFrame({"qid": ["q77"] * 2, "doc_id": ["u", "v"], "score": [1.0, 0.5]})
+    run = pd.concat([run, unjudged], ignore_index=True)  # a query without judgments
+    run["tag"] = [f"t{i}" for i in range(len(run))]  # run_id: the tag of the last row
     qrels = rows[["qid", "doc", "label"]].rename(columns={"doc": "doc_id"})
     qrels = qrels[qrels.index % 5 != 0]  # some retrieved documents unjudged
     extra = pd.DataFrame({"qid": ["q98", "q99"], "doc_id": ["x", "y"], "label": [1.0, 0.0]})
@@ -161,7 +164,7 @@ def test_evaluate_run_spark_equals_evaluate_run(spark, options):
     expected = evaluate_run(held_run, held_qrels, metrics=metrics, **options)
     _assert_same(got, expected)
     assert_frame_equal(got.strings, expected.strings)
-    assert got.run_id == expected.run_id == "bm25"
+    assert got.run_id == expected.run_id == held_run["tag"].iloc[-1]
     assert ("q99" in got.per_query.index) == (options.get("missing_queries") == "zero")
 
 

@@ -247,22 +247,26 @@ _RUN_OPTIONS = tuple(
 
 
 def _evaluate_run_bucket(run, qrels, run_columns, metrics, options):
-    """:func:`evaluate_run` of one bucket: the run's and the judgments' rows of its queries;
-    ``(evaluation, position of the run's last row)`` or None when nothing is evaluated."""
+    """:func:`evaluate_run` of one bucket: the run's and the judgments' rows of its queries.
+
+    Returns ``(evaluation or None, (position, tag) of the bucket's last run row)``: None when
+    the bucket has nothing to evaluate; the run's last row anywhere gives ``run_id``.
+    """
     run = run.sort_values(ROW_KEY, kind="stable")
     qrels = qrels.sort_values(ROW_KEY, kind="stable")
+    last = (-1, None)
+    if len(run):
+        last = (int(run[ROW_KEY].iloc[-1]), run["tag"].iloc[-1] if "tag" in run else None)
     shared = run["qid"].isin(pd.Index(qrels["qid"].unique())).any()
     if qrels.empty or (not shared and options.get("missing_queries", "skip") == "skip"):
-        return None
+        return None, last
     sentinel = None
     if not shared:  # missing_queries="zero": judged queries the run never retrieved score 0
         sentinel = absent_query(run["qid"], qrels["qid"])
         doc = qrels["doc_id"].iloc[0]  # any id: the sentinel query is judged on it alone
-        run = pd.DataFrame({c: run[c].iloc[:0] for c in run_columns})
         row = {"qid": sentinel, "doc_id": doc, "score": 0.0, "tag": ""}
-        run = pd.concat([run, pd.DataFrame({c: [row[c]] for c in run_columns})])
+        run = pd.DataFrame({c: [row[c]] for c in run_columns})
         qrels = pd.concat([qrels, pd.DataFrame({"qid": [sentinel], "doc_id": [doc], "label": [0]})])
-    last = int(run[ROW_KEY].max()) if ROW_KEY in run and len(run) else -1
     evaluation = evaluate_run(
         run[run_columns], qrels.drop(columns=[ROW_KEY, BUCKET], errors="ignore"),
         metrics=metrics, **options,
@@ -361,8 +365,10 @@ def evaluate_run_spark(run, qrels, *, metrics=None, **options):
         .collect()
     )
     results = raise_or_values(rows)
-    if not results:
+    evaluations = [evaluation for evaluation, _ in results if evaluation is not None]
+    if not evaluations:
         raise ValueError("run and qrels share no query; check that their qid values match.")
-    evaluation = _combine([result for result, _ in results], "evaluate_run_spark")
-    evaluation.run_id = max(results, key=lambda pair: pair[1])[0].run_id
+    evaluation = _combine(evaluations, "evaluate_run_spark")
+    tag = max((last for _, last in results), key=lambda last: last[0])[1]
+    evaluation.run_id = None if tag is None else str(tag)
     return evaluation
