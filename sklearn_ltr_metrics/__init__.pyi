@@ -38,6 +38,7 @@ from .metrics import evaluate_dask as evaluate_dask
 from .metrics import evaluate_run as evaluate_run
 from .metrics import evaluate_run_spark as evaluate_run_spark
 from .metrics import evaluate_spark as evaluate_spark
+from .metrics import get_metric as get_metric
 from .metrics import make_ranking_scorer as make_ranking_scorer
 from .metrics import metric_names as metric_names
 from .metrics import precision_recall_curves as precision_recall_curves
@@ -165,6 +166,7 @@ __all__ = [
     "fuse_spark",
     "fusion_method_names",
     "fusion_params",
+    "get_metric",
     "learning_curve_ranking",
     "make_pool",
     "make_ranking_data",
