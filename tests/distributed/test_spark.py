@@ -126,7 +126,7 @@ def test_evaluate_spark_errors_name_the_fix(spark):
         evaluate_spark(sdf, tie="stable")
     with pytest.raises(ValueError, match=r"ndgc"):
         evaluate_spark(sdf, metrics="ndgc@10")
-    with pytest.raises(ValueError, match=r"conventions='trec_eval' and 'spark'.*doc_id="):
+    with pytest.raises(ValueError, match=r"ties='doc_id'.*breaks ties by doc_id; pass doc_id='"):
         evaluate_spark(sdf, conventions="spark")
     with pytest.raises(TypeError, match=r"collect must be True or False"):
         evaluate_spark(sdf, collect="yes")

@@ -35,7 +35,7 @@ from ..._validation import check_choice, short_repr
 from .._evaluate import evaluate
 from .._evaluate_run import evaluate_run
 from .._evaluation import RankingEvaluation
-from .._options import OPTION_KEYS, check_options
+from .._options import OPTION_KEYS, check_doc_id, check_options
 from .._registry import parse_metrics
 
 __all__ = ["evaluate_run_spark", "evaluate_spark"]
@@ -65,11 +65,9 @@ def _check_options(options, metrics, doc_id, *, entry="evaluate_spark"):
         )
     preset = options.get("conventions", None if entry == "evaluate_spark" else "trec_eval")
     resolved = check_options(preset, **{key: options[key] for key in OPTION_KEYS if key in options})
-    if entry == "evaluate_spark" and resolved["ties"] in ("trec_eval", "doc_id") and not doc_id:
-        raise ValueError(
-            f"ties={resolved['ties']!r} (also set by conventions='trec_eval' and 'spark') "
-            "breaks ties by doc_id; pass doc_id='<column name>', or choose another ties= policy."
-        )
+    if entry == "evaluate_spark":
+        fix = "pass doc_id='<column name>', or choose another ties= policy"
+        check_doc_id(resolved["ties"], doc_id, fix=fix)
     for key, allowed in (
         ("missing_queries", ("skip", "zero")),
         ("unjudged", ("nonrelevant", "remove")),
