@@ -9,6 +9,9 @@ two cores; ``.ci/run`` runs the tests marked ``slow`` right after it. Naming tes
 
 import importlib.util
 import os
+import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +27,60 @@ SLOW_DESELECTED = pytest.StashKey[int]()
 OPTIONAL_MODULES = {
     "sklearn_ltr_metrics/metrics/_distributed/_dask.py": (("dask", "distributed"), "dask"),
     "sklearn_ltr_metrics/plotting/": (("matplotlib",), "plot"),
+    "sklearn_ltr_metrics/metrics/_distributed/_spark.py": (("pyspark",), "spark"),
+    "sklearn_ltr_metrics/runs/_spark.py": (("pyspark",), "spark"),
 }
+#: Modules whose doctests use the shared Spark session as ``spark``.
+SPARK_DOCTESTS = ("_distributed/_spark.py", "runs/_spark.py")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The one local[2] Spark session of the run (a session takes 5-60 s to start).
+
+    Workers run this Python (PYSPARK_PYTHON; without it they fail on a missing pandas), with
+    few shuffle partitions (small frames) and no UI or progress bars.
+    """
+    if importlib.util.find_spec("pyspark") is None:
+        pytest.skip(
+            "pyspark is missing: the 'spark' extra has it (pip install "
+            "sklearn-ltr-metrics[spark]); Spark also needs Java 17"
+        )
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("Java is missing: Spark (the 'spark' extra) needs Java 17 on PATH or JAVA_HOME")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no hostname warning, no network
+    # The workers import the package the tests import (a checkout, not another install).
+    import sklearn_ltr_metrics
+
+    here = str(Path(sklearn_ltr_metrics.__file__).resolve().parents[1])
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [here, *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("sklearn_ltr_metrics tests")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(autouse=True)
+def _spark_in_doctests(request):
+    """``spark`` in the namespace of the Spark adapters' doctests (the shared session)."""
+    path = request.node.nodeid.split("::")[0]
+    if isinstance(request.node, pytest.DoctestItem) and path.endswith(SPARK_DOCTESTS):
+        request.getfixturevalue("doctest_namespace")["spark"] = request.getfixturevalue("spark")
 
 
 def _plain_run(config):

@@ -36,6 +36,8 @@ from .metrics import describe_metric as describe_metric
 from .metrics import evaluate as evaluate
 from .metrics import evaluate_dask as evaluate_dask
 from .metrics import evaluate_run as evaluate_run
+from .metrics import evaluate_run_spark as evaluate_run_spark
+from .metrics import evaluate_spark as evaluate_spark
 from .metrics import get_metric as get_metric
 from .metrics import make_ranking_scorer as make_ranking_scorer
 from .metrics import metric_names as metric_names
@@ -73,6 +75,7 @@ from .report import make_report as make_report
 from .report import make_report_diff as make_report_diff
 from .runs import FusionOptimization as FusionOptimization
 from .runs import fuse as fuse
+from .runs import fuse_spark as fuse_spark
 from .runs import fusion_method_names as fusion_method_names
 from .runs import fusion_params as fusion_params
 from .runs import make_pool as make_pool
@@ -156,8 +159,11 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "evaluate_run_spark",
+    "evaluate_spark",
     "expected_failed_checks",
     "fuse",
+    "fuse_spark",
     "fusion_method_names",
     "fusion_params",
     "get_metric",

@@ -25,7 +25,7 @@ def test_readme_starts_with_the_two_commands():
         ("bash", 'pip install -e ".[test,plot,dask]" && python -m pytest\n'),
     ]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert 'pip install -e ".[test,plot,dask,doc]"' in ci and "python -m pytest\n" in ci
+    assert 'pip install -e ".[test,plot,dask,doc,spark]"' in ci and "python -m pytest\n" in ci
 
 
 @pytest.mark.slow  # the README end to end: searches, cross-validation, a report

@@ -24,6 +24,7 @@ PACKAGE = "sklearn_ltr_metrics"
 
 #: Modules shared by every family (no family of their own).
 LEAVES = {"_validation", "_qid", "_table", "_engine", "_lazy", "_random", "_typing"}
+LEAVES |= {"_spark"}  # the Spark adapters' glue (metrics' and runs')
 
 #: The layers, bottom first: a module imports only from its own layer or the layers below it
 #: (``_engine`` imports nothing of the package; ``_validation`` uses the engine's scans).
@@ -31,7 +32,7 @@ LAYERS = (
     {"_lazy", "_random", "_typing", "_version"},
     {"_engine"},
     {"_validation"},
-    {"_table", "_qid"},
+    {"_table", "_qid", "_spark"},
     {"metrics", "stats", "plotting", "io", "datasets"},
     {"rankers"},
     {"model_selection"},

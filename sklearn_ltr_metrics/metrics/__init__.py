@@ -1,4 +1,4 @@
-"""Group-aware ranking metrics: the engine, its registry, TREC evaluation, scorers and Dask.
+"""Group-aware ranking metrics: the engine, its registry, TREC evaluation, scorers, Dask and Spark.
 
 Every metric is computed per query from flat, row-aligned arrays ``(y_true, y_score, qid)``
 and returned in one per-query table (:class:`RankingEvaluation`).
@@ -11,6 +11,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._agreement": ("rank_agreement",),
         "._distributed._dask": ("evaluate_dask",),
+        "._distributed._spark": ("evaluate_run_spark", "evaluate_spark"),
         "._evaluate": ("evaluate",),
         "._evaluate_run": ("evaluate_run",),
         "._evaluation": ("RankingEvaluation",),

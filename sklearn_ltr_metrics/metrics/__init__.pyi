@@ -3,6 +3,8 @@
 
 from ._agreement import rank_agreement as rank_agreement
 from ._distributed._dask import evaluate_dask as evaluate_dask
+from ._distributed._spark import evaluate_run_spark as evaluate_run_spark
+from ._distributed._spark import evaluate_spark as evaluate_spark
 from ._evaluate import evaluate as evaluate
 from ._evaluate_run import evaluate_run as evaluate_run
 from ._evaluation import RankingEvaluation as RankingEvaluation
@@ -34,6 +36,8 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "evaluate_run_spark",
+    "evaluate_spark",
     "get_metric",
     "make_ranking_scorer",
     "metric_names",

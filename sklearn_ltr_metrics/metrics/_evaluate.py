@@ -79,7 +79,7 @@ def evaluate(
         ``default_k``: 32 for ``"xgboost"``). A cut-off is at most 2**53. Metrics with their
         own cut-off (``r_precision``, ``lrap``) ignore it.
     conventions : {None, "trec_eval", "lightgbm", "sklearn", "ranx", "ir_measures", \
-"xgboost", "torchmetrics"}, default=None
+"xgboost", "torchmetrics", "spark"}, default=None
         A preset of the options below (``CONVENTIONS``; ``docs/migration.rst`` goes tool by
         tool). Explicit options override it.
     ties : {"average", "stable", "pessimistic", "optimistic", "trec_eval", "doc_id", \
@@ -88,8 +88,9 @@ def evaluate(
         first, doc_id descending (trec_eval) or ascending (``"doc_id"``; both need
         ``doc_id``), or every row of a tied block at the block's last rank
         (``"label_ranking"``, scikit-learn's label ranking rule).
-    gain : {"exponential", "linear"} or mapping, optional
-        DCG gain: ``2**label - 1`` (default), ``label``, or a mapping label -> gain.
+    gain : {"exponential", "linear", "binary"} or mapping, optional
+        DCG gain: ``2**label - 1`` (default), ``label``, 1 for every relevant row
+        (``"binary"``: ``y_true > 0``, or ``>= min_relevance``), or a mapping label -> gain.
     min_relevance : float, optional
         Rows with ``y_true >= min_relevance`` are relevant for binary metrics (default: > 0).
     empty_query : {"skip", "zero", "one", "error"}, optional

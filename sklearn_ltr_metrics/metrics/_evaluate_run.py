@@ -290,7 +290,12 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     threshold = options["min_relevance"]
     rel = rows["label"] >= threshold if threshold is not None else rows["label"] > 0
     n_pos = rel.groupby(rows["qid"]).sum().reindex(queries).fillna(0).to_numpy(np.int64)
-    gain = make_gain(options["gain"])(rows["label"].to_numpy(dtype=np.float64)) > 0
+    gain = (
+        make_gain(options["gain"], options["min_relevance"])(
+            rows["label"].to_numpy(dtype=np.float64)
+        )
+        > 0
+    )
     has_gain = pd.Series(gain, index=rows.index).groupby(rows["qid"]).any()
     has_gain = has_gain.reindex(queries).fillna(False).to_numpy(dtype=bool)
     columns = {

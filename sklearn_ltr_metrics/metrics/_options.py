@@ -38,9 +38,10 @@ _CONVENTION_SPEC = {
         "scikit-learn's label ranking rule)",
     ),
     "gain": (
-        ("exponential", "linear"),
+        ("exponential", "linear", "binary"),
         "exponential",
-        "DCG gain: 2**label - 1 (exponential), label (linear), or a mapping label -> gain",
+        "DCG gain: 2**label - 1 (exponential), label (linear), 1 for every relevant row "
+        "(binary: label > 0, or >= min_relevance; Spark's ndcgAtK), or a mapping label -> gain",
     ),
     "empty_query": (
         ("skip", "zero", "one", "error"),
@@ -112,6 +113,9 @@ CONVENTIONS = {
         default_k=32,
     ),
     "torchmetrics": _preset(gain="linear", empty_query="zero", ap_denominator="retrieved"),
+    # pyspark.ml.evaluation.RankingEvaluator / mllib's RankingMetrics: the prediction arrays'
+    # order is the caller's (ties by doc id ascending here), relevant ids only (gain 1).
+    "spark": _preset(ties="doc_id", gain="binary", empty_query="zero", ap_denominator="min_k"),
 }
 
 
@@ -266,9 +270,10 @@ class Gain:
         row, not only the rows with a positive label, may carry a DCG term.
     """
 
-    def __init__(self, kind, keys=None, values=None):
+    def __init__(self, kind, keys=None, values=None, threshold=None):
         self.kind = kind
         self.keys, self.values = keys, values
+        self.threshold = threshold  # binary: relevant from this label (None: label > 0)
         self.scores_nonpositive = bool(kind == "mapping" and np.any(values[keys <= 0] != 0))
 
     def __call__(self, labels):
@@ -278,6 +283,9 @@ class Gain:
             return np.where(labels > 0, np.exp2(np.maximum(labels, 0.0)) - 1.0, 0.0)
         if self.kind == "linear":
             return np.maximum(labels, 0.0)
+        if self.kind == "binary":
+            relevant = labels > 0 if self.threshold is None else labels >= self.threshold
+            return relevant.astype(np.float64)
         keys = self.keys
         idx = np.clip(np.searchsorted(keys, labels), 0, keys.size - 1)
         known = keys[idx] == labels
@@ -299,10 +307,11 @@ class Gain:
             )
 
 
-def make_gain(gain):
-    """A :class:`Gain` from ``"exponential"``, ``"linear"`` or a mapping label -> gain."""
-    if isinstance(gain, str) and gain in ("exponential", "linear"):
-        return Gain(gain)
+def make_gain(gain, min_relevance=None):
+    """A :class:`Gain` from ``"exponential"``, ``"linear"``, ``"binary"`` (1 where the label
+    is relevant: ``> 0``, or ``>= min_relevance``) or a mapping label -> gain."""
+    if isinstance(gain, str) and gain in ("exponential", "linear", "binary"):
+        return Gain(gain, threshold=min_relevance if gain == "binary" else None)
     if isinstance(gain, Mapping):
         if not gain:
             raise ValueError(
@@ -331,5 +340,6 @@ def make_gain(gain):
         return Gain("mapping", keys, np.array([p[1] for p in pairs]))
     raise ValueError(
         f"gain={short_repr(gain)} is not valid; use 'exponential' (2**label - 1), "
-        "'linear' (label), or a mapping label -> gain such as {0: 0, 1: 1, 2: 3}."
+        "'linear' (label), 'binary' (1 for a relevant label), or a mapping label -> gain "
+        "such as {0: 0, 1: 1, 2: 3}."
     )

@@ -33,7 +33,7 @@ def evaluate_arrays(y_true, y_score, qid, specs, options, *, n_jobs=None, **inpu
         qid,
         specs,
         options,
-        gains=make_gain(options["gain"]),
+        gains=make_gain(options["gain"], options["min_relevance"]),
         row_terms=ROW_TERMS,
         n_threads=check_n_jobs(n_jobs),
         **inputs,

@@ -15,5 +15,6 @@ __getattr__, __dir__, __all__ = attach(
         "._optimize": ("FusionOptimization", "optimize_fusion"),
         "._pools": ("make_pool", "pool_report"),
         "._rerank": ("rerank",),
+        "._spark": ("fuse_spark",),
     },
 )

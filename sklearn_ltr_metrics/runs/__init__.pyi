@@ -10,10 +10,12 @@ from ._optimize import optimize_fusion as optimize_fusion
 from ._pools import make_pool as make_pool
 from ._pools import pool_report as pool_report
 from ._rerank import rerank as rerank
+from ._spark import fuse_spark as fuse_spark
 
 __all__ = [
     "FusionOptimization",
     "fuse",
+    "fuse_spark",
     "fusion_method_names",
     "fusion_params",
     "make_pool",

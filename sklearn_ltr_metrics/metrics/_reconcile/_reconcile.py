@@ -16,7 +16,7 @@ from ..._validation import short_repr
 from .._options import DOC_ID_TIES
 from ._evaluators import _flat_facts, _run_facts, flat_evaluator, run_evaluator
 from ._result import Reconciliation
-from ._rules import rule_text
+from ._rules import rule_text, tool_notes
 from ._shapley import _attribute, _mean, _Settings, _shapley
 from ._tools import check_tools
 
@@ -182,7 +182,7 @@ def reconcile(
     metric = _check_metric(metric)
     n_queries = _check_n_queries(n_queries)
     named = check_tools(tools, run=False)
-    notes = []
+    notes = tool_notes(tools)
     if doc_id is None and any(s["ties"] in DOC_ID_TIES for s in named.values()):
         n_rows = len(y_true)
         doc_id = np.char.zfill(np.arange(n_rows).astype(str), len(str(n_rows)))
@@ -238,4 +238,5 @@ def reconcile_run(run, qrels, metric="ndcg@10", tools=None, *, n_queries=3):
     n_queries = _check_n_queries(n_queries)
     named = check_tools(tools, run=True)
     settings = _Settings(run_evaluator(run, qrels, metric))
-    return _reconcile(settings, named, metric, _run_facts(run, qrels), n_queries, [])
+    facts = _run_facts(run, qrels)
+    return _reconcile(settings, named, metric, facts, n_queries, tool_notes(tools))

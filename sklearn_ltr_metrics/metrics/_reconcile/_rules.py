@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["query_facts", "rule_text"]
+__all__ = ["query_facts", "rule_text", "tool_notes"]
 
 _TIES = {
     "average": "averages over the orderings of the tied rows",
@@ -78,7 +78,11 @@ def query_facts(labels, scores, *, n_pos=None, n_unjudged=0):
 
 def _gain(value):
     if isinstance(value, str):
-        return {"exponential": "2**label - 1", "linear": "the label"}[value]
+        return {
+            "exponential": "2**label - 1",
+            "linear": "the label",
+            "binary": "1 for every relevant label",
+        }[value]
     return f"the mapping {dict(value)}"
 
 
@@ -157,3 +161,37 @@ def rule_text(option, name_a, name_b, tools, facts):
     a = _CLAUSES[option](tools[name_a][option], facts)
     b = _CLAUSES[option](tools[name_b][option], facts)
     return f"{_SUBJECTS[option](facts)}: {name_a} {a}, {name_b} {b}"
+
+
+#: Rules of a tool that no convention option expresses, said by ``reconcile`` against
+#: trec_eval's whenever a tool uses the tool's preset.
+TOOL_RULES = {
+    "spark": (
+        "spark: pyspark 4.x's RankingEvaluator reads arrays of relevant ids, so graded labels "
+        "are dropped and every relevant document gains 1 (gain='binary'; Scala's "
+        "RankingMetrics can take relevance values, then gains 2**rel - 1); trec_eval gains "
+        "the label.",
+        "spark: a document id repeated in a prediction array is a hit each time it appears, "
+        "while the relevant ids count once, so recall and AP can exceed 1; "
+        "trec_eval stops on a run with duplicate docs and evaluate_run refuses one.",
+        "spark: the prediction arrays' order is the caller's; the 'spark' preset ranks tied "
+        "scores by doc id ascending as text (ties='doc_id'), trec_eval by doc id descending.",
+    ),
+}
+
+
+def tool_notes(tools):
+    """The :data:`TOOL_RULES` of the presets ``tools`` name (as :func:`reconcile` takes
+    them; ``None``: every preset)."""
+    if tools is None:
+        return [note for notes in TOOL_RULES.values() for note in notes]
+    if isinstance(tools, str):
+        tools = tools.split(",")
+    specs = tools.values() if isinstance(tools, dict) else tools
+    presets = set()
+    for spec in specs:
+        if isinstance(spec, str) and spec.split():
+            presets.add(spec.split()[0])
+        elif isinstance(spec, dict):
+            presets.add(spec.get("conventions"))
+    return [note for name in TOOL_RULES if name in presets for note in TOOL_RULES[name]]
