@@ -45,6 +45,7 @@ from .metrics import reconcile as reconcile
 from .metrics import reconcile_run as reconcile_run
 from .metrics import which_convention as which_convention
 from .model_selection import QueryKFold as QueryKFold
+from .model_selection import QueryLeakageWarning as QueryLeakageWarning
 from .model_selection import RankingGridSearchCV as RankingGridSearchCV
 from .model_selection import RankingHalvingGridSearchCV as RankingHalvingGridSearchCV
 from .model_selection import RankingRandomizedSearchCV as RankingRandomizedSearchCV
@@ -124,6 +125,7 @@ __all__ = [
     "QueryAwareRanker",
     "QueryColumn",
     "QueryKFold",
+    "QueryLeakageWarning",
     "RandomRanker",
     "RankingEvaluation",
     "RankingGridSearchCV",

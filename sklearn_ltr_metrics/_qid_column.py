@@ -105,17 +105,47 @@ def frame_columns(X):
     return list(X.column_names if kind == "pyarrow" else X.columns)
 
 
+def _column_name(columns, qid_column):
+    """The name of the query-id column among ``columns``, or ``None``.
+
+    ``qid_column`` itself, else the one column named ``<step>__<qid_column>``: scikit-learn's
+    ``ColumnTransformer`` prefixes the names of the columns it passes through
+    (``remainder__qid``) unless ``verbose_feature_names_out=False``.
+    """
+    if qid_column in columns:
+        return qid_column
+    suffix = f"__{qid_column}"
+    prefixed = [c for c in columns if isinstance(c, str) and c.endswith(suffix)]
+    if len(prefixed) > 1:
+        raise ValueError(
+            f"X has no column {qid_column!r} but several ending in {suffix!r} ({prefixed}), "
+            "so the query ids are ambiguous: pass the column through once, or give the "
+            "ColumnTransformer verbose_feature_names_out=False to keep the name "
+            f"{qid_column!r}."
+        )
+    return prefixed[0] if prefixed else None
+
+
 def column_qid(X, qid_column=DEFAULT_QID_COLUMN):
     """The values of ``X``'s query-id column (no copy of ``X``), or ``None`` without one.
+
+    The column is ``qid_column``, or the one column ``<step>__<qid_column>`` when ``X`` has
+    no ``qid_column`` (``remainder__qid``, as a ``ColumnTransformer`` with
+    ``remainder="passthrough"`` and default names gives it).
 
     Examples
     --------
     >>> import pandas as pd
     >>> column_qid(pd.DataFrame({"bm25": [3.0, 1.0], "qid": ["a", "b"]})).tolist()
     ['a', 'b']
+    >>> column_qid(pd.DataFrame({"scale__bm25": [0.5, -0.5], "remainder__qid": [4, 4]})).tolist()
+    [4, 4]
     """
     kind = _frame_kind(X)
-    if qid_column is None or kind is None or qid_column not in frame_columns(X):
+    if qid_column is None or kind is None:
+        return None
+    qid_column = _column_name(frame_columns(X), qid_column)
+    if qid_column is None:
         return None
     if kind == "pandas":
         return X[qid_column].to_numpy()
@@ -143,6 +173,7 @@ def split_qid_column(X, qid_column=DEFAULT_QID_COLUMN):
     qid = column_qid(X, qid_column)
     if qid is None:
         return X, None
+    qid_column = _column_name(frame_columns(X), qid_column)
     kind = _frame_kind(X)
     if kind == "pandas":
         return X.drop(columns=[qid_column]), qid
@@ -204,7 +235,8 @@ def _where_x_stands(X, qid_column):
             f"X is a {type(X).__name__}, which has no named columns. In a Pipeline, an "
             f"earlier step may have turned the DataFrame into an array without the "
             f"{qid_column!r} column: wrap that step in QueryColumn(...), or use "
-            "ColumnTransformer(..., remainder='passthrough').set_output(transform='pandas'). "
+            "ColumnTransformer(..., remainder='passthrough', verbose_feature_names_out=False)"
+            ".set_output(transform='pandas'). "
             "RFECV and SequentialFeatureSelector turn X into an array: run them with "
             "metadata routing on and fit(X, y, qid=qid)."
         )

@@ -340,7 +340,11 @@ class RankingScorer:
         qid = required_qid(X, qid, self.qid_column, owner=repr(self))
         if y_true is None:
             raise TypeError(f"{self!r} needs y, the relevance labels of the rows.")
-        return self.evaluate_scores(y_true, self.predict_scores(estimator, X, y_true), qid=qid)
+        evaluation = self.evaluate_scores(y_true, self.predict_scores(estimator, X, y_true), qid=qid)
+        from ..model_selection._leakage import warn_if_queries_leak
+
+        warn_if_queries_leak(estimator, qid)  # a splitter that split queries (KFold, cv=5)
+        return evaluation
 
     def __call__(self, estimator, X, y_true, qid=None):
         """Score ``estimator`` on ``X``: the macro mean over queries of each metric.

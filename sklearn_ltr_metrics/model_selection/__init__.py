@@ -8,6 +8,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._cross_validate": ("cross_validate_ranking",),
         "._halving": ("RankingHalvingGridSearchCV",),
+        "._leakage": ("QueryLeakageWarning",),
         "._learning_curve": ("learning_curve_ranking",),
         "._search": ("RankingGridSearchCV", "RankingRandomizedSearchCV"),
         "._split": ("QueryKFold", "StratifiedQueryKFold"),

@@ -3,6 +3,7 @@
 
 from ._cross_validate import cross_validate_ranking as cross_validate_ranking
 from ._halving import RankingHalvingGridSearchCV as RankingHalvingGridSearchCV
+from ._leakage import QueryLeakageWarning as QueryLeakageWarning
 from ._learning_curve import learning_curve_ranking as learning_curve_ranking
 from ._search import RankingGridSearchCV as RankingGridSearchCV
 from ._search import RankingRandomizedSearchCV as RankingRandomizedSearchCV
@@ -11,6 +12,7 @@ from ._split import StratifiedQueryKFold as StratifiedQueryKFold
 
 __all__ = [
     "QueryKFold",
+    "QueryLeakageWarning",
     "RankingGridSearchCV",
     "RankingHalvingGridSearchCV",
     "RankingRandomizedSearchCV",

@@ -35,6 +35,7 @@ from .._qid_column import (
     split_qid_column,
 )
 from .._random import random_seed
+from ..model_selection._leakage import remember_training_queries, warn_if_queries_leak
 from .._validation import (
     check_1d,
     check_consistent_length,
@@ -132,6 +133,8 @@ class _RankerMixin:
         features, qid = resolve_qid(X, qid, column, owner=owner)
         if qid is None and required:
             raise EstimatorMissingQueryIdsError(missing_qid_message(owner, X, column))
+        if method == "fit":  # the training queries, for the leakage warning of scoring
+            remember_training_queries(self, qid)
         return features, qid
 
     def _validate_predict(self, X):
@@ -180,6 +183,7 @@ class _RankerMixin:
         from ..metrics import evaluate
 
         values = evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).per_query["ndcg@10"]
+        warn_if_queries_leak(self, qid)
         if sample_weight is None:
             return float(values.mean())
         weights = _query_weights(sample_weight, qid)
