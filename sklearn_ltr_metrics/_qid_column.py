@@ -35,21 +35,22 @@ __all__ = [
 DEFAULT_QID_COLUMN = "qid"
 
 
-class MissingQueryIdsError(BaseException):
+class MissingQueryIdsError(Exception):
     """No query ids reached a splitter, ranker or scorer that needs them.
 
-    It derives from :class:`BaseException`, not :class:`Exception`, on purpose (as pytest's
-    outcome exceptions do): scikit-learn's ``cross_validate`` and searches catch every
-    ``Exception`` of a scorer and, with their default ``error_score=np.nan``, turn it into a
-    warning and NaN scores, among which a search would then pick a "best" candidate. A missing
-    ``qid`` is a set-up error, the same in every fold, so it stops the call instead. Catch it
-    as ``except MissingQueryIdsError``.
+    An ordinary :class:`Exception` (``except Exception`` catches it: user loops, Optuna's
+    ``catch=``, test harnesses), which still stops scikit-learn's searches and
+    ``cross_validate`` instead of becoming NaN scores: their scoring step turns every
+    ``Exception`` of a scorer into ``error_score`` (NaN by default) with a warning, so inside
+    that step the package's scorers and rankers hand it a value whose unwrapping raises this
+    error outside the step's ``try`` (see ``docs/sklearn.rst``, "No query ids: one error, never
+    NaN"). A missing ``qid`` is a set-up error, the same in every fold.
 
     Examples
     --------
     >>> from sklearn_ltr_metrics import MissingQueryIdsError
-    >>> issubclass(MissingQueryIdsError, Exception), issubclass(MissingQueryIdsError, BaseException)
-    (False, True)
+    >>> issubclass(MissingQueryIdsError, Exception)
+    True
     """
 
 

@@ -24,6 +24,7 @@ from .._qid_column import (
     check_qid_column,
     required_qid,
 )
+from .._sklearn_calls import unscorable_or_raise
 from .._table import COUNT_COLUMNS
 from .._validation import short_repr
 from ._evaluate import evaluate
@@ -366,7 +367,12 @@ class RankingScorer:
             a ``RuntimeWarning``) when every query is undefined for a metric. Negated when
             ``greater_is_better=False``.
         """
-        evaluation = self.evaluate(estimator, X, y_true, qid=qid)
+        try:
+            evaluation = self.evaluate(estimator, X, y_true, qid=qid)
+        except MissingQueryIdsError as error:
+            # Raised; inside scikit-learn's scoring step, which would turn it into NaN, a
+            # value that raises it there (_sklearn_calls).
+            return unscorable_or_raise(error)
         sign = 1.0 if self.greater_is_better else -1.0
         values = {key: sign * evaluation.mean(key) for key in self.metrics}
         return values if self.multimetric else values[self.metrics[0]]
@@ -501,9 +507,9 @@ def make_ranking_scorer(
       ``cv=QueryKFold(5)`` and the package's rankers do, so plain ``cross_validate`` and
       ``GridSearchCV`` need nothing routed.
     - Without ``qid`` and without the column it raises
-      :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`, a ``BaseException``, so
-      that scikit-learn's default ``error_score=np.nan`` cannot turn it into a warning and
-      NaN scores among which a search would pick a best candidate.
+      :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`; inside scikit-learn's
+      ``cross_validate`` and searches too, whatever ``error_score``: never a warning and NaN
+      scores among which a search would pick a best candidate.
 
     Examples
     --------

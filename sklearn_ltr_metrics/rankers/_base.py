@@ -35,6 +35,7 @@ from .._qid_column import (
     split_qid_column,
 )
 from .._random import random_seed
+from .._sklearn_calls import pipeline_dropped, unscorable_or_raise
 from ..model_selection._leakage import remember_training_queries, warn_if_queries_leak
 from .._validation import (
     check_1d,
@@ -145,6 +146,24 @@ class _RankerMixin:
             self, X, accept_sparse=_SPARSE_FORMATS, dtype=self._predict_dtype, reset=False
         )
 
+    def _score_without_qid(self, X):
+        """The error of ``score`` without query ids, saying where they were dropped."""
+        owner = f"{type(self).__name__}.score"
+        message = missing_qid_message(owner, X, getattr(self, "qid_column", DEFAULT_QID_COLUMN))
+        if pipeline_dropped("qid"):
+            message = (
+                "Pipeline.score(X, y, qid=qid) got qid, but with metadata routing off "
+                "scikit-learn's Pipeline passes its final step only sample_weight: the "
+                "Pipeline dropped qid (sklearn.set_config(enable_metadata_routing=True) passes "
+                "it on). " + message
+            )
+        elif getattr(self, "_ltr_training_queries", None) is not None:
+            message += (
+                " This ranker was fitted with query ids: with routing off, qid passed to "
+                "fit (cross_validate(..., params={'qid': qid})) never reaches score."
+            )
+        return EstimatorMissingQueryIdsError(message)
+
     def score(self, X, y, qid=None, sample_weight=None):
         """Return the mean NDCG@10 over queries of this ranker's scores for ``X``.
 
@@ -179,7 +198,7 @@ class _RankerMixin:
         else:
             y_score = self.predict(features)
         if qid is None:
-            self._query_ids(X, qid, "score")  # raises MissingQueryIdsError, naming the ways
+            return unscorable_or_raise(self._score_without_qid(X))
         from ..metrics import evaluate
 
         values = evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).per_query["ndcg@10"]
