@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._engine import coded_qid
+from .._label_map import map_labels
 from .._validation import (
     check_1d,
     check_consistent_length,
@@ -21,6 +22,8 @@ from ._registry import parse_metrics
 from ._truncate import evaluate_first_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
     from numpy.typing import ArrayLike
 
@@ -50,6 +53,7 @@ def evaluate(
     query_stats: pd.DataFrame | None = None,
     doc_id: ArrayLike | None = None,
     n_jobs: int | None = None,
+    label_map: Mapping | None = None,
 ) -> RankingEvaluation:
     """Evaluate a ranking per query from flat, row-aligned arrays.
 
@@ -61,13 +65,16 @@ def evaluate(
         Scores of the ranker; higher ranks first. Must be finite.
     qid : array-like of shape (n_rows,)
         Query id of every row (int, str, categorical...). Rows need not be sorted or grouped.
-    metrics : str or list of str, default=("ndcg@10", "precision@10", "recall@10", "map", "mrr")
-        Metric specs ``name`` or ``name@k``; ``k`` is an int or ``"adaptive"``,
-        ``"percentile"``, ``"capped"``. See :func:`metric_names` and :func:`describe_metric`.
-        ``recall`` is hits / n_pos (the IR recall): with per-query cut-offs such as
-        ``k="adaptive"`` use ``capped_recall`` (hits / min(k, n_pos)), the methodology's
-        Recall@K, which a perfect ranking scores 1. ``f1`` is always F1; ``f2``, ``f0.5``...
-        (or ``fbeta`` with ``beta=``, whose column is named ``f<beta>``) is F-beta.
+    metrics : str or iterable of str, default=("ndcg@10", "precision@10", "recall@10", "map", \
+"mrr")
+        Metric specs ``name`` or ``name@k``, one column each in the order given (a list, a
+        tuple, a generator; a ``set``, which has no order, in sorted order); ``k`` is an int
+        or ``"adaptive"``, ``"percentile"``, ``"capped"``. See :func:`metric_names` and
+        :func:`describe_metric`. ``recall`` is hits / n_pos (the IR recall): with per-query
+        cut-offs such as ``k="adaptive"`` use ``capped_recall`` (hits / min(k, n_pos)), the
+        methodology's Recall@K, which a perfect ranking scores 1. ``f1`` is always F1;
+        ``f2``, ``f0.5``... (or ``fbeta`` with ``beta=``, whose column is named ``f<beta>``)
+        is F-beta.
     k : int, list of int, str or callable, optional
         Cut-off for the specs given without ``@k`` (``None``: the whole list, or the preset's
         ``default_k``: 32 for ``"xgboost"``). A cut-off is at most 2**53. Metrics with their
@@ -117,6 +124,11 @@ def evaluate(
     n_jobs : int, optional
         Threads for sorting large inputs (``None``: 1, ``-1``: every core). The result is the
         same, bit for bit, for any number.
+    label_map : mapping, optional
+        Labels as people have them to relevance grades: ESCI's
+        ``{"E": 3, "S": 2, "C": 1, "I": 0}``, ``{"Perfect": 4, "Good": 2, ...}``. ``y_true``
+        then holds those labels; every one must be a key (else ``ValueError`` listing the
+        missing ones). The result is that of the grades.
 
     Returns
     -------
@@ -186,7 +198,7 @@ def evaluate(
         # (no Python object per row); the ids themselves name the queries of the table.
         (qid_arr, qid_values), qid_runs = coded, None
         qid_shown = getattr(qid, "array", qid)
-    y_true_arr = check_labels(y_true, n_threads=n_threads)
+    y_true_arr = check_labels(map_labels(y_true, label_map), n_threads=n_threads)
     # Exact: integer scores beyond 2**53 become their ranks.
     y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")

@@ -21,7 +21,7 @@ from ._kernels_trec import empty_ranking_values
 from ._names import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._per_query import evaluate_arrays
-from ._registry import parse_metrics
+from ._registry import metric_list, parse_metrics
 from ._trec_strings import relevance_strings
 from ._truncate import first_rows
 
@@ -108,6 +108,8 @@ def evaluate_run(
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
     run_id = _run_id(run)
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
+    if metrics is not None:
+        metrics = metric_list(metrics)  # any iterable, read once (a set in sorted order)
     split = split_judgment_metrics(metrics, qrels)  # trec_eval's prefs / judgment-group measures
     if split is not None:
         evaluation = evaluate_with_judgments(

@@ -36,13 +36,13 @@ from .._qid_column import (
 )
 from .._random import random_seed
 from .._sklearn_calls import pipeline_dropped, unscorable_or_raise
-from ..model_selection._leakage import remember_training_queries, warn_if_queries_leak
 from .._validation import (
     check_1d,
     check_consistent_length,
     check_labels,
     short_repr,
 )
+from ..model_selection._leakage import remember_training_queries, warn_if_queries_leak
 
 __all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
 

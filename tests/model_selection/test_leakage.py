@@ -42,8 +42,13 @@ def _leak_warnings(call):
 def test_a_row_splitter_warns_once_per_search(data, cv, scoring):
     frame, _, y, _ = data
     search = GridSearchCV(FeatureRanker(0), {"feature": [0, 1]}, cv=cv, scoring=scoring)
-    found = _leak_warnings(lambda: search.fit(frame, y) if scoring is None else
-                           search.set_params(refit="map").fit(frame, y))
+    found = _leak_warnings(
+        lambda: (
+            search.fit(frame, y)
+            if scoring is None
+            else search.set_params(refit="map").fit(frame, y)
+        )
+    )
     assert len(found) == 1  # 2 candidates x 3 folds, one warning
     assert "QueryKFold" in str(found[0].message)
     assert found[0].filename == __file__  # attributed to the caller's line
@@ -53,17 +58,24 @@ def test_a_row_splitter_warns_once_per_search(data, cv, scoring):
 def test_query_folds_never_warn(data, scoring):
     frame, X, y, qid = data
     calls = [
-        lambda: cross_validate(ranker(), frame, y, cv=QueryKFold(3), scoring=scoring,
-                               return_train_score=True),
-        lambda: learning_curve(ranker(), frame, y, cv=QueryKFold(3), scoring=scoring,
-                               train_sizes=[0.5, 1.0]),
+        lambda: cross_validate(
+            ranker(), frame, y, cv=QueryKFold(3), scoring=scoring, return_train_score=True
+        ),
+        lambda: learning_curve(
+            ranker(), frame, y, cv=QueryKFold(3), scoring=scoring, train_sizes=[0.5, 1.0]
+        ),
     ]
     for call in calls:
         assert _leak_warnings(call) == []
     with sklearn.config_context(enable_metadata_routing=True):
         routed = lambda: cross_validate(  # noqa: E731
-            ranker(), X, y, cv=QueryKFold(3), scoring=scoring or make_ranking_scorer("map"),
-            params={"qid": qid}, return_train_score=True,
+            ranker(),
+            X,
+            y,
+            cv=QueryKFold(3),
+            scoring=scoring or make_ranking_scorer("map"),
+            params={"qid": qid},
+            return_train_score=True,
         )
         assert _leak_warnings(routed) == []
 
@@ -71,9 +83,11 @@ def test_query_folds_never_warn(data, scoring):
 def test_routing_on_with_kfold_warns(data):
     _, X, y, qid = data
     with sklearn.config_context(enable_metadata_routing=True):
-        found = _leak_warnings(lambda: cross_validate(
-            ranker(), X, y, cv=KFold(3), scoring=make_ranking_scorer("map"), params={"qid": qid}
-        ))
+        found = _leak_warnings(
+            lambda: cross_validate(
+                ranker(), X, y, cv=KFold(3), scoring=make_ranking_scorer("map"), params={"qid": qid}
+            )
+        )
     assert len(found) == 1
 
 

@@ -54,8 +54,14 @@ def test_qid_given_to_fit_only_stops_cross_validate(data, scoring, error_score):
     X, y, qid = data
     with pytest.raises(MissingQueryIdsError, match="found none"):
         cross_validate(
-            ranker(), X, y, cv=GroupKFold(3), groups=qid, params={"qid": qid},
-            scoring=scoring, error_score=error_score,
+            ranker(),
+            X,
+            y,
+            cv=GroupKFold(3),
+            groups=qid,
+            params={"qid": qid},
+            scoring=scoring,
+            error_score=error_score,
         )
 
 
@@ -64,7 +70,11 @@ def test_a_search_of_a_baseline_is_stopped(data, scoring, n_jobs=1):
     X, y, qid = data
     refit = "a" if isinstance(scoring, dict) else ("map" if scoring is SCORINGS[2] else True)
     search = GridSearchCV(
-        FeatureRanker(0), {"feature": [0, 1]}, cv=GroupKFold(3), scoring=scoring, refit=refit,
+        FeatureRanker(0),
+        {"feature": [0, 1]},
+        cv=GroupKFold(3),
+        scoring=scoring,
+        refit=refit,
         n_jobs=n_jobs,
     )
     with pytest.raises(MissingQueryIdsError):
@@ -80,8 +90,13 @@ def test_validation_curve_is_stopped(data):
     X, y, qid = data
     with pytest.raises(MissingQueryIdsError):
         validation_curve(
-            FeatureRanker(0), X, y, param_name="feature", param_range=[0, 1],
-            cv=GroupKFold(3), groups=qid,
+            FeatureRanker(0),
+            X,
+            y,
+            param_name="feature",
+            param_range=[0, 1],
+            cv=GroupKFold(3),
+            groups=qid,
         )
 
 
@@ -93,8 +108,7 @@ def test_routing_on_score_without_qid_is_stopped(data):
             cross_validate(deaf, X, y, cv=QueryKFold(3), params={"qid": qid})
         scorer = make_ranking_scorer("map").set_score_request(qid=False)
         with pytest.raises(MissingQueryIdsError):
-            cross_validate(ranker(), X, y, cv=QueryKFold(3), params={"qid": qid},
-                           scoring=scorer)
+            cross_validate(ranker(), X, y, cv=QueryKFold(3), params={"qid": qid}, scoring=scorer)
 
 
 def test_messages_say_where_qid_went(data):

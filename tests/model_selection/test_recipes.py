@@ -41,7 +41,10 @@ def test_column_transformer_recipe_equals_query_column(data, names):
     frame, _, y, _ = data
     scorer = make_ranking_scorer("ndcg@10")
     want = cross_validate(
-        make_pipeline(QueryColumn(StandardScaler()), ranker()), frame, y, cv=QueryKFold(3),
+        make_pipeline(QueryColumn(StandardScaler()), ranker()),
+        frame,
+        y,
+        cv=QueryKFold(3),
         scoring=scorer,
     )["test_score"]
     pipe = make_pipeline(_scale(**names), ranker())
@@ -57,7 +60,11 @@ def test_column_transformer_recipe_routing_on(data):
     scale = ColumnTransformer([("scale", StandardScaler(), list(range(5)))])
     with sklearn.config_context(enable_metadata_routing=True):
         got = cross_validate(
-            make_pipeline(scale, ranker()), X, y, cv=QueryKFold(3), params={"qid": qid},
+            make_pipeline(scale, ranker()),
+            X,
+            y,
+            cv=QueryKFold(3),
+            params={"qid": qid},
             scoring=make_ranking_scorer("ndcg@10"),
         )["test_score"]
     want = cross_validate_ranking(
