@@ -31,6 +31,7 @@ from .metrics import MissingQueryIdsError as MissingQueryIdsError
 from .metrics import RankingEvaluation as RankingEvaluation
 from .metrics import RankingScorer as RankingScorer
 from .metrics import Reconciliation as Reconciliation
+from .metrics import as_lightgbm_metric as as_lightgbm_metric
 from .metrics import convention_options as convention_options
 from .metrics import describe_metric as describe_metric
 from .metrics import evaluate as evaluate
@@ -138,6 +139,7 @@ __all__ = [
     "StratifiedQueryKFold",
     "Summary",
     "adjust_pvalues",
+    "as_lightgbm_metric",
     "bootstrap_ci",
     "ceiling_check",
     "coefficient_of_variation",
