@@ -82,10 +82,11 @@ class _QuerySearchMixin:
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Relevance labels.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or str, default=None
             Query id of every row; the groups of the folds, and routed to the estimator's
             ``fit`` and to the scorers. ``None`` reads the column ``qid_column`` of a
             DataFrame ``X``.
+            A string names the column (``qid="qid"``, as ``qid_column=``).
         qid_column : str or None, default="qid"
             The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict
@@ -122,8 +123,9 @@ class _QuerySearchMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or str, default=None
             Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
+            A string names the column (``qid="qid"``, as ``qid_column=``).
         qid_column : str or None, default="qid"
             The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict

@@ -78,3 +78,23 @@ def test_two_prefixed_columns_are_ambiguous(data):
     twice = frame.rename(columns={"qid": "a__qid"}).assign(b__qid=frame["qid"])
     with pytest.raises(ValueError, match="verbose_feature_names_out=False"):
         ranker().fit(twice, y)
+
+
+def test_helpers_read_the_column_named_by_a_string_qid(data):
+    from sklearn_ltr_metrics.model_selection import RankingGridSearchCV, learning_curve_ranking
+
+    frame, X, y, qid = data
+    want = cross_validate_ranking(ranker(), X, y, qid=qid, cv=3)["test_score"]
+    got = cross_validate_ranking(ranker(), frame, y, qid="qid", cv=3)["test_score"]
+    np.testing.assert_array_equal(got, want)
+    renamed = frame.rename(columns={"qid": "query_id"})
+    other = cross_validate_ranking(
+        ranker().set_params(qid_column="query_id"), renamed, y, qid="query_id", cv=3
+    )["test_score"]
+    np.testing.assert_array_equal(other, want)
+    search = RankingGridSearchCV(ranker(), {"num_leaves": [3, 7]}, cv=3)
+    assert search.fit(frame, y, qid="qid").best_params_ == search.fit(X, y, qid=qid).best_params_
+    sizes, _, scores = learning_curve_ranking(ranker(), frame, y, qid="qid", train_sizes=[4], cv=3)
+    assert sizes.tolist() == [4] and scores.shape == (1, 3)
+    with pytest.raises(ValueError, match="name the query-id column once"):
+        cross_validate_ranking(ranker(), frame, y, qid="qid", qid_column="query_id")
