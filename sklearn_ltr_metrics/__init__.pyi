@@ -68,6 +68,7 @@ from .rankers import QueryAwareRanker as QueryAwareRanker
 from .rankers import QueryColumn as QueryColumn
 from .rankers import RandomRanker as RandomRanker
 from .rankers import expected_failed_checks as expected_failed_checks
+from .rankers import skops_trusted_types as skops_trusted_types
 from .report import RankingReport as RankingReport
 from .report import ReportDiff as ReportDiff
 from .report import make_report as make_report
@@ -199,6 +200,7 @@ __all__ = [
     "regression_gate",
     "required_queries",
     "rerank",
+    "skops_trusted_types",
     "stage_table",
     "summarize",
     "which_convention",

@@ -24,7 +24,7 @@ import pandas as pd
 
 __all__ = ["QueryLeakageWarning", "remember_training_queries", "warn_if_queries_leak"]
 
-#: The attribute a ranker's ``fit`` sets: (unique training query ids, their row counts).
+#: The attribute a ranker's ``fit`` sets: (hashes of the training query ids, their row counts).
 _ATTRIBUTE = "_ltr_training_queries"
 
 #: Modules whose frames are skipped to find the caller the warning is attributed to.
@@ -61,9 +61,17 @@ _MESSAGE = (
 
 
 def _counts(qid):
-    """``(unique ids, row counts)`` of a per-row query-id array (any hashable ids)."""
+    """``(hashes, row counts)`` of the distinct query ids of ``qid``, sorted by hash.
+
+    64-bit hashes of the ids (pandas' ``hash_array``) as plain numpy arrays: a fitted ranker
+    stays serialisable by skops (no pandas object), and the ids are matched exactly but for
+    a collision, of probability about ``n**2 / 2**64``.
+    """
     codes, uniques = pd.factorize(np.asarray(qid).ravel(), use_na_sentinel=False)
-    return pd.Index(uniques), np.bincount(codes, minlength=len(uniques))
+    counts = np.bincount(codes, minlength=len(uniques))
+    hashes = pd.util.hash_array(np.asarray(uniques))
+    order = np.argsort(hashes, kind="stable")
+    return hashes[order], counts[order].astype(np.int64)
 
 
 def remember_training_queries(estimator, qid):
@@ -108,10 +116,10 @@ def warn_if_queries_leak(estimator, qid):
     seen = getattr(_final_step(estimator), _ATTRIBUTE, None)
     if seen is None or qid is None:
         return
-    train_ids, train_counts = seen
-    ids, counts = _counts(qid)
-    where = train_ids.get_indexer(ids)
-    shared = where >= 0
+    train_hashes, train_counts = seen
+    hashes, counts = _counts(qid)
+    where = np.minimum(np.searchsorted(train_hashes, hashes), train_hashes.shape[0] - 1)
+    shared = train_hashes[where] == hashes
     if not shared.any() or (counts[shared] == train_counts[where[shared]]).all():
         return
     frame, level = _caller()

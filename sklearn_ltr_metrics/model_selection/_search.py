@@ -18,6 +18,7 @@ from sklearn import config_context
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 
+from .._doc_link import DocLinkMixin
 from .._qid_column import DEFAULT_QID_COLUMN
 from ..metrics import make_ranking_scorer
 from ._cross_validate import check_qid
@@ -54,7 +55,7 @@ def _check_scores(cv_results):
         )
 
 
-class _QuerySearchMixin:
+class _QuerySearchMixin(DocLinkMixin):
     """``fit(X, y, *, qid)`` with local metadata routing and query-safe folds.
 
     The search itself runs on a shallow copy (the *worker*) whose ``cv``, ``scoring`` and

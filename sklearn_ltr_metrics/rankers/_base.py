@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._doc_link import DocLinkMixin
 from .._engine import factorize_qid
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
@@ -97,7 +98,7 @@ def _check_n_rows(values, n_rows, name):
     return arr
 
 
-class _RankerMixin:
+class _RankerMixin(DocLinkMixin):
     """Shared ranking behaviour: ``qid`` routing defaults, ``score`` = mean NDCG@10, and the
     estimator type "regressor" (a ranker predicts a relevance score per row)."""
 
