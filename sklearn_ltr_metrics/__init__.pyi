@@ -50,6 +50,8 @@ from .model_selection import QueryLeakageWarning as QueryLeakageWarning
 from .model_selection import RankingGridSearchCV as RankingGridSearchCV
 from .model_selection import RankingHalvingGridSearchCV as RankingHalvingGridSearchCV
 from .model_selection import RankingRandomizedSearchCV as RankingRandomizedSearchCV
+from .model_selection import RankingRFECV as RankingRFECV
+from .model_selection import RankingSequentialFeatureSelector as RankingSequentialFeatureSelector
 from .model_selection import StratifiedQueryKFold as StratifiedQueryKFold
 from .model_selection import cross_validate_ranking as cross_validate_ranking
 from .model_selection import learning_curve_ranking as learning_curve_ranking
@@ -132,9 +134,11 @@ __all__ = [
     "RankingEvaluation",
     "RankingGridSearchCV",
     "RankingHalvingGridSearchCV",
+    "RankingRFECV",
     "RankingRandomizedSearchCV",
     "RankingReport",
     "RankingScorer",
+    "RankingSequentialFeatureSelector",
     "Reconciliation",
     "ReportDiff",
     "StratifiedQueryKFold",

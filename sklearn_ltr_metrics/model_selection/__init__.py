@@ -11,6 +11,7 @@ __getattr__, __dir__, __all__ = attach(
         "._leakage": ("QueryLeakageWarning",),
         "._learning_curve": ("learning_curve_ranking",),
         "._search": ("RankingGridSearchCV", "RankingRandomizedSearchCV"),
+        "._select": ("RankingRFECV", "RankingSequentialFeatureSelector"),
         "._split": ("QueryKFold", "StratifiedQueryKFold"),
     },
 )

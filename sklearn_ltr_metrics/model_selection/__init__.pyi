@@ -7,6 +7,8 @@ from ._leakage import QueryLeakageWarning as QueryLeakageWarning
 from ._learning_curve import learning_curve_ranking as learning_curve_ranking
 from ._search import RankingGridSearchCV as RankingGridSearchCV
 from ._search import RankingRandomizedSearchCV as RankingRandomizedSearchCV
+from ._select import RankingRFECV as RankingRFECV
+from ._select import RankingSequentialFeatureSelector as RankingSequentialFeatureSelector
 from ._split import QueryKFold as QueryKFold
 from ._split import StratifiedQueryKFold as StratifiedQueryKFold
 
@@ -15,7 +17,9 @@ __all__ = [
     "QueryLeakageWarning",
     "RankingGridSearchCV",
     "RankingHalvingGridSearchCV",
+    "RankingRFECV",
     "RankingRandomizedSearchCV",
+    "RankingSequentialFeatureSelector",
     "StratifiedQueryKFold",
     "cross_validate_ranking",
     "learning_curve_ranking",
