@@ -55,6 +55,7 @@ from .model_selection import RankingSequentialFeatureSelector as RankingSequenti
 from .model_selection import StratifiedQueryKFold as StratifiedQueryKFold
 from .model_selection import cross_validate_ranking as cross_validate_ranking
 from .model_selection import learning_curve_ranking as learning_curve_ranking
+from .model_selection import skops_trusted_types as skops_trusted_types
 from .plotting import plot_difficulty as plot_difficulty
 from .plotting import plot_heatmap as plot_heatmap
 from .plotting import plot_metric_at_k as plot_metric_at_k
@@ -70,7 +71,6 @@ from .rankers import QueryAwareRanker as QueryAwareRanker
 from .rankers import QueryColumn as QueryColumn
 from .rankers import RandomRanker as RandomRanker
 from .rankers import expected_failed_checks as expected_failed_checks
-from .rankers import skops_trusted_types as skops_trusted_types
 from .report import RankingReport as RankingReport
 from .report import ReportDiff as ReportDiff
 from .report import make_report as make_report

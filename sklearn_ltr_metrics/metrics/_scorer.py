@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
 from .._label_map import check_label_map, map_labels
+from .._leakage import warn_if_queries_leak
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
@@ -365,8 +366,6 @@ class RankingScorer:
         evaluation = self.evaluate_scores(
             y_true, self.predict_scores(estimator, X, y_true), qid=qid
         )
-        from ..model_selection._leakage import warn_if_queries_leak
-
         warn_if_queries_leak(estimator, qid)  # a splitter that split queries (KFold, cv=5)
         return evaluation
 

@@ -8,10 +8,10 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._cross_validate": ("cross_validate_ranking",),
         "._halving": ("RankingHalvingGridSearchCV",),
-        "._leakage": ("QueryLeakageWarning",),
         "._learning_curve": ("learning_curve_ranking",),
         "._search": ("RankingGridSearchCV", "RankingRandomizedSearchCV"),
         "._select": ("RankingRFECV", "RankingSequentialFeatureSelector"),
-        "._split": ("QueryKFold", "StratifiedQueryKFold"),
+        "._skops": ("skops_trusted_types",),
+        "._split": ("QueryKFold", "QueryLeakageWarning", "StratifiedQueryKFold"),
     },
 )

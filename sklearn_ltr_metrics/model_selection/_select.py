@@ -92,6 +92,41 @@ class RankingRFECV(_QuerySelectorMixin, RFECV):
     ``feature_importances_`` or ``coef_`` (``LambdaMARTRanker`` has them). A ``qid`` column
     of ``X`` is read and never eliminated; ``transform`` drops it.
 
+    Parameters
+    ----------
+    estimator : estimator
+        The ranker (or any estimator taking ``qid`` in ``fit``) whose importances rank the
+        features.
+    step : int or float, default=1
+        Features removed at each iteration (a count, or a fraction when below 1).
+    min_features_to_select : int, default=1
+        The fewest features kept.
+    cv : int, splitter or iterable, default=None
+        ``None``: ``QueryKFold(5)``; an int: that many :class:`QueryKFold` folds; a splitter or
+        folds, checked to keep every query whole.
+    scoring : str, list of str, callable or None, default=None
+        A metric spec (``"ndcg@10"``) made into a ranking scorer, a scorer, or ``None`` (the
+        estimator's ``score``, NDCG@10 for the package's rankers).
+    verbose : int, default=0
+        Verbosity, as scikit-learn's.
+    n_jobs : int, default=None
+        Folds run in parallel, as scikit-learn's.
+    importance_getter : str or callable, default="auto"
+        Where the importances are read (``coef_`` or ``feature_importances_``).
+
+    Attributes
+    ----------
+    n_features_ : int
+        The number of features selected.
+    ranking_ : ndarray of shape (n_features,)
+        The rank of each feature (1: selected).
+    support_ : ndarray of shape (n_features,)
+        The mask of the selected features.
+    cv_results_ : dict
+        The cross-validated scores per number of features, as scikit-learn's.
+    feature_names_in_ : ndarray
+        The candidate features (the query-id column left out).
+
     Examples
     --------
     >>> import pandas as pd
@@ -116,6 +151,32 @@ class RankingSequentialFeatureSelector(_QuerySelectorMixin, SequentialFeatureSel
     Takes :class:`~sklearn.feature_selection.SequentialFeatureSelector`'s parameters; ``cv``
     and ``scoring`` as :class:`RankingRFECV`. A ``qid`` column of ``X`` is read and never a
     candidate; ``transform`` drops it.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The ranker (or any estimator taking ``qid`` in ``fit``) fitted on each candidate set.
+    n_features_to_select : "auto", int or float, default="auto"
+        How many features to select, as scikit-learn's.
+    tol : float, default=None
+        The score gain that stops an ``"auto"`` selection, as scikit-learn's.
+    direction : {"forward", "backward"}, default="forward"
+        Add or remove features.
+    scoring : str, list of str, callable or None, default=None
+        As :class:`RankingRFECV`'s.
+    cv : int, splitter or iterable, default=5
+        As :class:`RankingRFECV`'s (an int: that many :class:`QueryKFold` folds).
+    n_jobs : int, default=None
+        Candidates evaluated in parallel, as scikit-learn's.
+
+    Attributes
+    ----------
+    n_features_to_select_ : int
+        The number of features selected.
+    support_ : ndarray of shape (n_features,)
+        The mask of the selected features.
+    feature_names_in_ : ndarray
+        The candidate features (the query-id column left out).
 
     Examples
     --------

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
 from .._engine import factorize_qid
+from .._leakage import QueryLeakageWarning
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     required_qid,
@@ -22,7 +23,13 @@ from .._qid_column import (
 from .._random import check_random_state
 from .._validation import check_1d, check_consistent_length, check_positive_int, short_repr
 
-__all__ = ["QueryKFold", "StratifiedQueryKFold", "check_query_cv", "query_splits"]
+__all__ = [
+    "QueryKFold",
+    "QueryLeakageWarning",
+    "StratifiedQueryKFold",
+    "check_query_cv",
+    "query_splits",
+]
 
 
 def _n_rows(X):

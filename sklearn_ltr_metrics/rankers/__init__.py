@@ -12,6 +12,5 @@ __getattr__, __dir__, __all__ = attach(
         "._query_aware": ("QueryAwareRanker",),
         "._query_column": ("QueryColumn",),
         "._checks": ("expected_failed_checks",),
-        "._skops": ("skops_trusted_types",),
     },
 )

@@ -8,7 +8,6 @@ from ._checks import expected_failed_checks as expected_failed_checks
 from ._lambdamart import LambdaMARTRanker as LambdaMARTRanker
 from ._query_aware import QueryAwareRanker as QueryAwareRanker
 from ._query_column import QueryColumn as QueryColumn
-from ._skops import skops_trusted_types as skops_trusted_types
 
 __all__ = [
     "FeatureRanker",
@@ -18,5 +17,4 @@ __all__ = [
     "QueryColumn",
     "RandomRanker",
     "expected_failed_checks",
-    "skops_trusted_types",
 ]

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from .._doc_link import DocLinkMixin
 from .._engine import factorize_qid
+from .._leakage import remember_training_queries, warn_if_queries_leak
 from .._qid_column import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
@@ -43,7 +44,6 @@ from .._validation import (
     check_labels,
     short_repr,
 )
-from ..model_selection._leakage import remember_training_queries, warn_if_queries_leak
 
 __all__ = ["FeatureRanker", "OracleRanker", "RandomRanker"]
 

@@ -15,6 +15,7 @@ from sklearn_ltr_metrics.model_selection import (
     RankingGridSearchCV,
     RankingHalvingGridSearchCV,
     RankingRandomizedSearchCV,
+    skops_trusted_types,
 )
 from sklearn_ltr_metrics.rankers import (
     FeatureRanker,
@@ -23,7 +24,6 @@ from sklearn_ltr_metrics.rankers import (
     QueryAwareRanker,
     QueryColumn,
     RandomRanker,
-    skops_trusted_types,
 )
 
 from .._data import make_data, ranker

@@ -29,7 +29,7 @@ def skops_trusted_types():
 
     Examples
     --------
-    >>> from sklearn_ltr_metrics.rankers import skops_trusted_types
+    >>> from sklearn_ltr_metrics.model_selection import skops_trusted_types
     >>> "sklearn_ltr_metrics.rankers._lambdamart.LambdaMARTRanker" in skops_trusted_types()
     True
 
@@ -40,20 +40,20 @@ def skops_trusted_types():
     from sklearn.model_selection import check_cv
 
     from ..metrics import RankingScorer
-    from ..model_selection import (
-        QueryKFold,
-        RankingGridSearchCV,
-        RankingHalvingGridSearchCV,
-        RankingRandomizedSearchCV,
-        StratifiedQueryKFold,
-    )
-    from . import (
+    from ..rankers import (
         FeatureRanker,
         LambdaMARTRanker,
         OracleRanker,
         QueryAwareRanker,
         QueryColumn,
         RandomRanker,
+    )
+    from . import (
+        QueryKFold,
+        RankingGridSearchCV,
+        RankingHalvingGridSearchCV,
+        RankingRandomizedSearchCV,
+        StratifiedQueryKFold,
     )
 
     classes = [
