@@ -102,9 +102,10 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     eval_metric : str or RankingScorer, default=None
         What the validation set is monitored with. ``None``: the package's NDCG at
         ``eval_at[0]``, ``"ndcg@10"`` by default, the metric :meth:`score` reports (queries
-        without a relevant row are skipped). ``"lightgbm"``: LightGBM's own NDCG at
-        ``eval_at`` (its conventions: queries without a relevant row score 1, which can
-        stop training many rounds early). A metric spec (``"ndcg@10"``,
+        without a relevant row are skipped), one :func:`evaluate` of the validation set per
+        round. ``"lightgbm"``: LightGBM's own NDCG at ``eval_at``, computed inside LightGBM
+        (faster; its conventions: queries without a relevant row score 1, which moves the
+        round where training stops). A metric spec (``"ndcg@10"``,
         ``"capped_recall@adaptive"``, ``"map"``...) or a single-metric
         :func:`make_ranking_scorer` (any conventions, e.g.
         ``make_ranking_scorer("ndcg@10", conventions="trec_eval", ties="stable")``) is
