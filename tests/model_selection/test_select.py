@@ -32,9 +32,9 @@ def data():
 
 def test_rfecv_routing_off_equals_scikit_learn_routing_on(data):
     frame, X, y, qid = data
-    got = RankingRFECV(ranker(), cv=3, scoring="ndcg@10").fit(frame, y)
+    got = RankingRFECV(ranker(), step=2, cv=3, scoring="ndcg@10").fit(frame, y)
     with sklearn.config_context(enable_metadata_routing=True):
-        want = RFECV(ranker(), cv=QueryKFold(3), scoring=make_ranking_scorer("ndcg@10"))
+        want = RFECV(ranker(), step=2, cv=QueryKFold(3), scoring=make_ranking_scorer("ndcg@10"))
         want.fit(X, y, qid=qid)
     np.testing.assert_array_equal(got.ranking_, want.ranking_)
     np.testing.assert_array_equal(
@@ -42,13 +42,13 @@ def test_rfecv_routing_off_equals_scikit_learn_routing_on(data):
     )
     assert list(got.feature_names_in_) == FEATURES  # qid is never a candidate
     assert got.transform(frame).shape == (len(y), got.n_features_)
-    arrays = RankingRFECV(ranker(), cv=3, scoring="ndcg@10").fit(X, y, qid=qid)
+    arrays = RankingRFECV(ranker(), step=2, cv=3, scoring="ndcg@10").fit(X, y, qid=qid)
     np.testing.assert_array_equal(arrays.ranking_, want.ranking_)
 
 
 def test_sequential_selection_routing_off_equals_scikit_learn_routing_on(data):
     frame, X, y, qid = data
-    kwargs = {"n_features_to_select": 2, "cv": 3, "scoring": "ndcg@10"}
+    kwargs = {"n_features_to_select": 1, "cv": 3, "scoring": "ndcg@10"}
     got = RankingSequentialFeatureSelector(ranker(), **kwargs).fit(frame, y)
     with sklearn.config_context(enable_metadata_routing=True):
         want = SequentialFeatureSelector(
@@ -58,7 +58,7 @@ def test_sequential_selection_routing_off_equals_scikit_learn_routing_on(data):
             scoring=make_ranking_scorer("ndcg@10"),
         ).fit(X, y, qid=qid)
     np.testing.assert_array_equal(got.get_support(), want.get_support())
-    assert got.transform(frame).shape == (len(y), 2)
+    assert got.transform(frame).shape == (len(y), 1)
     assert list(got.get_feature_names_out()) == [FEATURES[i] for i in want.get_support(True)]
 
 
