@@ -48,7 +48,7 @@ def test_rfecv_routing_off_equals_scikit_learn_routing_on(data):
 
 def test_sequential_selection_routing_off_equals_scikit_learn_routing_on(data):
     frame, X, y, qid = data
-    kwargs = {"n_features_to_select": 1, "cv": 3, "scoring": "ndcg@10"}
+    kwargs = {"n_features_to_select": 2, "cv": 3, "scoring": "ndcg@10"}
     got = RankingSequentialFeatureSelector(ranker(), **kwargs).fit(frame, y)
     with sklearn.config_context(enable_metadata_routing=True):
         want = SequentialFeatureSelector(
@@ -58,7 +58,7 @@ def test_sequential_selection_routing_off_equals_scikit_learn_routing_on(data):
             scoring=make_ranking_scorer("ndcg@10"),
         ).fit(X, y, qid=qid)
     np.testing.assert_array_equal(got.get_support(), want.get_support())
-    assert got.transform(frame).shape == (len(y), 1)
+    assert got.transform(frame).shape == (len(y), 2)
     assert list(got.get_feature_names_out()) == [FEATURES[i] for i in want.get_support(True)]
 
 
