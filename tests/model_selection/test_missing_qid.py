@@ -121,3 +121,24 @@ def test_messages_say_where_qid_went(data):
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = make_pipeline(StandardScaler(), ranker()).fit(X, y, qid=qid)
         assert 0 < pipe.score(X, y, qid=qid) <= 1
+
+
+def test_without_scikit_learns_scoring_step_the_error_is_raised_as_it_is(data, monkeypatch):
+    # Should a scikit-learn version rename its scoring step, the scorer raises the error and
+    # that version turns it into NaN with a warning naming it (never silently).
+    from sklearn_ltr_metrics import _sklearn_calls
+
+    X, y, qid = data
+    monkeypatch.setattr(_sklearn_calls, "_code", lambda module, qualname: None)
+    with pytest.warns(UserWarning, match="MissingQueryIdsError"):
+        res = cross_validate(
+            FeatureRanker(0),
+            X,
+            y,
+            cv=GroupKFold(3),
+            groups=qid,
+            scoring=make_ranking_scorer("map"),
+        )
+    assert np.isnan(res["test_score"]).all()
+    with pytest.raises(MissingQueryIdsError):
+        make_ranking_scorer("map")(FeatureRanker(0).fit(X), X, y)
