@@ -18,8 +18,8 @@ from sklearn import config_context
 from sklearn.feature_selection import RFECV, SequentialFeatureSelector
 
 from .._doc_link import DocLinkMixin
-from .._qid_column import DEFAULT_QID_COLUMN, split_qid_column
-from ._cross_validate import check_qid
+from .._qid import DEFAULT_QID_COLUMN, split_qid_column
+from ._cross_validate import qid_codes
 from ._search import _search_scoring
 from ._split import query_splits
 
@@ -52,7 +52,7 @@ class _QuerySelectorMixin(DocLinkMixin):
             The fitted selector.
         """
         owner = f"{type(self).__name__}.fit"
-        qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner=owner)
+        qid_arr, codes, uniques = qid_codes(qid, X, qid_column, owner=owner)
         if "groups" in params:
             raise ValueError(f"{owner} uses qid as the groups; drop groups=.")
         features, _ = split_qid_column(X, qid if isinstance(qid, str) else qid_column)

@@ -16,10 +16,7 @@ from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
 from .._engine import factorize_qid
 from .._leakage import QueryLeakageWarning
-from .._qid_column import (
-    DEFAULT_QID_COLUMN,
-    required_qid,
-)
+from .._qid import DEFAULT_QID_COLUMN, qid_of
 from .._random import check_random_state
 from .._validation import check_1d, check_consistent_length, check_positive_int, short_repr
 
@@ -30,10 +27,6 @@ __all__ = [
     "check_query_cv",
     "query_splits",
 ]
-
-
-def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 class _QuerySplitter(BaseCrossValidator):
@@ -95,10 +88,7 @@ class _QuerySplitter(BaseCrossValidator):
         n_splits = self.get_n_splits()
         if not isinstance(self.shuffle, (bool, np.bool_)):
             raise TypeError(f"shuffle must be True or False, got {short_repr(self.shuffle)}.")
-        ids = qid if qid is not None else groups
-        owner = f"{type(self).__name__}.split"
-        ids = check_1d(required_qid(X, ids, self.qid_column, owner=owner), "qid")
-        check_consistent_length(X=np.empty(_n_rows(X)), qid=ids)
+        ids = qid_of(X, qid, groups, self.qid_column, owner=f"{type(self).__name__}.split")
         codes, uniques = factorize_qid(ids, "qid")
         if uniques.shape[0] < n_splits:
             raise ValueError(

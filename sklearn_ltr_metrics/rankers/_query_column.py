@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin, cl
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._doc_link import DocLinkMixin
-from .._qid_column import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
+from .._qid import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
 from .._validation import short_repr
 
 __all__ = ["QueryColumn"]
