@@ -59,6 +59,15 @@ def _stub(source, imports, names, compiled=()):
     return "\n".join(lines) + "\n"
 
 
+def _import_order(item):
+    """``(module, name)`` in ruff's import order: by module, then isort's order-by-type
+    (constants, classes, the rest), case-insensitive within a type (``RankingRandomized...``
+    before ``RankingRFECV``)."""
+    module, name = item
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return module, kind, name.lower(), name
+
+
 def expected_stubs():
     """Path -> text of every stub, from the ``attach`` calls and the families' list."""
     stubs, exported = {}, {}
@@ -71,10 +80,10 @@ def expected_stubs():
         imports = [(module, name) for module, names in modules.items() for name in names]
         names = [name for _, name in imports]
         source = f"the attach() call of {family}/__init__.py"
-        stubs[init.with_suffix(".pyi")] = _stub(source, sorted(imports), names)
+        stubs[init.with_suffix(".pyi")] = _stub(source, sorted(imports, key=_import_order), names)
         exported.update(dict.fromkeys(names, f".{family}"))
     top = [*sorted((".", family) for family in _families()), ("._version", "__version__")]
-    top += sorted((family, name) for name, family in exported.items())
+    top += sorted(((family, name) for name, family in exported.items()), key=_import_order)
     source = "_FAMILIES and the families' attach() calls"
     compiled = [pyx.stem for pyx in sorted(PACKAGE.glob("*.pyx"))]
     stubs[PACKAGE / "__init__.pyi"] = _stub(source, top, exported, compiled)

@@ -31,6 +31,7 @@ from .metrics import MissingQueryIdsError as MissingQueryIdsError
 from .metrics import RankingEvaluation as RankingEvaluation
 from .metrics import RankingScorer as RankingScorer
 from .metrics import Reconciliation as Reconciliation
+from .metrics import as_lightgbm_metric as as_lightgbm_metric
 from .metrics import convention_options as convention_options
 from .metrics import describe_metric as describe_metric
 from .metrics import evaluate as evaluate
@@ -48,12 +49,16 @@ from .metrics import reconcile as reconcile
 from .metrics import reconcile_run as reconcile_run
 from .metrics import which_convention as which_convention
 from .model_selection import QueryKFold as QueryKFold
+from .model_selection import QueryLeakageWarning as QueryLeakageWarning
 from .model_selection import RankingGridSearchCV as RankingGridSearchCV
 from .model_selection import RankingHalvingGridSearchCV as RankingHalvingGridSearchCV
 from .model_selection import RankingRandomizedSearchCV as RankingRandomizedSearchCV
+from .model_selection import RankingRFECV as RankingRFECV
+from .model_selection import RankingSequentialFeatureSelector as RankingSequentialFeatureSelector
 from .model_selection import StratifiedQueryKFold as StratifiedQueryKFold
 from .model_selection import cross_validate_ranking as cross_validate_ranking
 from .model_selection import learning_curve_ranking as learning_curve_ranking
+from .model_selection import skops_trusted_types as skops_trusted_types
 from .plotting import plot_difficulty as plot_difficulty
 from .plotting import plot_heatmap as plot_heatmap
 from .plotting import plot_metric_at_k as plot_metric_at_k
@@ -128,18 +133,22 @@ __all__ = [
     "QueryAwareRanker",
     "QueryColumn",
     "QueryKFold",
+    "QueryLeakageWarning",
     "RandomRanker",
     "RankingEvaluation",
     "RankingGridSearchCV",
     "RankingHalvingGridSearchCV",
+    "RankingRFECV",
     "RankingRandomizedSearchCV",
     "RankingReport",
     "RankingScorer",
+    "RankingSequentialFeatureSelector",
     "Reconciliation",
     "ReportDiff",
     "StratifiedQueryKFold",
     "Summary",
     "adjust_pvalues",
+    "as_lightgbm_metric",
     "bootstrap_ci",
     "ceiling_check",
     "coefficient_of_variation",
@@ -203,6 +212,7 @@ __all__ = [
     "regression_gate",
     "required_queries",
     "rerank",
+    "skops_trusted_types",
     "stage_table",
     "summarize",
     "which_convention",

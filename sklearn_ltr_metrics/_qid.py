@@ -50,21 +50,22 @@ __all__ = [
 DEFAULT_QID_COLUMN = "qid"
 
 
-class MissingQueryIdsError(BaseException):
+class MissingQueryIdsError(Exception):
     """No query ids reached a splitter, ranker or scorer that needs them.
 
-    It derives from :class:`BaseException`, not :class:`Exception`, on purpose (as pytest's
-    outcome exceptions do): scikit-learn's ``cross_validate`` and searches catch every
-    ``Exception`` of a scorer and, with their default ``error_score=np.nan``, turn it into a
-    warning and NaN scores, among which a search would then pick a "best" candidate. A missing
-    ``qid`` is a set-up error, the same in every fold, so it stops the call instead. Catch it
-    as ``except MissingQueryIdsError``.
+    An ordinary :class:`Exception` (``except Exception`` catches it: user loops, Optuna's
+    ``catch=``, test harnesses), which still stops scikit-learn's searches and
+    ``cross_validate`` instead of becoming NaN scores: their scoring step turns every
+    ``Exception`` of a scorer into ``error_score`` (NaN by default) with a warning, so inside
+    that step the package's scorers and rankers hand it a value whose unwrapping raises this
+    error outside the step's ``try`` (see ``docs/sklearn.rst``, "No query ids: one error, never
+    NaN"). A missing ``qid`` is a set-up error, the same in every fold.
 
     Examples
     --------
     >>> from sklearn_ltr_metrics import MissingQueryIdsError
-    >>> issubclass(MissingQueryIdsError, Exception), issubclass(MissingQueryIdsError, BaseException)
-    (False, True)
+    >>> issubclass(MissingQueryIdsError, Exception)
+    True
     """
 
 
@@ -120,17 +121,47 @@ def frame_columns(X):
     return list(X.column_names if kind == "pyarrow" else X.columns)
 
 
+def _column_name(columns, qid_column):
+    """The name of the query-id column among ``columns``, or ``None``.
+
+    ``qid_column`` itself, else the one column named ``<step>__<qid_column>``: scikit-learn's
+    ``ColumnTransformer`` prefixes the names of the columns it passes through
+    (``remainder__qid``) unless ``verbose_feature_names_out=False``.
+    """
+    if qid_column in columns:
+        return qid_column
+    suffix = f"__{qid_column}"
+    prefixed = [c for c in columns if isinstance(c, str) and c.endswith(suffix)]
+    if len(prefixed) > 1:
+        raise ValueError(
+            f"X has no column {qid_column!r} but several ending in {suffix!r} ({prefixed}), "
+            "so the query ids are ambiguous: pass the column through once, or give the "
+            "ColumnTransformer verbose_feature_names_out=False to keep the name "
+            f"{qid_column!r}."
+        )
+    return prefixed[0] if prefixed else None
+
+
 def column_qid(X, qid_column=DEFAULT_QID_COLUMN):
     """The values of ``X``'s query-id column (no copy of ``X``), or ``None`` without one.
+
+    The column is ``qid_column``, or the one column ``<step>__<qid_column>`` when ``X`` has
+    no ``qid_column`` (``remainder__qid``, as a ``ColumnTransformer`` with
+    ``remainder="passthrough"`` and default names gives it).
 
     Examples
     --------
     >>> import pandas as pd
     >>> column_qid(pd.DataFrame({"bm25": [3.0, 1.0], "qid": ["a", "b"]})).tolist()
     ['a', 'b']
+    >>> column_qid(pd.DataFrame({"scale__bm25": [0.5, -0.5], "remainder__qid": [4, 4]})).tolist()
+    [4, 4]
     """
     kind = _frame_kind(X)
-    if qid_column is None or kind is None or qid_column not in frame_columns(X):
+    if qid_column is None or kind is None:
+        return None
+    qid_column = _column_name(frame_columns(X), qid_column)
+    if qid_column is None:
         return None
     if kind == "pandas":
         return X[qid_column].to_numpy()
@@ -158,6 +189,7 @@ def split_qid_column(X, qid_column=DEFAULT_QID_COLUMN):
     qid = column_qid(X, qid_column)
     if qid is None:
         return X, None
+    qid_column = _column_name(frame_columns(X), qid_column)
     kind = _frame_kind(X)
     if kind == "pandas":
         return X.drop(columns=[qid_column]), qid
@@ -219,7 +251,8 @@ def _where_x_stands(X, qid_column):
             f"X is a {type(X).__name__}, which has no named columns. In a Pipeline, an "
             f"earlier step may have turned the DataFrame into an array without the "
             f"{qid_column!r} column: wrap that step in QueryColumn(...), or use "
-            "ColumnTransformer(..., remainder='passthrough').set_output(transform='pandas'). "
+            "ColumnTransformer(..., remainder='passthrough', verbose_feature_names_out=False)"
+            ".set_output(transform='pandas'). "
             "RFECV and SequentialFeatureSelector turn X into an array: run them with "
             "metadata routing on and fit(X, y, qid=qid)."
         )

@@ -23,16 +23,30 @@ PACKAGE_DIR = Path(sklearn_ltr_metrics.__file__).parent
 PACKAGE = "sklearn_ltr_metrics"
 
 #: Modules shared by every family (no family of their own).
-LEAVES = {"_validation", "_qid", "_table", "_engine", "_lazy", "_random", "_typing"}
-LEAVES |= {"_spark"}  # the Spark adapters' glue (metrics' and runs')
+LEAVES = {
+    "_validation",
+    "_qid",
+    "_table",
+    "_engine",
+    "_lazy",
+    "_random",
+    "_typing",
+    "_version",
+    # issue 43: scikit-learn's edges shared by metrics, rankers and model_selection
+    "_doc_link",
+    "_label_map",
+    "_leakage",
+    "_sklearn_calls",
+    "_spark",  # the Spark adapters' glue (metrics' and runs')
+}
 
 #: The layers, bottom first: a module imports only from its own layer or the layers below it
 #: (``_engine`` imports nothing of the package; ``_validation`` uses the engine's scans).
 LAYERS = (
-    {"_lazy", "_random", "_typing", "_version"},
+    {"_lazy", "_random", "_typing", "_version", "_doc_link", "_leakage", "_sklearn_calls"},
     {"_engine"},
     {"_validation"},
-    {"_table", "_qid", "_spark"},
+    {"_table", "_qid", "_spark", "_label_map"},
     {"metrics", "stats", "plotting", "io", "datasets"},
     {"rankers"},
     {"model_selection"},

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .._label_map import check_label_map
 from .._validation import check_choice, short_repr
 from ._base import (
     DataFormatError,
@@ -29,6 +30,8 @@ from ._base import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .._typing import PathOrFile
 
 __all__ = [
@@ -132,6 +135,22 @@ def _numeric_column(frame, column, shown, fmt, name, *, integer=False, nonnegati
     return numbers.astype(np.int64) if integer else numbers
 
 
+def _mapped_labels(values, label_map, shown, fmt, name):
+    """The grades of a label column through ``label_map``; an unknown label raises with its line."""
+    keys, grades = check_label_map(label_map)
+    where = keys.get_indexer(values.to_numpy(dtype=object))
+    if (where < 0).any():
+        row = int(np.flatnonzero(where < 0)[0])
+        line, prefix = _where(fmt, row)
+        raise DataFormatError(
+            name,
+            line,
+            f"{prefix}column {shown!r} has label {_plain(values.iloc[row])!r}, which label_map "
+            f"lacks (its keys: {list(keys)[:10]!r}); add a grade for every label",
+        )
+    return grades[where]
+
+
 def read_table(
     path: PathOrFile,
     *,
@@ -140,6 +159,7 @@ def read_table(
     score: str | None = "score",
     doc_id: str | None = None,
     format: str | None = None,
+    label_map: Mapping | None = None,
 ) -> pd.DataFrame:
     """Read a flat ranking table (one row per query-document pair) from CSV, TSV or Parquet.
 
@@ -159,6 +179,10 @@ def read_table(
         Name of a document-id column, read as strings.
     format : {"csv", "tsv", "parquet"}, optional
         Overrides the extension; required for file objects.
+    label_map : mapping, optional
+        Labels as the file has them (ESCI's ``E``/``S``/``C``/``I``, "Perfect"/"Good"...) to
+        relevance grades, e.g. ``{"E": 3, "S": 2, "C": 1, "I": 0}``; every label must be a
+        key (else :class:`DataFormatError` with its line).
 
     Returns
     -------
@@ -216,6 +240,8 @@ def read_table(
             raise DataFormatError(
                 name, line, f"{prefix}column {wanted[role]!r} ({role}) has an empty value"
             )
+    if label_map is not None and "label" in wanted:
+        result["label"] = _mapped_labels(result["label"], label_map, label, fmt, name)
     for role in ("label", "score"):
         if role in wanted:
             result[role] = _numeric_column(

@@ -9,6 +9,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._adapters._lightgbm": ("as_lightgbm_metric",),
         "._agreement": ("rank_agreement",),
         "._distributed._dask": ("evaluate_dask",),
         "._distributed._spark": ("evaluate_run_spark", "evaluate_spark"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._engine import coded_qid
+from .._label_map import map_labels
 from .._qid import check_qid_runs
 from .._validation import (
     check_1d,
@@ -19,10 +20,12 @@ from ._names._beyond import split_beyond
 from ._names._foreign import merge_columns, option_groups
 from ._options import CONVENTIONS, check_doc_id, check_options
 from ._per_query import evaluate_arrays
-from ._registry import parse_metrics
+from ._registry import metric_list, parse_metrics
 from ._truncate import evaluate_first_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
     from numpy.typing import ArrayLike
 
@@ -54,6 +57,7 @@ def evaluate(
     n_jobs: int | None = None,
     group: ArrayLike | None = None,
     sample: ArrayLike | None = None,
+    label_map: Mapping | None = None,
 ) -> RankingEvaluation:
     """Evaluate a ranking per query from flat, row-aligned arrays.
 
@@ -67,13 +71,16 @@ def evaluate(
         Scores of the ranker; higher ranks first. Must be finite.
     qid : array-like of shape (n_rows,)
         Query id of every row (int, str, categorical...). Rows need not be sorted or grouped.
-    metrics : str or list of str, default=("ndcg@10", "precision@10", "recall@10", "map", "mrr")
-        Metric specs ``name`` or ``name@k``; ``k`` is an int or ``"adaptive"``,
-        ``"percentile"``, ``"capped"``. See :func:`metric_names` and :func:`describe_metric`.
-        ``recall`` is hits / n_pos (the IR recall): with per-query cut-offs such as
-        ``k="adaptive"`` use ``capped_recall`` (hits / min(k, n_pos)), the methodology's
-        Recall@K, which a perfect ranking scores 1. ``f1`` is always F1; ``f2``, ``f0.5``...
-        (or ``fbeta`` with ``beta=``, whose column is named ``f<beta>``) is F-beta.
+    metrics : str or iterable of str, default=("ndcg@10", "precision@10", "recall@10", "map", \
+"mrr")
+        Metric specs ``name`` or ``name@k``, one column each in the order given (a list, a
+        tuple, a generator; a ``set``, which has no order, in sorted order); ``k`` is an int
+        or ``"adaptive"``, ``"percentile"``, ``"capped"``. See :func:`metric_names` and
+        :func:`describe_metric`. ``recall`` is hits / n_pos (the IR recall): with per-query
+        cut-offs such as ``k="adaptive"`` use ``capped_recall`` (hits / min(k, n_pos)), the
+        methodology's Recall@K, which a perfect ranking scores 1. ``f1`` is always F1;
+        ``f2``, ``f0.5``... (or ``fbeta`` with ``beta=``, whose column is named ``f<beta>``)
+        is F-beta.
     k : int, list of int, str or callable, optional
         Cut-off for the specs given without ``@k`` (``None``: the whole list, or the preset's
         ``default_k``: 32 for ``"xgboost"``). A cut-off is at most 2**53. Metrics with their
@@ -131,6 +138,11 @@ def evaluate(
         Which sampled ranking of its query each row belongs to, for the expected-exposure
         measures (``ee_loss``...): each sample ranks the query's documents (matched by
         ``doc_id``) and the exposures average over the samples.
+    label_map : mapping, optional
+        Labels as people have them to relevance grades: ESCI's
+        ``{"E": 3, "S": 2, "C": 1, "I": 0}``, ``{"Perfect": 4, "Good": 2, ...}``. ``y_true``
+        then holds those labels; every one must be a key (else ``ValueError`` listing the
+        missing ones). The result is that of the grades.
 
     Returns
     -------
@@ -176,6 +188,9 @@ def evaluate(
     >>> ev.n_skipped["recall@5"]
     1
     """
+    if metrics is not None:
+        metrics = metric_list(metrics)  # any iterable, read once (a set in sorted order)
+    y_true = map_labels(y_true, label_map)
     beyond = split_beyond(metrics, k)  # diversity, expected exposure, fairness
     if beyond is not None or group is not None or sample is not None:
         return evaluate_with_beyond(
@@ -187,18 +202,10 @@ def evaluate(
             query_stats=query_stats, doc_id=doc_id, n_jobs=n_jobs, group=group, sample=sample,
         )  # fmt: skip
     options = check_options(
-        conventions,
-        ties=ties,
-        gain=gain,
-        min_relevance=min_relevance,
-        empty_query=empty_query,
-        ap_denominator=ap_denominator,
-        precision_denominator=precision_denominator,
-        log_base=log_base,
-        max_docs=max_docs,
-        beta=beta,
-        err_max_grade=err_max_grade,
-    )
+        conventions, ties=ties, gain=gain, min_relevance=min_relevance, empty_query=empty_query,
+        ap_denominator=ap_denominator, precision_denominator=precision_denominator,
+        log_base=log_base, max_docs=max_docs, beta=beta, err_max_grade=err_max_grade,
+    )  # fmt: skip
     specs = parse_metrics(metrics, k, options=options)
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)

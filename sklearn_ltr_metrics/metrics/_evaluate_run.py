@@ -25,7 +25,7 @@ from ._names._beyond import split_beyond
 from ._names._foreign import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._per_query import evaluate_arrays
-from ._registry import parse_metrics
+from ._registry import metric_list, parse_metrics
 from ._truncate import first_rows
 
 if TYPE_CHECKING:
@@ -112,6 +112,8 @@ def evaluate_run(
     run_id = _run_id(run)
     whole_run = run
     run = check_columns(run, "run", ("qid", "doc_id", "score"))
+    if metrics is not None:
+        metrics = metric_list(metrics)  # any iterable, read once (a set in sorted order)
     beyond = split_beyond(metrics, k)  # diversity, expected exposure, fairness
     if beyond is not None:
         evaluation = evaluate_run_with_beyond(

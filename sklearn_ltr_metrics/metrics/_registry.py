@@ -370,6 +370,37 @@ def _beta_label(beta):
     return f"f{float(beta):g}"
 
 
+def metric_list(metrics):
+    """The metric specs of ``metrics`` as a list, in the order of their columns.
+
+    A string is one spec; a list, a tuple, a generator or any other iterable gives its specs
+    in its own order; a ``set`` or ``frozenset``, which has none, in sorted order (strings by
+    code point: ``{"ndcg@10", "map"}`` gives ``["map", "ndcg@10"]``). A mapping, bytes or an
+    empty collection is refused.
+
+    Examples
+    --------
+    >>> metric_list({"ndcg@10", "map", "P_5"}), metric_list(m for m in ("mrr", "map"))
+    (['P_5', 'map', 'ndcg@10'], ['mrr', 'map'])
+    """
+    if isinstance(metrics, str):
+        return [metrics]
+    if isinstance(metrics, (set, frozenset)):
+        entries = sorted(metrics, key=lambda m: (not isinstance(m, str), str(m)))
+    elif isinstance(metrics, (bytes, dict)) or not hasattr(metrics, "__iter__"):
+        entries = None
+    else:
+        from collections.abc import Mapping
+
+        entries = None if isinstance(metrics, Mapping) else list(metrics)
+    if not entries:
+        raise TypeError(
+            f"metrics must be a metric spec string or a non-empty list (tuple, set, any "
+            f"iterable) of them, got {metrics!r}; e.g. metrics=['ndcg@10', 'recall@adaptive']."
+        )
+    return entries
+
+
 def parse_metrics(metrics, k=None, *, options=None, strings=False):
     """Metric specs (``"ndcg@10"``, ``"recall@adaptive"``...) -> list of :class:`_Spec`.
 
@@ -382,15 +413,7 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
     name for one of them is refused (the caller has no place for it).
     """
     options = {} if options is None else options
-    if metrics is None:
-        metrics = DEFAULT_METRICS
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not isinstance(metrics, (list, tuple)) or not metrics:
-        raise TypeError(
-            f"metrics must be a metric spec string or a non-empty list of them, got {metrics!r}; "
-            "e.g. metrics=['ndcg@10', 'recall@adaptive']."
-        )
+    metrics = metric_list(DEFAULT_METRICS if metrics is None else metrics)
     default_k = parse_cutoff(k) if k is not None else options.get("default_k")
     specs, seen = [], set()
     for raw, from_all_trec in expand_all_trec(metrics):

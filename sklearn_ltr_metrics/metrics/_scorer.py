@@ -17,6 +17,8 @@ import numbers
 import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
+from .._label_map import check_label_map, map_labels
+from .._leakage import warn_if_queries_leak
 from .._qid import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
@@ -24,12 +26,13 @@ from .._qid import (
     check_qid_column,
     required_qid,
 )
+from .._sklearn_calls import unscorable_or_raise
 from .._table import COUNT_COLUMNS
 from .._validation import short_repr
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
 from ._options import OPTION_KEYS, check_doc_id, check_options
-from ._registry import parse_metrics
+from ._registry import metric_list, parse_metrics
 
 __all__ = [
     "EstimatorMissingQueryIdsError",
@@ -40,7 +43,11 @@ __all__ = [
 
 #: evaluate() options a scorer accepts (per-row inputs such as doc_id cannot be fixed at
 #: construction, and query_stats belongs to one data set, not to a scorer).
-_CONVENTION_OPTIONS = ("conventions", *(key for key in OPTION_KEYS if key != "default_k"))
+_CONVENTION_OPTIONS = (
+    "conventions",
+    *(key for key in OPTION_KEYS if key != "default_k"),
+    "label_map",
+)
 
 #: The response methods a scorer tries, in order, when none is given (as in scikit-learn's
 #: ``make_scorer(response_method=...)``, with ``decision_function`` first).
@@ -75,13 +82,21 @@ def check_response_method(response_method):
     return tuple(methods)
 
 
-def _as_scores(raw, method, classes):
+def _as_scores(raw, method, classes, label_map=None):
     """One score per row from the output of ``method`` (see :func:`predict_scores`)."""
     raw = np.asarray(raw)
     if raw.ndim == 2 and raw.shape[1] == 1:
         return raw.ravel()
+    grades = None
+    if label_map is not None and classes is not None and method != "predict":
+        # A classifier of labels such as ESCI's letters: its classes through label_map.
+        grades = map_labels(classes, label_map, "the classifier's classes_").astype(np.float64)
     if raw.ndim == 1:
+        if grades is not None and grades.shape[0] == 2 and grades[1] < grades[0]:
+            return -raw  # the margin of classes_[1], the lower grade
         return raw
+    if raw.ndim == 2 and method == "predict_proba" and grades is not None:
+        return raw @ grades  # the expected grade
     if raw.ndim == 2 and method == "predict_proba":
         if raw.shape[1] == 2:
             return raw[:, 1]
@@ -99,7 +114,7 @@ def _as_scores(raw, method, classes):
     )
 
 
-def predict_scores(estimator, X, y=None, response_method=None):
+def predict_scores(estimator, X, y=None, response_method=None, label_map=None):
     """One score per row of ``X``: the estimator's first available response method.
 
     ``response_method`` (default ``("decision_function", "predict_proba", "predict")``) lists
@@ -107,7 +122,9 @@ def predict_scores(estimator, X, y=None, response_method=None):
     two classes and the expected grade ``sum_c p_c * c`` for more; the default order skips a
     multi-class ``decision_function`` (one column per class). An estimator whose (final
     Pipeline step's) class sets ``predict_needs_y = True`` (``OracleRanker``) gets
-    ``predict(X, y=y)``; inside a Pipeline the earlier steps transform ``X`` first.
+    ``predict(X, y=y)``; inside a Pipeline the earlier steps transform ``X`` first. With
+    ``label_map``, a classifier's ``classes_`` are labels it maps to grades: ``predict_proba``
+    gives the expected grade (two classes too) and a binary margin points to the higher grade.
     """
     methods = check_response_method(response_method)
     final = _final_step(estimator)
@@ -128,7 +145,7 @@ def predict_scores(estimator, X, y=None, response_method=None):
             continue
         if method == "decision_function" and n_classes > 2 and response_method is None:
             continue  # one margin per class is not one score per row
-        return _as_scores(getattr(estimator, method)(X), method, classes)
+        return _as_scores(getattr(estimator, method)(X), method, classes, label_map)
     others = f" (nor {' or '.join(methods[:-1])})" if len(methods) > 1 else ""
     raise TypeError(
         f"estimator {type(estimator).__name__} has no {methods[-1]} method{others}; a ranking "
@@ -210,12 +227,16 @@ class RankingScorer:
                 f"greater_is_better must be True or False, got {short_repr(greater_is_better)}."
             )
         check_response_method(response_method)
+        check_label_map(options.get("label_map"))
         self.multimetric = not isinstance(metric, str)
-        if self.multimetric and not isinstance(metric, (list, tuple)):
-            raise TypeError(
-                "metric must be a metric spec string such as 'ndcg@10' or a list of them, got "
-                f"{short_repr(metric)}."
-            )
+        if self.multimetric:
+            try:
+                metric = metric_list(metric)  # a set in sorted order, a generator read once
+            except TypeError:
+                raise TypeError(
+                    "metric must be a metric spec string such as 'ndcg@10' or a list (tuple, "
+                    f"set, any iterable) of them, got {short_repr(metric)}."
+                ) from None
         # The one options check of evaluate: a scorer refuses exactly what evaluate refuses.
         resolved = check_options(
             options.get("conventions"),
@@ -300,7 +321,9 @@ class RankingScorer:
         -------
         ndarray of shape (n_samples,)
         """
-        return predict_scores(estimator, X, y_true, self.response_method)
+        label_map = self.options.get("label_map")
+        grades = None if y_true is None else map_labels(y_true, label_map)
+        return predict_scores(estimator, X, grades, self.response_method, label_map)
 
     def evaluate_scores(self, y_true, y_score, *, qid):
         """Evaluate given scores per query with this scorer's metrics and options.
@@ -341,7 +364,11 @@ class RankingScorer:
         qid = required_qid(X, qid, self.qid_column, owner=repr(self))
         if y_true is None:
             raise TypeError(f"{self!r} needs y, the relevance labels of the rows.")
-        return self.evaluate_scores(y_true, self.predict_scores(estimator, X, y_true), qid=qid)
+        evaluation = self.evaluate_scores(
+            y_true, self.predict_scores(estimator, X, y_true), qid=qid
+        )
+        warn_if_queries_leak(estimator, qid)  # a splitter that split queries (KFold, cv=5)
+        return evaluation
 
     def __call__(self, estimator, X, y_true, qid=None):
         """Score ``estimator`` on ``X``: the macro mean over queries of each metric.
@@ -363,7 +390,12 @@ class RankingScorer:
             a ``RuntimeWarning``) when every query is undefined for a metric. Negated when
             ``greater_is_better=False``.
         """
-        evaluation = self.evaluate(estimator, X, y_true, qid=qid)
+        try:
+            evaluation = self.evaluate(estimator, X, y_true, qid=qid)
+        except MissingQueryIdsError as error:
+            # Raised; inside scikit-learn's scoring step, which would turn it into NaN, a
+            # value that raises it there (_sklearn_calls).
+            return unscorable_or_raise(error)
         sign = 1.0 if self.greater_is_better else -1.0
         values = {key: sign * evaluation.mean(key) for key in self.metrics}
         return values if self.multimetric else values[self.metrics[0]]
@@ -451,12 +483,12 @@ def make_ranking_scorer(
 
     Parameters
     ----------
-    metric : str or list of str
-        A metric spec (``"ndcg@10"``, ``"recall@adaptive"``, ``"map"``) or a list of specs. A
-        list gives a multi-metric scorer that predicts once and returns ``{spec: value}``;
-        ``cross_validate`` reports ``test_<spec>`` and a search takes ``refit=<spec>``. The
-        keys are the normalised specs (lower case, ``k`` applied), listed in
-        ``scorer.metrics``.
+    metric : str or iterable of str
+        A metric spec (``"ndcg@10"``, ``"recall@adaptive"``, ``"map"``) or a list of specs (a
+        tuple, a generator; a ``set`` in sorted order). A list gives a multi-metric scorer
+        that predicts once and returns ``{spec: value}``; ``cross_validate`` reports
+        ``test_<spec>`` and a search takes ``refit=<spec>``. The keys are the normalised
+        specs (lower case, ``k`` applied), listed in ``scorer.metrics``.
     k : int, str or callable, optional
         Cut-off for specs given without ``@k`` (``make_ranking_scorer("recall", k="adaptive")``
         is ``make_ranking_scorer("recall@adaptive")``).
@@ -498,9 +530,9 @@ def make_ranking_scorer(
       ``cv=QueryKFold(5)`` and the package's rankers do, so plain ``cross_validate`` and
       ``GridSearchCV`` need nothing routed.
     - Without ``qid`` and without the column it raises
-      :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`, a ``BaseException``, so
-      that scikit-learn's default ``error_score=np.nan`` cannot turn it into a warning and
-      NaN scores among which a search would pick a best candidate.
+      :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`; inside scikit-learn's
+      ``cross_validate`` and searches too, whatever ``error_score``: never a warning and NaN
+      scores among which a search would pick a best candidate.
 
     Examples
     --------

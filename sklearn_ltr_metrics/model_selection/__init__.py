@@ -10,6 +10,8 @@ __getattr__, __dir__, __all__ = attach(
         "._halving": ("RankingHalvingGridSearchCV",),
         "._learning_curve": ("learning_curve_ranking",),
         "._search": ("RankingGridSearchCV", "RankingRandomizedSearchCV"),
-        "._split": ("QueryKFold", "StratifiedQueryKFold"),
+        "._select": ("RankingRFECV", "RankingSequentialFeatureSelector"),
+        "._skops": ("skops_trusted_types",),
+        "._split": ("QueryKFold", "QueryLeakageWarning", "StratifiedQueryKFold"),
     },
 )

@@ -6,15 +6,23 @@ from ._halving import RankingHalvingGridSearchCV as RankingHalvingGridSearchCV
 from ._learning_curve import learning_curve_ranking as learning_curve_ranking
 from ._search import RankingGridSearchCV as RankingGridSearchCV
 from ._search import RankingRandomizedSearchCV as RankingRandomizedSearchCV
+from ._select import RankingRFECV as RankingRFECV
+from ._select import RankingSequentialFeatureSelector as RankingSequentialFeatureSelector
+from ._skops import skops_trusted_types as skops_trusted_types
 from ._split import QueryKFold as QueryKFold
+from ._split import QueryLeakageWarning as QueryLeakageWarning
 from ._split import StratifiedQueryKFold as StratifiedQueryKFold
 
 __all__ = [
     "QueryKFold",
+    "QueryLeakageWarning",
     "RankingGridSearchCV",
     "RankingHalvingGridSearchCV",
+    "RankingRFECV",
     "RankingRandomizedSearchCV",
+    "RankingSequentialFeatureSelector",
     "StratifiedQueryKFold",
     "cross_validate_ranking",
     "learning_curve_ranking",
+    "skops_trusted_types",
 ]

@@ -37,10 +37,18 @@ _COUNTS = ["n_docs", "n_pos", "n_neg"]
 def qid_codes(qid, X, qid_column=DEFAULT_QID_COLUMN, *, owner="cross_validate_ranking"):
     """``qid`` as a 1-D array with one entry per row of ``X`` (plus its codes and uniques).
 
-    ``qid=None`` reads the column ``qid_column`` of a DataFrame ``X``; with neither,
-    :class:`MissingQueryIdsError`. ``X`` itself is left as it is (the package's rankers drop
-    the column; other estimators see it).
+    ``qid=None`` reads the column ``qid_column`` of a DataFrame ``X``, and a string ``qid``
+    (``qid="qid"``) names the column to read; with neither, :class:`MissingQueryIdsError`.
+    ``X`` itself is left as it is (the package's rankers drop the column; other estimators
+    see it).
     """
+    if isinstance(qid, str):  # a column name, as qid_column
+        if qid_column not in (DEFAULT_QID_COLUMN, qid):
+            raise ValueError(
+                f"{owner} got qid={qid!r}, a column name, and qid_column={qid_column!r}; name "
+                "the query-id column once."
+            )
+        qid, qid_column = None, qid
     qid_arr = qid_of(X, qid, qid_column=qid_column, owner=owner)
     codes, uniques = factorize_qid(qid_arr)
     return qid_arr, codes, uniques
@@ -192,10 +200,11 @@ def cross_validate_ranking(
     X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
         Relevance labels.
-    qid : array-like of shape (n_samples,), default=None
+    qid : array-like of shape (n_samples,) or str, default=None
         Query id of every row (int, str...). Rows need not be sorted or grouped. ``None``
         reads the column ``qid_column`` of a DataFrame ``X`` (which stays in ``X``: the
-        package's rankers drop it before fitting, other estimators see it as a feature).
+        package's rankers drop it before fitting, other estimators see it as a feature); a
+        string names that column (``qid="qid"``, as ``qid_column=``).
     scoring : str, list of str, RankingScorer or dict, default="ndcg@10"
         A metric spec, a list of specs (one multi-metric scorer), a scorer from
         :func:`make_ranking_scorer`, or a dict ``name -> make_ranking_scorer(spec)``. One

@@ -220,8 +220,9 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or str, default=None
             Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
+            A string names the column (``qid="qid"``, as ``qid_column=``).
         qid_column : str or None, default="qid"
             The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict

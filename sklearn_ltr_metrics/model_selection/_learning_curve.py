@@ -77,8 +77,9 @@ def learning_curve_ranking(
         A ranker (or Pipeline, or any estimator :func:`cross_validate_ranking` takes).
     X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
-    qid : array-like of shape (n_samples,), default=None
+    qid : array-like of shape (n_samples,) or str, default=None
         Query id of every row; ``None`` reads the column ``qid_column`` of a DataFrame ``X``.
+        A string names the column (``qid="qid"``, as ``qid_column=``).
     train_sizes : array-like of float or int, default=(0.1, 0.325, 0.55, 0.775, 1.0)
         Fractions (floats in (0, 1]) of the fewest training queries of any fold, or numbers of
         queries (ints). Duplicates after rounding are dropped.

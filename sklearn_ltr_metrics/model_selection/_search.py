@@ -18,6 +18,7 @@ from sklearn import config_context
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 
+from .._doc_link import DocLinkMixin
 from .._qid import DEFAULT_QID_COLUMN
 from ..metrics import make_ranking_scorer
 from ._cross_validate import qid_codes
@@ -54,7 +55,7 @@ def _check_scores(cv_results):
         )
 
 
-class _QuerySearchMixin:
+class _QuerySearchMixin(DocLinkMixin):
     """``fit(X, y, *, qid)`` with local metadata routing and query-safe folds.
 
     The search itself runs on a shallow copy (the *worker*) whose ``cv``, ``scoring`` and
@@ -82,10 +83,11 @@ class _QuerySearchMixin:
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Relevance labels.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or str, default=None
             Query id of every row; the groups of the folds, and routed to the estimator's
             ``fit`` and to the scorers. ``None`` reads the column ``qid_column`` of a
             DataFrame ``X``.
+            A string names the column (``qid="qid"``, as ``qid_column=``).
         qid_column : str or None, default="qid"
             The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict
@@ -122,8 +124,9 @@ class _QuerySearchMixin:
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or str, default=None
             Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
+            A string names the column (``qid="qid"``, as ``qid_column=``).
         qid_column : str or None, default="qid"
             The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
         **params : dict

@@ -15,11 +15,18 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
 from .._engine import factorize_qid
+from .._leakage import QueryLeakageWarning
 from .._qid import DEFAULT_QID_COLUMN, qid_of
 from .._random import check_random_state
 from .._validation import check_1d, check_consistent_length, check_positive_int, short_repr
 
-__all__ = ["QueryKFold", "StratifiedQueryKFold", "check_query_cv", "query_splits"]
+__all__ = [
+    "QueryKFold",
+    "QueryLeakageWarning",
+    "StratifiedQueryKFold",
+    "check_query_cv",
+    "query_splits",
+]
 
 
 class _QuerySplitter(BaseCrossValidator):
@@ -31,6 +38,14 @@ class _QuerySplitter(BaseCrossValidator):
     def __init__(
         self, n_splits=5, *, shuffle=False, random_state=None, qid_column=DEFAULT_QID_COLUMN
     ):
+        # Checked here, as scikit-learn's KFold does: a meta-estimator that sets
+        # ``random_state`` on the splitter afterwards (StackingRegressor gives every splitter
+        # without one a RandomState) leaves unshuffled folds as they are.
+        if not shuffle and random_state is not None:
+            raise ValueError(
+                f"random_state={short_repr(random_state)} has no effect without shuffling; "
+                "pass shuffle=True or leave random_state=None."
+            )
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
@@ -73,11 +88,6 @@ class _QuerySplitter(BaseCrossValidator):
         n_splits = self.get_n_splits()
         if not isinstance(self.shuffle, (bool, np.bool_)):
             raise TypeError(f"shuffle must be True or False, got {short_repr(self.shuffle)}.")
-        if not self.shuffle and self.random_state is not None:
-            raise ValueError(
-                f"random_state={short_repr(self.random_state)} has no effect without shuffling; "
-                "pass shuffle=True or leave random_state=None."
-            )
         ids = qid_of(X, qid, groups, self.qid_column, owner=f"{type(self).__name__}.split")
         codes, uniques = factorize_qid(ids, "qid")
         if uniques.shape[0] < n_splits:
@@ -116,7 +126,10 @@ class QueryKFold(_QuerySplitter):
         Permute the queries before dealing them into folds.
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         Seed of the permutation when ``shuffle=True``, the package's random-state policy
-        (``None``: fresh entropy, a new permutation per ``split``).
+        (``None``: fresh entropy, a new permutation per ``split``). Refused at construction
+        without shuffling, as in :class:`~sklearn.model_selection.KFold`; a meta-estimator
+        that sets it afterwards (``StackingRegressor`` gives every splitter without one a
+        ``RandomState``) leaves unshuffled folds as they are.
     qid_column : str or None, default="qid"
         The column of a DataFrame ``X`` read for the query ids when neither ``qid`` nor
         ``groups`` is passed; ``None``: never read ``X``.
@@ -181,7 +194,8 @@ class StratifiedQueryKFold(_QuerySplitter):
     shuffle : bool, default=False
         Break ties between queries of equal ``n_pos`` at random instead of by query id.
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
-        Seed of the tie-breaking permutation when ``shuffle=True`` (the package's policy).
+        Seed of the tie-breaking permutation when ``shuffle=True`` (the package's policy);
+        refused at construction without shuffling, as for :class:`QueryKFold`.
     qid_column : str or None, default="qid"
         The column of a DataFrame ``X`` read for the query ids when neither ``qid`` nor
         ``groups`` is passed; ``None``: never read ``X``.

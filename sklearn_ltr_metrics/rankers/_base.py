@@ -26,7 +26,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .._doc_link import DocLinkMixin
 from .._engine import factorize_qid
+from .._leakage import remember_training_queries, warn_if_queries_leak
 from .._qid import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
@@ -35,6 +37,7 @@ from .._qid import (
     split_qid_column,
 )
 from .._random import random_seed
+from .._sklearn_calls import pipeline_dropped, unscorable_or_raise
 from .._validation import (
     check_1d,
     check_consistent_length,
@@ -95,7 +98,7 @@ def _check_n_rows(values, n_rows, name):
     return arr
 
 
-class _RankerMixin:
+class _RankerMixin(DocLinkMixin):
     """Shared ranking behaviour: ``qid`` routing defaults, ``score`` = mean NDCG@10, and the
     estimator type "regressor" (a ranker predicts a relevance score per row)."""
 
@@ -132,6 +135,8 @@ class _RankerMixin:
         features, qid = resolve_qid(X, qid, column, owner=owner)
         if qid is None and required:
             raise EstimatorMissingQueryIdsError(missing_qid_message(owner, X, column))
+        if method == "fit":  # the training queries, for the leakage warning of scoring
+            remember_training_queries(self, qid)
         return features, qid
 
     def _validate_predict(self, X):
@@ -141,6 +146,24 @@ class _RankerMixin:
         return validate_data(
             self, X, accept_sparse=_SPARSE_FORMATS, dtype=self._predict_dtype, reset=False
         )
+
+    def _score_without_qid(self, X):
+        """The error of ``score`` without query ids, saying where they were dropped."""
+        owner = f"{type(self).__name__}.score"
+        message = missing_qid_message(owner, X, getattr(self, "qid_column", DEFAULT_QID_COLUMN))
+        if pipeline_dropped("qid"):
+            message = (
+                "Pipeline.score(X, y, qid=qid) got qid, but with metadata routing off "
+                "scikit-learn's Pipeline passes its final step only sample_weight: the "
+                "Pipeline dropped qid (sklearn.set_config(enable_metadata_routing=True) passes "
+                "it on). " + message
+            )
+        elif getattr(self, "_ltr_training_queries", None) is not None:
+            message += (
+                " This ranker was fitted with query ids: with routing off, qid passed to "
+                "fit (cross_validate(..., params={'qid': qid})) never reaches score."
+            )
+        return EstimatorMissingQueryIdsError(message)
 
     def score(self, X, y, qid=None, sample_weight=None):
         """Return the mean NDCG@10 over queries of this ranker's scores for ``X``.
@@ -176,10 +199,11 @@ class _RankerMixin:
         else:
             y_score = self.predict(features)
         if qid is None:
-            self._query_ids(X, qid, "score")  # raises MissingQueryIdsError, naming the ways
+            return unscorable_or_raise(self._score_without_qid(X))
         from ..metrics import evaluate
 
         values = evaluate(y, y_score, qid=qid, metrics=("ndcg@10",)).per_query["ndcg@10"]
+        warn_if_queries_leak(self, qid)
         if sample_weight is None:
             return float(values.mean())
         weights = _query_weights(sample_weight, qid)

@@ -46,6 +46,11 @@ __all__ = ["LIGHTGBM_MAX_QUERY_SIZE", "LambdaMARTRanker"]
 # --------------------------------------------------------------------------------------------
 
 
+def _is_lightgbm_ndcg(eval_metric):
+    """Whether ``eval_metric`` asks for LightGBM's own NDCG (``"lightgbm"``)."""
+    return isinstance(eval_metric, str) and eval_metric == "lightgbm"
+
+
 class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     """LambdaMART: gradient-boosted trees trained with LightGBM's ranking objectives.
 
@@ -81,7 +86,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         LightGBM's own default stops at label 30, here it is extended automatically to the
         largest label in ``y`` (up to 1022).
     eval_at : int or sequence of int, default=(10,)
-        NDCG cut-offs evaluated on the inner validation set; early stopping monitors the first.
+        NDCG cut-offs: the first is the package's NDCG monitored by default
+        (``eval_metric=None``); ``eval_metric="lightgbm"`` records LightGBM's NDCG at each and
+        early stopping monitors the first.
     lambdarank_truncation_level : int, default=None
         LightGBM's ``lambdarank_truncation_level`` (LightGBM's default when ``None``).
     early_stopping_rounds : int, default=None
@@ -92,9 +99,13 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     validation_fraction : float, default=0.1
         Share of queries held out for early stopping without ``eval_set``; ignored otherwise.
     eval_metric : str or RankingScorer, default=None
-        What the validation set is monitored with. ``None``: LightGBM's own NDCG at
-        ``eval_at[0]`` (its conventions: queries without a relevant row score 1). A metric
-        spec (``"ndcg@10"``, ``"capped_recall@adaptive"``, ``"map"``...) or a single-metric
+        What the validation set is monitored with. ``None``: the package's NDCG at
+        ``eval_at[0]``, ``"ndcg@10"`` by default, the metric :meth:`score` reports (queries
+        without a relevant row are skipped), one :func:`evaluate` of the validation set per
+        round. ``"lightgbm"``: LightGBM's own NDCG at ``eval_at``, computed inside LightGBM
+        (faster; its conventions: queries without a relevant row score 1, which moves the
+        round where training stops). A metric spec (``"ndcg@10"``,
+        ``"capped_recall@adaptive"``, ``"map"``...) or a single-metric
         :func:`make_ranking_scorer` (any conventions, e.g.
         ``make_ranking_scorer("ndcg@10", conventions="trec_eval", ties="stable")``) is
         computed per query by the package, exactly as :func:`evaluate` computes it.
@@ -402,20 +413,24 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         X, codes = train[0], train[2]
         fit_kwargs = {"feature_name": self._feature_name()} if not is_dataframe(X) else {}
         callbacks = []
+        # None: the package's NDCG at eval_at[0], what score() reports (ndcg@10 by default).
+        eval_metric = self.eval_metric
+        if eval_metric is None:
+            eval_metric = f"ndcg@{_check_eval_at(self.eval_at)[0]}"
         if validation is None:
-            if self.eval_metric is not None:
-                _package_eval_metric(self.eval_metric, codes)  # check it even when unused
+            if not _is_lightgbm_ndcg(eval_metric):
+                _package_eval_metric(eval_metric, codes)  # check it even when unused
             return fit_kwargs, callbacks
         X_val, y_val, val_codes, val_sizes, val_w = validation
         fit_kwargs.update(_eval_data_kwargs(lgb, X_val, y_val))
         fit_kwargs["eval_group"] = [val_sizes]
         fit_kwargs["eval_sample_weight"] = None if val_w is None else [val_w]
-        if self.eval_metric is None:
+        if _is_lightgbm_ndcg(eval_metric):
             kwargs["metric"] = "ndcg"
             fit_kwargs["eval_at"] = _check_eval_at(self.eval_at)
         else:
             kwargs["metric"] = "None"  # only the package's metric
-            fit_kwargs["eval_metric"] = _package_eval_metric(self.eval_metric, val_codes)
+            fit_kwargs["eval_metric"] = _package_eval_metric(eval_metric, val_codes)
         if rounds is not None:
             callbacks.append(lgb.early_stopping(rounds, first_metric_only=True, verbose=False))
         return fit_kwargs, callbacks

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._doc_link import DocLinkMixin
 from .._qid import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
 from .._validation import short_repr
 
@@ -32,7 +33,7 @@ def _feature_names(transformer, features, n_columns):
     return [str(name) for name in names]
 
 
-class QueryColumn(MetaEstimatorMixin, TransformerMixin, BaseEstimator):
+class QueryColumn(DocLinkMixin, MetaEstimatorMixin, TransformerMixin, BaseEstimator):
     """Transform the features of ``X`` and keep its query-id column beside them.
 
     The Pipeline pattern of the ``qid`` column convention: ``make_pipeline(QueryColumn(

@@ -261,7 +261,7 @@ def test_bad_options_fail_at_construction():
     with pytest.raises(ValueError, match="not a valid cut-off"):
         make_ranking_scorer("recall", k="adaptiv")
     with pytest.raises(TypeError, match="metric spec string"):
-        make_ranking_scorer({"ndcg@10"})
+        make_ranking_scorer({"ndcg@10": 1})  # a mapping (a set is a list of specs: issue 43)
     with pytest.raises(TypeError, match="greater_is_better"):
         make_ranking_scorer("map", greater_is_better="yes")
     with pytest.raises(ValueError, match="beta"):
