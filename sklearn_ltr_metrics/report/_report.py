@@ -177,7 +177,7 @@ def make_report(
     per_cutoff=None,
     metrics=None,
     baseline=None,
-    strata=(10, 50),
+    strata="methodology",
     n_resamples=1000,
     confidence_level=0.95,
     test="permutation",
@@ -213,8 +213,9 @@ def make_report(
         column (the methodology's Recall@K) if there is one, else the first metric.
     baseline : str, optional
         System the others are compared with; default the first. Ignored for one system.
-    strata : sequence of int or dict, default=(10, 50)
-        Strata on ``n_pos`` (see :func:`summarize`): low 1-10, medium 11-50, high 51+.
+    strata : "methodology", sequence of int or dict, default="methodology"
+        Strata on ``n_pos`` (see :func:`summarize`): the methodology's ``"Low (3-10)"``,
+        ``"Medium (11-50)"``, ``"High (51+)"``.
     n_resamples : int, default=1000
         Bootstrap resamples of queries for every interval.
     confidence_level : float, default=0.95

@@ -73,13 +73,18 @@ def _strata(report):
         index=["system", "stratum"], columns="metric", values="mean", sort=False, dropna=False
     )
     rows = []
+    counts = report.strata.groupby(["system", "stratum"], sort=False)["n_queries"].max()
     for (system, stratum), values in means.iterrows():
-        size = sizes.loc[(system, stratum)]
-        high = "+" if math.isinf(size["high"]) else f"-{int(size['high'])}"
+        if (system, stratum) in sizes.index:
+            size = sizes.loc[(system, stratum)]
+            high = "+" if math.isinf(size["high"]) else f"-{int(size['high'])}"
+            shown, n_queries = f"{int(size['low'])}{high}", int(size["n_queries"])
+        else:  # the queries with relevant documents in no stratum
+            shown, n_queries = "other", int(counts[(system, stratum)])
         row = _system(report, system) | {
             "stratum": stratum,
-            "n_pos": f"{int(size['low'])}{high}",
-            "queries": str(int(size["n_queries"])),
+            "n_pos": shown,
+            "queries": str(n_queries),
         }
         row.update({m: format_number(values[m]) for m in report.metrics})
         rows.append(row)
