@@ -175,7 +175,7 @@ def evaluate(
         beta=beta,
         err_max_grade=err_max_grade,
     )
-    specs = parse_metrics(metrics, k, options=options)
+    specs = parse_metrics(metrics, k, options=options, explicit_gain=gain is not None)
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
     if coded is None:
