@@ -98,6 +98,7 @@ from .stats import detectable_difference as detectable_difference
 from .stats import difficulty_correlation as difficulty_correlation
 from .stats import difficulty_ranges as difficulty_ranges
 from .stats import effect_size_label as effect_size_label
+from .stats import format_imbalance as format_imbalance
 from .stats import paired_power as paired_power
 from .stats import paired_test as paired_test
 from .stats import paired_test_names as paired_test_names
@@ -156,6 +157,7 @@ __all__ = [
     "evaluate_dask",
     "evaluate_run",
     "expected_failed_checks",
+    "format_imbalance",
     "fuse",
     "fusion_method_names",
     "fusion_params",

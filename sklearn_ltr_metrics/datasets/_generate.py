@@ -177,10 +177,11 @@ def make_ranking_data(
     Each query has between 3 and 120 relevant documents (mean 38.5, SD 34.1, median about 28)
     and between 510 and 4966 non-relevant ones (mean 1,673, SD 1,066, median about 1,400), the
     methodology's distribution, so the difficulty ``n_neg / n_pos`` varies over two orders of
-    magnitude. Or the sizes come from a table of your own queries (``sizes=``). Features are noisy views of a latent relevance with per-query
-    offsets; column :data:`BM25_FEATURE` (0) is a BM25-like lexical score, a reasonable but
-    beatable baseline: ranking by it is far better than random, and a LambdaMART model that
-    combines all features does better still. See the module docstring for the exact model.
+    magnitude. Or the sizes come from a table of your own queries (``sizes=``). Features are
+    noisy views of a latent relevance with per-query offsets; column :data:`BM25_FEATURE` (0)
+    is a BM25-like lexical score, a reasonable but beatable baseline: ranking by it is far
+    better than random, and a LambdaMART model that combines all features does better still.
+    See the module docstring for the exact model.
 
     Parameters
     ----------

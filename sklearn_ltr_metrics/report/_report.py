@@ -310,7 +310,12 @@ def make_report(
     bins = summaries[baseline].strata_bins
     settings = _settings(
         title, notes, tables, systems, baseline, summaries, tests, bins, random_state, given
-    ) | {"headline": headline, "recall_metric": recall_metric, "upper_bounds": bounds}
+    ) | {
+        "headline": headline,
+        "recall_metric": recall_metric,
+        "upper_bounds": bounds,
+        "recall_is_precision": _recall_is_precision(cutoffs.get(baseline), tables[baseline]),
+    }
     return RankingReport(
         systems=tuple(systems),
         baseline=baseline if len(systems) > 1 else None,
@@ -334,6 +339,27 @@ def make_report(
         settings=settings,
         matrix=_matrix(tables, systems, metrics, tests, seeds),
         planning=_planning(tables, systems, metrics, alpha, min_diff),
+    )
+
+
+def _recall_is_precision(per_cutoff, per_query):
+    """The methodology's note where it applies: capped_recall@K = hits / min(K, n_pos) is
+    precision@K at every cut-off K <= n_pos. ``None``, or the note with how often it holds."""
+    if per_cutoff is None or not len(per_cutoff):
+        return None
+    rows = per_cutoff[per_cutoff["metric"].str.partition("@")[0] == "capped_recall"]
+    if not len(rows):
+        return None
+    counts = per_query.reset_index() if "qid" not in per_query.columns else per_query
+    keys = [c for c in ("fold", "qid") if c in rows.columns and c in counts.columns]
+    n_pos = rows[keys].merge(counts[[*keys, "n_pos"]], on=keys, how="left")["n_pos"]
+    within = int((rows["k"].to_numpy() <= n_pos.to_numpy()).sum())
+    if within == 0:
+        return None
+    return (
+        f"Recall@K equals Precision@K whenever K <= n_pos: capped_recall@K = hits / min(K, "
+        f"n_pos) = hits / K. Here {within} of {len(rows)} (query, cut-off) pairs of "
+        f"{', '.join(dict.fromkeys(rows['metric']))} have K <= n_pos."
     )
 
 

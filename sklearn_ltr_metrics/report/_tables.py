@@ -10,6 +10,7 @@ import math
 
 import pandas as pd
 
+from ..stats import format_imbalance
 from ._render import format_number, format_pvalue, split_spec
 
 __all__ = ["display_tables", "grouped_warnings"]
@@ -62,6 +63,8 @@ def _characteristics(report):
         row = {} if same else _system(report, r.system)
         row |= {"quantity": r.quantity, "queries": str(r.n_queries)}
         row |= {c: format_number(getattr(r, c), 2) for c in ("min", "max", "median", "mean", "std")}
+        if r.quantity == "n_neg/n_pos":  # the methodology's imbalance ratio, 1:N
+            row |= {c: format_imbalance(getattr(r, c)) for c in ("min", "max", "median", "mean")}
         rows.append(row)
     title = "Data characteristics: documents per query (n_pos relevant, n_neg others)"
     return ("characteristics", title, pd.DataFrame(rows))
