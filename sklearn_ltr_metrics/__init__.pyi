@@ -59,6 +59,7 @@ from .plotting import plot_precision_recall as plot_precision_recall
 from .plotting import plot_query_precision_recall as plot_query_precision_recall
 from .plotting import plot_recall_at_k as plot_recall_at_k
 from .plotting import plot_significance_matrix as plot_significance_matrix
+from .rankers import BM25Ranker as BM25Ranker
 from .rankers import FeatureRanker as FeatureRanker
 from .rankers import LambdaMARTRanker as LambdaMARTRanker
 from .rankers import OracleRanker as OracleRanker
@@ -109,6 +110,7 @@ from .stats import stage_table as stage_table
 from .stats import summarize as summarize
 
 __all__ = [
+    "BM25Ranker",
     "BM25_FEATURE",
     "CONVENTIONS",
     "DataFormatError",

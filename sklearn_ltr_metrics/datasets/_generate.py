@@ -270,6 +270,7 @@ def make_ranking_data(
         n_pos = _draw_sizes(rng, n_queries, pos_bounds, pos_shape)
         n_neg = _draw_sizes(rng, n_queries, neg_bounds, neg_shape)
     sizes = n_pos + n_neg
+    n_queries = int(sizes.shape[0])
     n_rows = int(sizes.sum())
     qid = np.repeat(np.arange(n_queries, dtype=np.int64), sizes)
     starts = np.cumsum(sizes) - sizes
