@@ -107,6 +107,18 @@ def _draw_sizes(rng, n, bounds, shape):
     return np.clip(np.rint(low + (high - low) * draws), low, high).astype(np.int64)
 
 
+def _query_sizes(rng, n_queries, sizes, pos, neg):
+    """(n_pos, n_neg) per query: drawn from the user's table, or from the two distributions
+    (``pos`` and ``neg``: (bounds, beta shape))."""
+    if sizes is None:
+        return _draw_sizes(rng, n_queries, *pos), _draw_sizes(rng, n_queries, *neg)
+    n_pos, n_neg = _check_sizes(sizes)
+    if n_queries is None:
+        return n_pos, n_neg
+    drawn = rng.integers(0, n_pos.shape[0], n_queries)
+    return n_pos[drawn], n_neg[drawn]
+
+
 def _check_sizes(sizes):
     """(n_pos, n_neg) int64 arrays of a user's ``[qid, n_pos, n_neg]`` table."""
     import pandas as pd
@@ -260,15 +272,9 @@ def make_ranking_data(
     rng = _as_generator(random_state)
 
     # Sizes and labels, all queries at once.
-    if sizes is not None:
-        n_pos, n_neg = _check_sizes(sizes)
-        if n_queries is not None:
-            drawn = rng.integers(0, n_pos.shape[0], n_queries)
-            n_pos, n_neg = n_pos[drawn], n_neg[drawn]
-        n_queries = int(n_pos.shape[0])
-    else:
-        n_pos = _draw_sizes(rng, n_queries, pos_bounds, pos_shape)
-        n_neg = _draw_sizes(rng, n_queries, neg_bounds, neg_shape)
+    n_pos, n_neg = _query_sizes(
+        rng, n_queries, sizes, (pos_bounds, pos_shape), (neg_bounds, neg_shape)
+    )
     sizes = n_pos + n_neg
     n_queries = int(sizes.shape[0])
     n_rows = int(sizes.sum())

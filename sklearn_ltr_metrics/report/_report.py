@@ -310,12 +310,8 @@ def make_report(
     bins = summaries[baseline].strata_bins
     settings = _settings(
         title, notes, tables, systems, baseline, summaries, tests, bins, random_state, given
-    ) | {
-        "headline": headline,
-        "recall_metric": recall_metric,
-        "upper_bounds": bounds,
-        "recall_is_precision": _recall_is_precision(cutoffs.get(baseline), tables[baseline]),
-    }
+    ) | {"headline": headline, "recall_metric": recall_metric, "upper_bounds": bounds}
+    settings["recall_is_precision"] = _recall_is_precision(cutoffs.get(baseline), tables[baseline])
     return RankingReport(
         systems=tuple(systems),
         baseline=baseline if len(systems) > 1 else None,
