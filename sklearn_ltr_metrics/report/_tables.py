@@ -10,6 +10,7 @@ import math
 
 import pandas as pd
 
+from ..metrics._registry import get_metric
 from ..stats import format_imbalance
 from ._render import format_number, format_pvalue, split_spec
 
@@ -147,16 +148,31 @@ def _matrix(report):
     return ("matrix", title, pd.DataFrame(rows))
 
 
+def _metric_span(spec):
+    """Width of a metric's range of values (inf when unbounded or not a registered metric)."""
+    try:
+        low, high = get_metric(spec.partition("@")[0].partition("(")[0]).value_range
+    except ValueError:
+        return math.inf
+    return high - low
+
+
 def _planning(report):
     """The methodology's study planning, one sentence per metric and power."""
     rows = []
     for r in report.planning.itertuples(index=False):
         if math.isnan(r.detectable_diff):
             reading = "not enough queries or no variance to plan from"
-        else:
+        elif r.detectable_diff > _metric_span(r.metric):
             reading = (
-                f"with {r.n_queries} queries, differences below {r.detectable_diff:.3g} "
-                f"{r.metric} are not detectable at power {r.power:g}"
+                f"no difference in {r.metric} is detectable with {r.n_queries} queries at "
+                f"power {r.power:g} (the detectable difference exceeds the metric's range)"
+            )
+        else:  # the sentence rounds as its column
+            reading = (
+                f"with {r.n_queries} queries, differences below "
+                f"{format_number(r.detectable_diff)} {r.metric} are not detectable at power "
+                f"{r.power:g}"
             )
         row = {
             "metric": r.metric,

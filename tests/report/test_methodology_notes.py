@@ -56,3 +56,26 @@ def test_no_note_without_capped_recall():
     report = make_report({"a": ev}, n_resamples=20, random_state=0)
     assert report.settings["recall_is_precision"] is None
     assert "Recall@K equals Precision@K" not in report.to_text()
+
+
+def test_planning_sentence_rounds_as_its_column_and_says_when_nothing_is_detectable():
+    import pandas as pd
+
+    index = pd.Index([1, 2, 3, 4], name="qid")
+    counts = {"n_pos": [3, 4, 5, 6], "n_neg": 50}
+    systems = {
+        "a": pd.DataFrame({**counts, "ndcg@10": [0.0, 1.0, 0.1, 0.9]}, index=index),
+        "b": pd.DataFrame({**counts, "ndcg@10": [1.0, 0.0, 0.9, 0.2]}, index=index),
+    }
+    report = make_report(systems, n_resamples=20, n_permutations=20, random_state=0)
+    plan = report.planning.set_index("power")
+    text = report.to_text()
+    for power, row in plan.iterrows():
+        if row["detectable_diff"] > 1:  # nDCG lies in [0, 1]: no difference can be seen
+            assert (
+                f"no difference in ndcg@10 is detectable with {row['n_queries']} queries at "
+                f"power {power:g}" in text
+            )
+        else:
+            assert f"differences below {row['detectable_diff']:.4f} ndcg@10" in text
+    assert (plan["detectable_diff"] > 1).any()  # 3 noisy queries: the case is exercised
