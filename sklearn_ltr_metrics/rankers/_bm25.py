@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.utils.validation import check_is_fitted
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from .._validation import short_repr
 from ._base import _RankerMixin
 

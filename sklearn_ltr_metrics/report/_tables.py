@@ -10,7 +10,7 @@ import math
 
 import pandas as pd
 
-from ..metrics._registry import get_metric
+from ..metrics import get_metric
 from ..stats import format_imbalance
 from ._render import format_number, format_pvalue, split_spec
 
