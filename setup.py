@@ -107,7 +107,10 @@ extensions = [
     for name in ("_ranking", "_sums")
 ]
 
-setup(
-    ext_modules=cythonize(extensions, compiler_directives={"language_level": 3}),
-    cmdclass={"build_ext": BuildExt},
-)
+modules = cythonize(extensions, compiler_directives={"language_level": 3})
+for module in modules:
+    # Cython lists numpy's headers (absolute paths) as dependencies too: not ours to ship, and
+    # the sdist warns for each ("the path must be relative"). Rebuilds follow our own sources.
+    module.depends = [path for path in module.depends if not os.path.isabs(path)]
+
+setup(ext_modules=modules, cmdclass={"build_ext": BuildExt})

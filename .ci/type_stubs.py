@@ -46,6 +46,12 @@ def _families():
     raise SystemExit("sklearn_ltr_metrics/__init__.py has no _FAMILIES tuple")
 
 
+def _isort_key(name):
+    """ruff's RUF022 order of ``__all__``: SCREAMING_CASE, then CamelCase, then the rest."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name
+
+
 def _stub(source, imports, names, compiled=()):
     lines = [HEADER.format(source=source)]
     lines += ["from typing import Any", ""] if compiled else []
@@ -54,7 +60,7 @@ def _stub(source, imports, names, compiled=()):
         lines += ["", *(f"{name}: Any" for name in compiled)]
     lines.append("")
     lines.append("__all__ = [")
-    lines += [f'    "{name}",' for name in sorted(names)]
+    lines += [f'    "{name}",' for name in sorted(names, key=_isort_key)]
     lines.append("]")
     return "\n".join(lines) + "\n"
 

@@ -43,7 +43,7 @@ run = scored.sort_values(["qid", "score"], ascending=[True, False]).groupby("qid
 folder = Path(tempfile.mkdtemp())
 write_trec_qrels(qrels, folder / "qrels.txt")
 write_trec_run(run, folder / "bm25.run", tag="bm25")
-print((folder / "bm25.run").read_text().splitlines()[:3])
+print("first lines of bm25.run:", (folder / "bm25.run").read_text().splitlines()[:3])
 
 # %%
 # Read them back and evaluate
@@ -55,7 +55,9 @@ run = read_trec_run(folder / "bm25.run")
 metrics = ["map", "ndcg@10", "precision@5", "recall@100", "mrr"]
 
 evaluation = evaluate_run(run, qrels, metrics=metrics)  # conventions="trec_eval"
+print("per query:")
 print(evaluation.per_query.round(4).to_string())
+print("mean over queries:")
 print(evaluation.mean().round(4).to_string())
 
 # %%
@@ -70,6 +72,7 @@ report = make_report(
     n_resamples=500,
     random_state=0,
 )
+print("each run against the baseline:")
 print(report.comparison[["metric", "system", "mean", "diff", "pvalue", "magnitude"]].round(4))
 
 # %%
@@ -102,6 +105,7 @@ both = pd.concat(
     },
     names=["source"],
 )
+print("ours beside the reference, per query:")
 print(both.to_string())
 differences = (both.loc["trec_eval"] - both.loc["evaluate_run"]).abs().to_numpy()
 print(f"largest difference over {differences.size} values: {differences.max():.4f}")

@@ -49,6 +49,7 @@ columns = [
     "mean_test_map",
     "mean_test_capped_recall@adaptive",
 ]
+print("every setting, best first:")
 print(results[columns].sort_values("mean_test_ndcg@10", ascending=False).round(4).to_string())
 print("best parameters:", search.best_params_)
 
@@ -59,10 +60,16 @@ metrics = ["ndcg@10", "map", "capped_recall@adaptive"]
 scores = search.best_estimator_.predict(X[test])
 held_out = evaluate(y[test], scores, qid=qid[test], metrics=metrics)
 print(f"held-out queries: {len(held_out.per_query)}")
+print("means on the held-out queries:")
 print(held_out.mean().round(4).to_string())
 
 # The search's score is the same per-query mean: the scorer's value is the table's mean.
-print(search.score(X[test], y[test], qid=qid[test]), held_out.mean("ndcg@10"))
+print(
+    "search.score (ndcg@10):",
+    search.score(X[test], y[test], qid=qid[test]),
+    "= evaluate's mean:",
+    held_out.mean("ndcg@10"),
+)
 
 # %%
 # Candidates with their spread over folds

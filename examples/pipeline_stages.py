@@ -102,6 +102,7 @@ table = stage_table(
     reranks={"LambdaMART": "hybrid", "LLM": "LambdaMART"},
     depth=100,
 )
+print("the stage table, each stage against the one before:")
 print(table[["metric", "stage", "mean", "diff", "pvalue", "ceiling"]].round(4).to_string())
 
 # %%
@@ -114,6 +115,7 @@ per_query_deep = {**per_query, "LambdaMART": evaluate_run(deep, qrels, metrics=m
 flagged = stage_table(
     per_query_deep, metrics=["recall@100"], random_state=0, reranks={"LambdaMART": "hybrid"}
 )
+print("stages that break the ceiling rule:")
 print(flagged[["stage", "mean", "ceiling"]].to_string())
 
 # %%

@@ -13,22 +13,15 @@ scikit-learn organises its own:
 - :mod:`sklearn_ltr_metrics.io` (TREC, LETOR, tables) and :mod:`sklearn_ltr_metrics.datasets`.
 
 Each public name is listed once, in its family's ``__init__``; the top level re-exports every
-family's ``__all__``. Only the evaluation core (``evaluate`` and what it needs) is imported with
-the package; every other name is imported on first access (PEP 562), so
-``import sklearn_ltr_metrics`` does not pull in ``sklearn.model_selection``, ``scipy.stats`` or
-the plotting code.
+family's ``__all__``. Every public name, ``evaluate`` included, is imported on first access
+(PEP 562), so ``import sklearn_ltr_metrics`` (and ``ltr-eval --version``) loads neither pandas
+nor scikit-learn; ``evaluate`` brings what it needs, never ``sklearn.model_selection``,
+``scipy.stats`` or the plotting code.
 """
 
 import importlib
 
 from ._version import __version__ as __version__
-from .metrics import (  # noqa: F401 (re-exported through __all__)
-    CONVENTIONS,
-    RankingEvaluation,
-    evaluate,
-    evaluate_run,
-    metric_names,
-)
 
 #: The public families, in the order the documentation lists them. Importing one costs nothing
 #: (its names load on first use); the top level re-exports each family's ``__all__``.

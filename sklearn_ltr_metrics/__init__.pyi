@@ -67,6 +67,7 @@ from .plotting import plot_precision_recall as plot_precision_recall
 from .plotting import plot_query_precision_recall as plot_query_precision_recall
 from .plotting import plot_recall_at_k as plot_recall_at_k
 from .plotting import plot_significance_matrix as plot_significance_matrix
+from .rankers import BM25Ranker as BM25Ranker
 from .rankers import FeatureRanker as FeatureRanker
 from .rankers import LambdaMARTRanker as LambdaMARTRanker
 from .rankers import OracleRanker as OracleRanker
@@ -107,6 +108,7 @@ from .stats import detectable_difference as detectable_difference
 from .stats import difficulty_correlation as difficulty_correlation
 from .stats import difficulty_ranges as difficulty_ranges
 from .stats import effect_size_label as effect_size_label
+from .stats import format_imbalance as format_imbalance
 from .stats import paired_power as paired_power
 from .stats import paired_test as paired_test
 from .stats import paired_test_names as paired_test_names
@@ -119,6 +121,7 @@ from .stats import summarize as summarize
 __all__ = [
     "BM25_FEATURE",
     "CONVENTIONS",
+    "BM25Ranker",
     "DataFormatError",
     "DifficultyCorrelation",
     "EstimatorMissingQueryIdsError",
@@ -171,6 +174,7 @@ __all__ = [
     "evaluate_run_spark",
     "evaluate_spark",
     "expected_failed_checks",
+    "format_imbalance",
     "fuse",
     "fuse_spark",
     "fusion_method_names",

@@ -20,7 +20,7 @@ def dcg(labels, k, gain):
     return sum(gain_of(g, gain) / math.log2(i + 2) for i, g in enumerate(labels[:k]))
 
 
-def metric_value(metric, labels, k, *, n_pos=None, ideal=None, gain="exponential", beta=1.0):
+def metric_value(metric, labels, k, *, n_pos=None, ideal=None, gain=None, beta=1.0):
     """Value of ``metric`` for one query whose labels are given in ranked order.
 
     ``k=None`` is the whole list. ``n_pos`` defaults to the relevant labels (> 0) present;
@@ -62,8 +62,9 @@ def metric_value(metric, labels, k, *, n_pos=None, ideal=None, gain="exponential
         return total / n_pos
     if metric in ("dcg", "cg", "ndcg"):
         kk = min(k_eff, n)
-        if metric == "cg":
-            return sum(gain_of(g, gain) for g in labels[:kk])
+        if metric == "cg":  # the label is CG's gain unless the call sets one
+            return sum(gain_of(g, gain or "linear") for g in labels[:kk])
+        gain = gain or "exponential"  # DCG's default gain
         value = dcg(labels, kk, gain)
         if metric == "dcg":
             return value

@@ -116,9 +116,8 @@ def test_names_load_on_first_use():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
-    assert json.loads(out.stdout) == sorted(
-        {"CONVENTIONS", "RankingEvaluation", "evaluate", "evaluate_run", "metric_names"}
-    )
+    # every name, evaluate included, loads on first use: `ltr-eval --version` stays instant
+    assert json.loads(out.stdout) == []
 
 
 def test_dir_lists_public_names():

@@ -78,8 +78,9 @@ def run_gate(args, per_query, baseline, names):
 
 
 def print_matrix(args, per_query, metrics):
-    """The significance matrix of every pair of runs, for the first metric (text, Markdown).
+    """The significance matrix of every pair of runs, one per metric (text, Markdown).
 
+    The p-values are corrected over every (metric, pair) together (:func:`compare_all`).
     With ``--format csv`` or ``json`` stdout keeps one document (the comparison table); the
     matrix is in the report's ``summary.json`` (``--output``).
     """
@@ -92,33 +93,36 @@ def print_matrix(args, per_query, metrics):
     correction = "none" if test == "tukey" else args.correction
     result = compare_all(
         per_query,
-        metrics[:1],
+        list(metrics),
         test=test,
         correction=correction,
         alpha=args.alpha,
         random_state=args.random_state,
     )
-    diff = result.matrix(value="diff")
-    marks = result.matrix(value="significant")
-    shown = diff.map(lambda v: "" if v != v else f"{v:+.4f}") + marks.map(
-        lambda s: " *" if s else ""
-    )
-    shown = shown.reset_index().rename(columns={"system_a": "row - column"})
-    title = (
-        f"Every pair on {metrics[0]}: mean difference row - column ({_test_label(test)}, "
-        f"{_correction_label(test, args.correction)}; * = significant at alpha {args.alpha:g})"
-    )
-    body = frame_as(shown, args.format)
-    emit(f"\n## {title}\n\n{body}" if args.format == "markdown" else f"\n{title}\n\n{body}")
+    family = "pairs" if len(metrics) == 1 else "pairs and metrics"
+    for metric in metrics:
+        diff = result.matrix(metric, value="diff")
+        marks = result.matrix(metric, value="significant")
+        shown = diff.map(lambda v: "" if v != v else f"{v:+.4f}") + marks.map(
+            lambda s: " *" if s else ""
+        )
+        shown = shown.reset_index().rename(columns={"system_a": "row - column"})
+        title = (
+            f"Every pair on {metric}: mean difference row - column ({_test_label(test)}, "
+            f"{_correction_label(test, args.correction, family)}; * = significant at alpha "
+            f"{args.alpha:g})"
+        )
+        body = frame_as(shown, args.format)
+        emit(f"\n## {title}\n\n{body}" if args.format == "markdown" else f"\n{title}\n\n{body}")
 
 
 def _test_label(test):
     return "Tukey's HSD" if test == "tukey" else f"{test} test"
 
 
-def _correction_label(test, correction):
+def _correction_label(test, correction, family="pairs"):
     return (
         "family-wise over the pairs by design"
         if test == "tukey"
-        else f"{correction} over the pairs"
+        else f"{correction} over the {family}"
     )

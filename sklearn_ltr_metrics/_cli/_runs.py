@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..runs import fuse, fusion_method_names, fusion_params, normalization_names
+from ._output import emit, frame_as
 
 __all__ = ["add_run_commands", "ceiling_options", "cmd_fuse", "cmd_pool", "parse_reranks"]
 
@@ -113,14 +114,6 @@ def cmd_fuse(args):
     return 0
 
 
-def _show(frame, fmt):
-    if fmt == "csv":
-        return frame.to_csv(index=False, lineterminator="\n")
-    if fmt == "json":
-        return frame.to_json(orient="records", double_precision=15, indent=2)
-    return frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
-
-
 def cmd_pool(args):
     """``ltr-eval pool``: the pool (to judge), or with ``--qrels`` the pool-bias report."""
     from ..io import read_trec_qrels
@@ -129,13 +122,13 @@ def cmd_pool(args):
     runs = _read_runs(args)
     if args.qrels is None:
         pool = make_pool(runs, depth=args.depth)
-        text = _show(pool, args.format)
+        text = frame_as(pool, args.format)  # as every command prints its tables
         print(f"{len(pool)} (qid, doc_id) pairs to judge, depth {args.depth}", file=sys.stderr)
     else:
         qrels = read_trec_qrels(_existing(args.qrels, "qrels file"))
         metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
         report = pool_report(runs, qrels, depth=args.depth, metrics=metrics)
-        text = _show(report, args.format)
+        text = frame_as(report, args.format)
         if args.format == "text":
             text = (
                 f"Pool bias, leave-one-run-out (depth {args.depth}): 'pruned' drops the judged "
@@ -148,7 +141,7 @@ def cmd_pool(args):
             raise FileExistsError(f"--output {str(path)!r} exists; pass --force to replace it.")
         path.write_text(text if text.endswith("\n") else text + "\n")
     else:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        emit(text)
     return 0
 
 

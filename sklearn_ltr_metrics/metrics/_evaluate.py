@@ -206,7 +206,7 @@ def evaluate(
         ap_denominator=ap_denominator, precision_denominator=precision_denominator,
         log_base=log_base, max_docs=max_docs, beta=beta, err_max_grade=err_max_grade,
     )  # fmt: skip
-    specs = parse_metrics(metrics, k, options=options)
+    specs = parse_metrics(metrics, k, options=options, explicit_gain=gain is not None)
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
     if coded is None:

@@ -134,7 +134,8 @@ def evaluate_run(
     run, qrels, label = _checked_pair(run, qrels)
     engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
     resolved = check_options(conventions, **options)
-    specs = parse_metrics(metrics, k, options=resolved, strings=True)
+    explicit_gain = options.get("gain") is not None
+    specs = parse_metrics(metrics, k, options=resolved, strings=True, explicit_gain=explicit_gain)
     strings = [spec for spec in specs if spec.metric is None and spec.k is not None]
     specs = [spec for spec in specs if spec.metric is not None]
     parts = []

@@ -333,6 +333,35 @@ class _Spec:
     order: tuple = ()  # trec_eval's print order (ForeignSpec.order)
 
 
+#: ``cg(gain=linear)``: a graded metric with its own gain, written in the spec.
+_SPEC_GAIN = re.compile(r"([a-z_]+)\(\s*gain\s*=\s*['\"]?([a-z]*)['\"]?\s*\)")
+#: The metrics whose gain a spec may set, and the gain each takes when neither the spec nor a
+#: mapping ``gain=`` says: CG sums the labels (the methodology's CG), DCG/nDCG follow the call.
+_SPEC_GAIN_METRICS = {"cg": "linear", "dcg": None, "ndcg": None}
+
+
+def _spec_gain(raw, name, explicit_gain):
+    """``(name, gain or None)`` of a spec's name (before ``@``): ``cg(gain=linear)`` gives
+    ``("cg", "linear")``; a plain ``cg`` its default gain (``"linear"``, unless the call
+    sets ``gain=`` itself, ``explicit_gain``); other names ``(name, None)``: the call's."""
+    match = _SPEC_GAIN.fullmatch(name)
+    if match is None:
+        return name, None if explicit_gain else _SPEC_GAIN_METRICS.get(name)
+    base, gain = match.groups()
+    if base not in _SPEC_GAIN_METRICS:
+        raise ValueError(
+            f"metrics entry {raw!r} sets a gain, which only {sorted(_SPEC_GAIN_METRICS)} take; "
+            f"write e.g. 'cg(gain=linear)@5' or 'ndcg(gain=exponential)@10'."
+        )
+    if gain not in ("exponential", "linear"):
+        raise ValueError(
+            f"metrics entry {raw!r} asks for gain={gain!r}; a spec's gain is 'exponential' "
+            "(2**label - 1) or 'linear' (the label), e.g. 'cg(gain=exponential)@5'. For a "
+            "mapping label -> gain pass gain={...} to the call."
+        )
+    return base, gain
+
+
 def _is_own(name):
     """Whether a name (before ``@``, as typed) is one of the package's own metric names."""
     return name in METRICS or name in ALIASES or bool(_F_BETA.fullmatch(name))
@@ -401,7 +430,7 @@ def metric_list(metrics):
     return entries
 
 
-def parse_metrics(metrics, k=None, *, options=None, strings=False):
+def parse_metrics(metrics, k=None, *, options=None, strings=False, explicit_gain=False):
     """Metric specs (``"ndcg@10"``, ``"recall@adaptive"``...) -> list of :class:`_Spec`.
 
     ``k`` applies to names given without ``@``; when it is None, the conventions' ``default_k``
@@ -410,7 +439,10 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
     ``options`` and is named after it (``beta=2``: column ``f2@10``). trec_eval's measures
     that are not numbers (``runid``, ``num_q``, ``relstring``) give specs with
     ``metric=None`` when ``strings`` is true; otherwise ``all_trec`` leaves them out and a
-    name for one of them is refused (the caller has no place for it).
+    name for one of them is refused (the caller has no place for it). A graded metric may
+    set its own gain (``"cg(gain=linear)@5"``, ``"ndcg(gain=exponential)@10"``: the column
+    says it); ``cg`` without one sums the labels (``gain="linear"``) unless the call sets
+    ``gain=`` itself (``explicit_gain``).
     """
     options = {} if options is None else options
     metrics = metric_list(DEFAULT_METRICS if metrics is None else metrics)
@@ -420,7 +452,9 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
         if not isinstance(raw, str):
             raise TypeError(f"metrics entries must be strings like 'ndcg@10', got {raw!r}.")
         name, sep, k_text = raw.strip().lower().partition("@")
-        own = not from_all_trec and _is_own(raw.strip().partition("@")[0])
+        name, gain = (name, None) if from_all_trec else _spec_gain(raw, name, explicit_gain)
+        typed = raw.strip().partition("@")[0]
+        own = not from_all_trec and _is_own(name if _SPEC_GAIN.fullmatch(typed.lower()) else typed)
         foreign = None if own else foreign_specs(raw)
         if foreign is not None:
             for f in foreign:
@@ -447,10 +481,13 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
         else:
             parsed = default_k if metric.takes_cutoff else None
         label = cutoff_label(parsed)
+        if _SPEC_GAIN.fullmatch(raw.strip().partition("@")[0].lower()):
+            name = f"{name}(gain={gain})"  # the column says the gain the spec set
         column = name if label is None else f"{name}@{label}"
+        implied = () if gain is None else (("gain", gain),)
         if column not in seen:
             seen.add(column)
-            specs.append(_Spec(column, metric, parsed, (*metric.params, *params)))
+            specs.append(_Spec(column, metric, parsed, (*metric.params, *params), implied))
     return specs
 
 

@@ -8,6 +8,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._base": ("FeatureRanker", "OracleRanker", "RandomRanker"),
+        "._bm25": ("BM25Ranker",),
         "._lambdamart": ("LambdaMARTRanker",),
         "._query_aware": ("QueryAwareRanker",),
         "._query_column": ("QueryColumn",),

@@ -4,12 +4,14 @@
 from ._base import FeatureRanker as FeatureRanker
 from ._base import OracleRanker as OracleRanker
 from ._base import RandomRanker as RandomRanker
+from ._bm25 import BM25Ranker as BM25Ranker
 from ._checks import expected_failed_checks as expected_failed_checks
 from ._lambdamart import LambdaMARTRanker as LambdaMARTRanker
 from ._query_aware import QueryAwareRanker as QueryAwareRanker
 from ._query_column import QueryColumn as QueryColumn
 
 __all__ = [
+    "BM25Ranker",
     "FeatureRanker",
     "LambdaMARTRanker",
     "OracleRanker",

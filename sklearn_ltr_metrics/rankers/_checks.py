@@ -143,7 +143,8 @@ def expected_failed_checks(estimator):
     -------
     dict of str to str
         Check name (as scikit-learn names it, e.g. ``"check_fit2d_1sample"``) -> why the
-        ranker fails it.
+        ranker fails it, naming the check (``"scikit-learn's check_fit2d_1sample cannot apply
+        to LambdaMARTRanker: ..."``).
 
     Raises
     ------
@@ -162,6 +163,8 @@ def expected_failed_checks(estimator):
     >>> failed = expected_failed_checks(FeatureRanker(0))
     >>> sorted(failed)
     ['check_fit_score_takes_y', 'check_pipeline_consistency']
+    >>> print(failed["check_fit_score_takes_y"])  # doctest: +ELLIPSIS
+    scikit-learn's check_fit_score_takes_y cannot apply to FeatureRanker: the check calls ...
     >>> results = check_estimator(
     ...     FeatureRanker(0), expected_failed_checks=failed, on_fail=None, on_skip=None
     ... )
@@ -172,7 +175,11 @@ def expected_failed_checks(estimator):
     """
     for cls in type(estimator).__mro__:
         if cls in _EXPECTED:
-            return _EXPECTED[cls](estimator)
+            # Each reason names its check, as pytest's xfail line shows it alone.
+            return {
+                name: f"scikit-learn's {name} cannot apply to {type(estimator).__name__}: {why}"
+                for name, why in _EXPECTED[cls](estimator).items()
+            }
     known = ", ".join(cls.__name__ for cls in _EXPECTED)
     raise TypeError(
         f"estimator must be a ranker of sklearn_ltr_metrics ({known}) or a subclass of one, "

@@ -28,7 +28,8 @@ def format_number(value, digits=4):
 def format_pvalue(value):
     if pd.isna(value):
         return "n/a"
-    return "<0.0001" if value < 1e-4 else f"{value:.3g}"
+    # One precision for every p-value of a table: 4 decimals, "<0.0001" below.
+    return "<0.0001" if value < 1e-4 else f"{value:.4f}"
 
 
 def split_spec(spec):

@@ -22,6 +22,8 @@ def header_lines(report):
         lines.append(
             f"Upper bounds (no 'drops on hard queries' sign): {', '.join(s['upper_bounds'])}"
         )
+    if s.get("recall_is_precision"):
+        lines.append(s["recall_is_precision"])
     return lines + [str(n) for n in s["notes"]]
 
 

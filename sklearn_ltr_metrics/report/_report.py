@@ -177,7 +177,7 @@ def make_report(
     per_cutoff=None,
     metrics=None,
     baseline=None,
-    strata=(10, 50),
+    strata="methodology",
     n_resamples=1000,
     confidence_level=0.95,
     test="permutation",
@@ -213,8 +213,9 @@ def make_report(
         column (the methodology's Recall@K) if there is one, else the first metric.
     baseline : str, optional
         System the others are compared with; default the first. Ignored for one system.
-    strata : sequence of int or dict, default=(10, 50)
-        Strata on ``n_pos`` (see :func:`summarize`): low 1-10, medium 11-50, high 51+.
+    strata : "methodology", sequence of int or dict, default="methodology"
+        Strata on ``n_pos`` (see :func:`summarize`): the methodology's ``"Low (3-10)"``,
+        ``"Medium (11-50)"``, ``"High (51+)"``.
     n_resamples : int, default=1000
         Bootstrap resamples of queries for every interval.
     confidence_level : float, default=0.95
@@ -310,6 +311,7 @@ def make_report(
     settings = _settings(
         title, notes, tables, systems, baseline, summaries, tests, bins, random_state, given
     ) | {"headline": headline, "recall_metric": recall_metric, "upper_bounds": bounds}
+    settings["recall_is_precision"] = _recall_is_precision(cutoffs.get(baseline), tables[baseline])
     return RankingReport(
         systems=tuple(systems),
         baseline=baseline if len(systems) > 1 else None,
@@ -333,6 +335,27 @@ def make_report(
         settings=settings,
         matrix=_matrix(tables, systems, metrics, tests, seeds),
         planning=_planning(tables, systems, metrics, alpha, min_diff),
+    )
+
+
+def _recall_is_precision(per_cutoff, per_query):
+    """The methodology's note where it applies: capped_recall@K = hits / min(K, n_pos) is
+    precision@K at every cut-off K <= n_pos. ``None``, or the note with how often it holds."""
+    if per_cutoff is None or not len(per_cutoff):
+        return None
+    rows = per_cutoff[per_cutoff["metric"].str.partition("@")[0] == "capped_recall"]
+    if not len(rows):
+        return None
+    counts = per_query.reset_index() if "qid" not in per_query.columns else per_query
+    keys = [c for c in ("fold", "qid") if c in rows.columns and c in counts.columns]
+    n_pos = rows[keys].merge(counts[[*keys, "n_pos"]], on=keys, how="left")["n_pos"]
+    within = int((rows["k"].to_numpy() <= n_pos.to_numpy()).sum())
+    if within == 0:
+        return None
+    return (
+        f"Recall@K equals Precision@K whenever K <= n_pos: capped_recall@K = hits / min(K, "
+        f"n_pos) = hits / K. Here {within} of {len(rows)} (query, cut-off) pairs of "
+        f"{', '.join(dict.fromkeys(rows['metric']))} have K <= n_pos."
     )
 
 

@@ -10,6 +10,8 @@ import math
 
 import pandas as pd
 
+from ..metrics import get_metric
+from ..stats import format_imbalance
 from ._render import format_number, format_pvalue, split_spec
 
 __all__ = ["display_tables", "grouped_warnings"]
@@ -62,6 +64,8 @@ def _characteristics(report):
         row = {} if same else _system(report, r.system)
         row |= {"quantity": r.quantity, "queries": str(r.n_queries)}
         row |= {c: format_number(getattr(r, c), 2) for c in ("min", "max", "median", "mean", "std")}
+        if r.quantity == "n_neg/n_pos":  # the methodology's imbalance ratio, 1:N
+            row |= {c: format_imbalance(getattr(r, c)) for c in ("min", "max", "median", "mean")}
         rows.append(row)
     title = "Data characteristics: documents per query (n_pos relevant, n_neg others)"
     return ("characteristics", title, pd.DataFrame(rows))
@@ -73,13 +77,18 @@ def _strata(report):
         index=["system", "stratum"], columns="metric", values="mean", sort=False, dropna=False
     )
     rows = []
+    counts = report.strata.groupby(["system", "stratum"], sort=False)["n_queries"].max()
     for (system, stratum), values in means.iterrows():
-        size = sizes.loc[(system, stratum)]
-        high = "+" if math.isinf(size["high"]) else f"-{int(size['high'])}"
+        if (system, stratum) in sizes.index:
+            size = sizes.loc[(system, stratum)]
+            high = "+" if math.isinf(size["high"]) else f"-{int(size['high'])}"
+            shown, n_queries = f"{int(size['low'])}{high}", int(size["n_queries"])
+        else:  # the queries with relevant documents in no stratum
+            shown, n_queries = "other", int(counts[(system, stratum)])
         row = _system(report, system) | {
             "stratum": stratum,
-            "n_pos": f"{int(size['low'])}{high}",
-            "queries": str(int(size["n_queries"])),
+            "n_pos": shown,
+            "queries": str(n_queries),
         }
         row.update({m: format_number(values[m]) for m in report.metrics})
         rows.append(row)
@@ -139,16 +148,31 @@ def _matrix(report):
     return ("matrix", title, pd.DataFrame(rows))
 
 
+def _metric_span(spec):
+    """Width of a metric's range of values (inf when unbounded or not a registered metric)."""
+    try:
+        low, high = get_metric(spec.partition("@")[0].partition("(")[0]).value_range
+    except ValueError:
+        return math.inf
+    return high - low
+
+
 def _planning(report):
     """The methodology's study planning, one sentence per metric and power."""
     rows = []
     for r in report.planning.itertuples(index=False):
         if math.isnan(r.detectable_diff):
             reading = "not enough queries or no variance to plan from"
-        else:
+        elif r.detectable_diff > _metric_span(r.metric):
             reading = (
-                f"with {r.n_queries} queries, differences below {r.detectable_diff:.3g} "
-                f"{r.metric} are not detectable at power {r.power:g}"
+                f"no difference in {r.metric} is detectable with {r.n_queries} queries at "
+                f"power {r.power:g} (the detectable difference exceeds the metric's range)"
+            )
+        else:  # the sentence rounds as its column
+            reading = (
+                f"with {r.n_queries} queries, differences below "
+                f"{format_number(r.detectable_diff)} {r.metric} are not detectable at power "
+                f"{r.power:g}"
             )
         row = {
             "metric": r.metric,

@@ -18,6 +18,7 @@ __getattr__, __dir__, __all__ = attach(
             "data_characteristics",
             "difficulty_correlation",
             "difficulty_ranges",
+            "format_imbalance",
         ),
         "._gate": ("GateResult", "regression_gate"),
         "._planning": ("detectable_difference", "paired_power", "required_queries"),

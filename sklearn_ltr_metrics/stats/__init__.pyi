@@ -11,6 +11,7 @@ from ._difficulty import DifficultyCorrelation as DifficultyCorrelation
 from ._difficulty import data_characteristics as data_characteristics
 from ._difficulty import difficulty_correlation as difficulty_correlation
 from ._difficulty import difficulty_ranges as difficulty_ranges
+from ._difficulty import format_imbalance as format_imbalance
 from ._effects import adjust_pvalues as adjust_pvalues
 from ._effects import cohens_d as cohens_d
 from ._effects import correction_names as correction_names
@@ -49,6 +50,7 @@ __all__ = [
     "difficulty_correlation",
     "difficulty_ranges",
     "effect_size_label",
+    "format_imbalance",
     "paired_power",
     "paired_test",
     "paired_test_names",

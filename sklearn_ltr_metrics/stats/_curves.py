@@ -44,7 +44,7 @@ def _curve_metrics(metrics, specs):
     return names
 
 
-def cutoff_curves(per_cutoff, per_query, *, metrics=None, strata=(10, 50), min_share=0.5):
+def cutoff_curves(per_cutoff, per_query, *, metrics=None, strata="methodology", min_share=0.5):
     """Mean metric@K per cut-off K and query stratum: the data of the metric@K plots.
 
     Parameters
@@ -60,7 +60,7 @@ def cutoff_curves(per_cutoff, per_query, *, metrics=None, strata=(10, 50), min_s
         list of cut-offs (``"capped_recall@1,5,10"``) is used if there is one, else the first
         spec with a cut-off (e.g. ``"capped_recall@adaptive"``). A name with no cut-off in a
         system's table is skipped for that system.
-    strata : sequence of int or dict, default=(10, 50)
+    strata : "methodology", sequence of int or dict, default="methodology"
         Strata on ``n_pos`` as in :func:`summarize`; ``"all"`` is added for every query.
     min_share : float, default=0.5
         A cut-off is kept for a stratum when at least this share of the stratum's queries
@@ -78,13 +78,13 @@ def cutoff_curves(per_cutoff, per_query, *, metrics=None, strata=(10, 50), min_s
     >>> from sklearn_ltr_metrics import evaluate
     >>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
     ...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["capped_recall"], k=[1, 2])
-    >>> curves = cutoff_curves(ev.per_cutoff, ev.per_query)
+    >>> curves = cutoff_curves(ev.per_cutoff, ev.per_query, strata=(10, 50))
     >>> curves[["metric", "stratum", "k", "mean", "n_queries"]]
-              metric stratum  k  mean  n_queries
-    0  capped_recall     all  1  1.00          2
-    1  capped_recall     all  2  0.75          2
-    2  capped_recall     low  1  1.00          2
-    3  capped_recall     low  2  0.75          2
+              metric     stratum  k  mean  n_queries
+    0  capped_recall         all  1  1.00          2
+    1  capped_recall         all  2  0.75          2
+    2  capped_recall  Low (1-10)  1  1.00          2
+    3  capped_recall  Low (1-10)  2  0.75          2
     """
     bins = _check_strata(strata)
     if isinstance(per_cutoff, Mapping) and not per_cutoff:

@@ -32,6 +32,7 @@ __all__ = [
     "data_characteristics",
     "difficulty_correlation",
     "difficulty_ranges",
+    "format_imbalance",
 ]
 
 #: Up to this many queries the difficulty correlation's p-value is exact (all n! pairings).
@@ -162,6 +163,47 @@ def _describe(name, values):
     )
 
 
+def format_imbalance(ratio, *, decimals=None):
+    """The imbalance ratio ``n_neg / n_pos`` as the methodology prints it: ``"1:N"``.
+
+    Parameters
+    ----------
+    ratio : float
+        Non-relevant documents per relevant one (the difficulty, e.g. the ``n_neg/n_pos`` row
+        of :func:`data_characteristics`).
+    decimals : int, optional
+        Decimals of ``N``. None: none from 10 up, else up to 2 (trailing zeros dropped).
+
+    Returns
+    -------
+    str
+        ``"1:1655"``, ``"1:4.25"``; ``"n/a"`` for NaN (no relevant document).
+
+    Examples
+    --------
+    >>> format_imbalance(4963 / 3), format_imbalance(510 / 120), format_imbalance(2.0)
+    ('1:1654', '1:4.25', '1:2')
+    >>> format_imbalance(1654.33, decimals=1)
+    '1:1654.3'
+    """
+    if isinstance(ratio, bool) or not isinstance(ratio, numbers.Real):
+        raise TypeError(f"ratio must be a number (n_neg / n_pos), got {ratio!r}.")
+    if decimals is not None and (
+        isinstance(decimals, bool) or not isinstance(decimals, numbers.Integral) or decimals < 0
+    ):
+        raise ValueError(f"decimals must be None or an integer >= 0, got {decimals!r}.")
+    value = float(ratio)
+    if math.isnan(value):
+        return "n/a"
+    if value < 0:
+        raise ValueError(f"ratio must be >= 0 (n_neg / n_pos), got {ratio!r}.")
+    if decimals is None:
+        text = f"{value:.0f}" if value >= 10 else f"{value:.2f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{value:.{decimals}f}"
+    return f"1:{text}"
+
+
 def data_characteristics(per_query):
     """The data-characteristics table: how many relevant and other documents queries have.
 
@@ -178,7 +220,8 @@ def data_characteristics(per_query):
         One row per quantity: ``n_pos`` (relevant documents), ``n_neg`` (the others),
         ``total`` (``n_pos + n_neg``) and ``n_neg/n_pos`` (difficulty, over queries with
         ``n_pos > 0``), with columns ``quantity, n_queries, min, max, median, mean, std``
-        (``std`` with ``ddof=1``, NaN for fewer than 2 queries).
+        (``std`` with ``ddof=1``, NaN for fewer than 2 queries). :func:`format_imbalance`
+        prints the ``n_neg/n_pos`` values as the methodology's imbalance ratio ``"1:N"``.
 
     Examples
     --------
@@ -190,6 +233,9 @@ def data_characteristics(per_query):
     1        n_neg  50.0  180.0    97.0  106.00
     2        total  50.0  200.0   100.0  112.50
     3  n_neg/n_pos  9.0   99.0    19.0  42.33
+    >>> ratio = data_characteristics(table).set_index("quantity").loc["n_neg/n_pos", "median"]
+    >>> format_imbalance(ratio)
+    '1:19'
     """
     df = keyed_table(getattr(per_query, "per_query", per_query), "per_query")
     n_pos, n_neg = count_values(df, "per_query")

@@ -103,12 +103,17 @@ class GateResult:
             + (
                 f"over all {r.n_queries} queries"
                 if r.scope == OVERALL
-                else f"in {r.scope} (n_pos {r.n_pos}, {r.n_queries} queries)"
+                else f"in {r.scope} ({_range_words(r.scope, r.n_pos)}{r.n_queries} queries)"
             )
             + f": {r.run_mean:.4f} vs {r.baseline_mean:.4f}, diff {r.diff:+.4f}, "
             f"corrected p={r.pvalue_corrected:.3g}"
             for r in worse.itertuples(index=False)
         ]
+
+
+def _range_words(label, shown):
+    """``"n_pos 11-50, "``, or nothing when the stratum's label already says its range."""
+    return "" if label.endswith(f"({shown})") else f"n_pos {shown}, "
 
 
 def _scopes(table, strata):
@@ -136,7 +141,7 @@ def regression_gate(
     metric,
     *,
     margin=0.0,
-    strata=(10, 50),
+    strata="methodology",
     test="permutation",
     correction="holm",
     alpha=0.05,
@@ -156,9 +161,10 @@ def regression_gate(
     margin : float, default=0.0
         The loss tolerated: the run fails only when it is significantly worse by more than
         ``margin`` (``mean(run - baseline) < -margin``), in the metric's units.
-    strata : sequence of int, dict or None, default=(10, 50)
-        Strata of queries by ``n_pos``, as in :func:`summarize` (low 1-10, medium 11-50, high
-        51+); None tests all queries only.
+    strata : "methodology", sequence of int, dict or None, default="methodology"
+        Strata of queries by ``n_pos``, as in :func:`summarize` (the methodology's
+        ``"Low (3-10)"``, ``"Medium (11-50)"``, ``"High (51+)"``); None tests all queries
+        only.
     test : {"permutation", "sign", "wilcoxon", "t"}, default="permutation"
         The paired test, one-sided (see :func:`paired_test`), of ``run + margin`` against
         ``baseline`` with ``alternative="less"``.
@@ -180,18 +186,18 @@ def regression_gate(
     --------
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
-    >>> n_pos = np.r_[rng.integers(1, 11, 30), rng.integers(11, 51, 30)]
+    >>> n_pos = np.r_[rng.integers(3, 11, 30), rng.integers(11, 51, 30)]
     >>> old = pd.DataFrame({"n_pos": n_pos, "ndcg@10": rng.uniform(0.3, 0.9, 60)})
     >>> new = old.assign(**{"ndcg@10": old["ndcg@10"] - np.where(n_pos > 10, 0.1, 0.0)})
     >>> result = regression_gate(old, new, "ndcg@10", margin=0.01, random_state=0)
     >>> result.failed
     True
     >>> result.table[["scope", "n_queries", "diff", "worse"]].round(3)
-             scope  n_queries  diff  worse
-    0  all queries         60 -0.05   True
-    1          low         30  0.00  False
-    2       medium         30 -0.10   True
-    3         high          0   NaN  False
+                scope  n_queries  diff  worse
+    0     all queries         60 -0.05   True
+    1      Low (3-10)         30  0.00  False
+    2  Medium (11-50)         30 -0.10   True
+    3      High (51+)          0   NaN  False
     """
     if not isinstance(metric, str):
         raise TypeError(f"metric must be one metric column name, got {metric!r}.")

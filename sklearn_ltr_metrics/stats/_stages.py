@@ -45,6 +45,7 @@ def stage_table(
     random_state=None,
     reranks=None,
     depth=100,
+    inputs=None,
 ):
     """The stage table: each stage of a pipeline against the previous one, on the same queries.
 
@@ -77,6 +78,11 @@ def stage_table(
         of the declared reranking stages, ``""`` elsewhere.
     depth : int, default=100
         The reranking depth the ceiling rule reads (``recall@{depth}``), with ``reranks``.
+    inputs : mapping of str to str or list of str, optional
+        A branching pipeline: stage -> the stage(s) it was built from, each tested against
+        every one of them (``{"hybrid": ["bm25", "dense"], "rerank": "hybrid"}``: the fusion
+        against both retrievers, one row each). Stages it does not name are sources (first
+        stages, no comparison). None: a chain, each stage against the row above.
 
     Returns
     -------
@@ -89,6 +95,8 @@ def stage_table(
         label; ``wins``/``ties``/``losses`` the queries where this stage is above, equal to,
         below the previous one. The first stage has ``previous=""``, NaN ``diff``,
         ``pvalue`` and ``effect_size``, ``significant=False`` and zero wins/ties/losses.
+        With ``inputs``, ``previous`` is the input compared with: one row per (metric,
+        stage, input), sources with ``previous=""``.
 
     Examples
     --------
@@ -105,6 +113,18 @@ def stage_table(
     0    BM25           0.2625     NaN     NaN        False
     1  fusion     BM25  0.3625  0.1000  0.0078         True
     2  rerank   fusion  0.3875  0.0250  0.5000        False
+
+    A branching pipeline, the fusion of two retrievers tested against each of them:
+
+    >>> stages = {"bm25": stages["BM25"], "dense": stages["rerank"], "hybrid": stages["fusion"]}
+    >>> table = stage_table(stages, metrics=["ndcg@10"], random_state=0,
+    ...                     inputs={"hybrid": ["bm25", "dense"]})
+    >>> table[["stage", "previous", "diff", "wins", "losses"]].round(4)
+        stage previous   diff  wins  losses
+    0    bm25              NaN     0       0
+    1   dense              NaN     0       0
+    2  hybrid     bm25  0.100     8       0
+    3  hybrid    dense -0.025     0       2
     """
     if not isinstance(per_query_by_stage, Mapping):
         raise TypeError(
@@ -124,7 +144,7 @@ def stage_table(
     seeds = check_seed_sequence(random_state)
     tables = dict(zip(names, per_query_by_stage.values(), strict=True))
     tables, metrics, keys = aligned_tables(tables, names[0], metrics, "error", "per_query_by_stage")
-    entries = [(names[0], None)] + [(b, a) for a, b in itertools.pairwise(names)]
+    entries = _entries(names, inputs)
     rows = paired_rows(
         tables, keys, metrics, entries, test=test, n_resamples=STAGE_PERMUTATIONS, seeds=seeds
     )
@@ -146,6 +166,36 @@ def stage_table(
             "losses": np.int64,
         }
     )
+
+
+def _entries(names, inputs):
+    """``(stage, compared with or None)`` in table order: a chain, or the ``inputs`` graph."""
+    if inputs is None:
+        return [(names[0], None)] + [(b, a) for a, b in itertools.pairwise(names)]
+    if not isinstance(inputs, Mapping):
+        raise TypeError(
+            "inputs must be a mapping stage -> the stage(s) it was built from, e.g. "
+            f"{{'hybrid': ['bm25', 'dense']}}; got {type(inputs).__name__}."
+        )
+    position = {name: i for i, name in enumerate(names)}
+    parents = {}
+    for stage, given in inputs.items():
+        sources = [given] if isinstance(given, str) else given
+        if stage not in position:
+            raise ValueError(f"inputs names the stage {stage!r}, which is not one of {names!r}.")
+        if not isinstance(sources, (list, tuple)) or not sources:
+            raise TypeError(
+                f"inputs[{stage!r}] must be a stage name or a non-empty list of them, got "
+                f"{given!r}."
+            )
+        for source in sources:
+            if source not in position or position[source] >= position[stage]:
+                raise ValueError(
+                    f"inputs[{stage!r}] names {source!r}, which must be a stage listed before "
+                    f"{stage!r} in per_query_by_stage (stages in order: {names!r})."
+                )
+        parents[stage] = list(dict.fromkeys(sources))
+    return [(name, p) for name in names for p in parents.get(name, [None])]
 
 
 def _ceiling_column(per_query_by_stage, reranks, depth, stages):

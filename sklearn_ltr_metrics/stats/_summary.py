@@ -23,6 +23,12 @@ from ._stats import _ci, _warn
 
 __all__ = ["Summary", "coefficient_of_variation", "summarize"]
 
+#: The methodology's strata of queries by their number of relevant documents, as it labels
+#: them (the default ``strata="methodology"``): inclusive ``(low, high)`` bounds on ``n_pos``.
+METHODOLOGY_STRATA = {"Low (3-10)": (3, 10), "Medium (11-50)": (11, 50), "High (51+)": (51, np.inf)}
+#: Row of ``Summary.strata`` counting the queries (with relevant documents) in no stratum.
+OUTSIDE_STRATA = "outside the strata"
+
 #: Warning sign "high_cv": coefficient of variation above this value.
 CV_THRESHOLD = 0.5
 #: Warning sign "difficulty_bias": Spearman rho < 0 with a p-value below this level.
@@ -78,7 +84,7 @@ class Summary:
       metric  macro     cv
     0    map   0.35  0.369
     >>> summary.strata_bins
-    {'low': (1, 10), 'medium': (11, 50), 'high': (51, inf)}
+    {'Low (3-10)': (3, 10), 'Medium (11-50)': (11, 50), 'High (51+)': (51, inf)}
     """
 
     overall: pd.DataFrame
@@ -128,6 +134,14 @@ def _check_strata(strata):
     """Stratum label -> inclusive (low, high) bounds on n_pos."""
     if strata is None:
         return {}
+    if isinstance(strata, str):
+        if strata != "methodology":
+            raise ValueError(
+                f"strata={strata!r} is not a known set of strata; pass 'methodology' (the "
+                "default), a sequence of n_pos upper bounds such as (10, 50), a dict "
+                "label -> (low, high), or None."
+            )
+        return dict(METHODOLOGY_STRATA)
     if isinstance(strata, Mapping):
         bins = {}
         for label, bounds in strata.items():
@@ -165,14 +179,10 @@ def _check_strata(strata):
         raise ValueError(f"strata bounds must be increasing integers >= 1, got {strata!r}.")
     lows = [1] + [int(e) + 1 for e in edges]
     highs = [int(e) for e in edges] + [np.inf]
-    if len(lows) == 3:
-        labels = ["low", "medium", "high"]
-    elif len(lows) == 2:
-        labels = ["low", "high"]
-    else:
-        labels = [f"{lo}-{hi}" for lo, hi in zip(lows[:-1], highs[:-1], strict=True)] + [
-            f"{lows[-1]}+"
-        ]
+    ranges = [f"{lo}-{hi}" for lo, hi in zip(lows[:-1], highs[:-1], strict=True)]
+    ranges.append(f"{lows[-1]}+")
+    names = {2: ["Low", "High"], 3: ["Low", "Medium", "High"]}.get(len(lows))
+    labels = ranges if names is None else [f"{n} ({r})" for n, r in zip(names, ranges, strict=True)]
     return dict(zip(labels, zip(lows, highs, strict=True), strict=True))
 
 
@@ -180,7 +190,7 @@ def summarize(
     per_query,
     *,
     metrics=None,
-    strata=(10, 50),
+    strata="methodology",
     n_resamples=1000,
     confidence_level=0.95,
     random_state=None,
@@ -197,12 +207,16 @@ def summarize(
         left out of every statistic and counted in ``n_skipped``.
     metrics : str or list of str, optional
         Metric columns. Default: every numeric column except ``n_docs, n_pos, n_neg, fold, qid``.
-    strata : sequence of int, dict or None, default=(10, 50)
-        Strata on ``n_pos``. A sequence gives inclusive upper bounds: ``(10, 50)`` means
-        ``low`` = 1-10, ``medium`` = 11-50, ``high`` = 51+ (one bound: ``low``/``high``; three
-        or more: labels such as ``"1-5"``, ``"21+"``). A dict maps a label to inclusive
-        ``(low, high)`` bounds (``high`` may be None for open-ended). Queries with
-        ``n_pos == 0`` belong to no stratum (with a sequence). None: no strata.
+    strata : "methodology", sequence of int, dict or None, default="methodology"
+        Strata on ``n_pos``. ``"methodology"``: the methodology's own,
+        ``"Low (3-10)"``, ``"Medium (11-50)"``,
+        ``"High (51+)"``. A sequence gives inclusive upper bounds from 1: ``(10, 50)`` means
+        ``"Low (1-10)"``, ``"Medium (11-50)"``, ``"High (51+)"`` (one bound: ``"Low (1-10)"``,
+        ``"High (11+)"``; three or more: labels such as ``"1-5"``, ``"21+"``). A dict maps a
+        label to inclusive ``(low, high)`` bounds (``high`` may be None for open-ended).
+        Queries with relevant documents in no stratum (1-2 relevant documents under the
+        methodology's strata) are counted in a last row ``"outside the strata"``, present only
+        when there are such queries. None: no strata.
     n_resamples : int, default=1000
         Bootstrap resamples (of queries) for every interval.
     confidence_level : float, default=0.95
@@ -237,18 +251,21 @@ def summarize(
     --------
     >>> import pandas as pd
     >>> table = pd.DataFrame(
-    ...     {"n_pos": [1, 2, 5, 20, 30, 60], "n_neg": [50, 40, 30, 20, 10, 5],
+    ...     {"n_pos": [1, 4, 5, 20, 30, 60], "n_neg": [50, 40, 30, 20, 10, 5],
     ...      "map": [0.1, 0.2, 0.3, 0.5, 0.6, 0.9]},
     ...     index=pd.Index([1, 2, 3, 4, 5, 6], name="qid"))
     >>> summary = summarize(table, n_resamples=200, random_state=0)
     >>> summary.overall[["metric", "n_queries", "macro", "weighted", "cv"]].round(3)
       metric  n_queries  macro  weighted     cv
-    0    map          6  0.433     0.712  0.679
+    0    map          6  0.433     0.703  0.679
     >>> summary.strata[["stratum", "n_queries", "mean"]].round(3)
-      stratum  n_queries  mean
-    0     low          3  0.20
-    1  medium          2  0.55
-    2    high          1  0.90
+                  stratum  n_queries  mean
+    0          Low (3-10)          2  0.25
+    1      Medium (11-50)          2  0.55
+    2          High (51+)          1  0.90
+    3  outside the strata          1  0.10
+    >>> summarize(table, strata=(10, 50), n_resamples=200).strata["stratum"].tolist()
+    ['Low (1-10)', 'Medium (11-50)', 'High (51+)']
     >>> summary.warnings["kind"].tolist()
     ['high_cv', 'difficulty_bias', 'stratum_gap']
     """
@@ -264,7 +281,7 @@ def summarize(
 
     overall, strata_rows, difficulty, signs, too_few = [], [], [], [], []
     for metric, seed in zip(metrics, seeds.spawn(len(metrics)), strict=True):
-        rngs = [np.random.default_rng(s) for s in seed.spawn(2 + len(bins))]
+        rngs = [np.random.default_rng(s) for s in seed.spawn(3 + len(bins))]
         x_all = metric_values(df, metric)
         defined = ~np.isnan(x_all)
         x, w = x_all[defined], n_pos[defined]
@@ -309,13 +326,20 @@ def _overall_row(metric, x, w, n_skipped, rngs, n_resamples, confidence_level):
 def _strata_rows(metric, x, w, bins, rngs, n_resamples, confidence_level):
     """(rows of ``Summary.strata``, stratum -> mean of the strata large enough for a gap)."""
     rows, means = [], {}
-    for (label, (lo, hi)), rng in zip(bins.items(), rngs, strict=True):
+    for (label, (lo, hi)), rng in zip(bins.items(), rngs[: len(bins)], strict=True):
         xs = x[(w >= lo) & (w <= hi)]
         mean = float(xs.mean()) if xs.size else float("nan")
         low, high = _ci(xs, None, n_resamples, confidence_level, "percentile", rng)
         rows.append((metric, label, int(xs.size), mean, low, high))
         if xs.size >= MIN_STRATUM_QUERIES:
             means[label] = mean
+    inside = np.zeros(w.shape[0], dtype=bool)
+    for lo, hi in bins.values():
+        inside |= (w >= lo) & (w <= hi)
+    outside = x[~inside & (w > 0)]
+    if bins and outside.size:
+        low, high = _ci(outside, None, n_resamples, confidence_level, "percentile", rngs[-1])
+        rows.append((metric, OUTSIDE_STRATA, int(outside.size), float(outside.mean()), low, high))
     return rows, means
 
 

@@ -38,7 +38,7 @@ def study(tmp_path_factory):
     rng = np.random.default_rng(0)
     qrels, run = [], []
     for q in range(N_QUERIES):
-        n_pos = int(rng.integers(1, 9)) if q % 2 else int(rng.integers(12, 40))
+        n_pos = int(rng.integers(3, 9)) if q % 2 else int(rng.integers(12, 40))
         for d in range(60):
             label = int(d < n_pos)
             qrels.append(f"q{q} 0 d{d} {label}")
@@ -73,8 +73,8 @@ def test_gate_fails_a_run_with_one_stratum_made_worse(study, tmp_path):
         *("--fail-if-worse", "ndcg@10:0.01", "--random-state", 3),
     )
     assert code == 1, err
-    assert "FAIL: ndcg@10 is worse by more than 0.01 in medium" in out
-    assert "FAIL" not in "".join(line for line in out.splitlines() if " in low " in line)
+    assert "FAIL: ndcg@10 is worse by more than 0.01 in Medium (11-50) (" in out
+    assert "FAIL" not in "".join(line for line in out.splitlines() if " in Low (" in line)
     # how much: the printed difference is evaluate_run's mean difference on that stratum
     ours = evaluate_run(read_trec_run(worse), qrels, metrics=["ndcg@10"]).per_query
     theirs = evaluate_run(read_trec_run(base), qrels, metrics=["ndcg@10"]).per_query
@@ -85,7 +85,8 @@ def test_gate_fails_a_run_with_one_stratum_made_worse(study, tmp_path):
     # the Python face says the same: low stratum not worse, medium worse
     result = regression_gate(theirs, ours, "ndcg@10", margin=0.01, random_state=3)
     rows = result.table.set_index("scope")
-    assert rows.loc["medium", "worse"] and not rows.loc["low", "worse"] and result.exit_code == 1
+    assert rows.loc["Medium (11-50)", "worse"] and not rows.loc["Low (3-10)", "worse"]
+    assert result.exit_code == 1
 
 
 def test_gate_csv_output_and_usage_errors(study, tmp_path):
@@ -97,7 +98,12 @@ def test_gate_csv_output_and_usage_errors(study, tmp_path):
         *("--fail-if-worse", "map:0.5", "--format", "csv"),
     )
     table = pd.read_csv(io.StringIO(out))
-    assert code == 0 and table["scope"].tolist() == ["all queries", "low", "medium", "high"]
+    assert code == 0 and table["scope"].tolist() == [
+        "all queries",
+        "Low (3-10)",
+        "Medium (11-50)",
+        "High (51+)",
+    ]
     assert "PASS" in err
     for bad in ("ndcg@10:x", "ndgc@10", "map:-1", ":0.1"):
         code, _, err = run_main(

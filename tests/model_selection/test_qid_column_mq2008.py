@@ -41,6 +41,8 @@ from sklearn_ltr_metrics.model_selection import (
 )
 from sklearn_ltr_metrics.rankers import LambdaMARTRanker, QueryAwareRanker
 
+from ..conftest import missing_data
+
 METRICS = ["ndcg@10", "map"]
 N_FEATURES = 6
 CV = 3
@@ -85,7 +87,7 @@ RANKERS = {
 def mq2008(datasets_dir):
     path = datasets_dir / "mq2008-fold1" / "vali.txt"
     if not path.is_file():
-        pytest.skip(f"MQ2008 Fold1 not found at {path} (it lives in ../shared/datasets)")
+        pytest.skip(missing_data("mq2008-fold1/vali.txt (LETOR 4.0 MQ2008, Fold1)"))
     X, y, qid = load_svmlight_file(str(path), query_id=True, n_features=46)
     X = X[:, :N_FEATURES].toarray()
     frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(N_FEATURES)]).assign(qid=qid)

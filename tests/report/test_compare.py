@@ -95,7 +95,8 @@ def test_planning_section_states_the_detectable_difference(three):
         assert needed > N if delta > 0.02 else needed <= N
     text = report.to_text()
     delta = plan.loc[("ndcg@10", 0.8), "detectable_diff"]
-    assert f"with {N} queries, differences below {delta:.3g} ndcg@10 are not detectable" in text
+    # the sentence rounds as its column (format_number: 4 decimals)
+    assert f"with {N} queries, differences below {delta:.4f} ndcg@10 are not detectable" in text
     assert "queries for 0.02" in text
 
 

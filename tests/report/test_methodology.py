@@ -16,7 +16,7 @@ from sklearn_ltr_metrics.rankers import FeatureRanker, OracleRanker
 from sklearn_ltr_metrics.report import make_report
 
 METRICS = ["capped_recall@adaptive", "precision@adaptive", "recall@adaptive", "ndcg@10"]
-STRATA = {"low": (1, 10), "medium": (11, 50), "high": (51, np.inf)}
+STRATA = {"Low (3-10)": (3, 10), "Medium (11-50)": (11, 50), "High (51+)": (51, np.inf)}
 
 
 def _cross_validate(ranker, X, y, qid, folds):

@@ -85,7 +85,7 @@ def test_tables_equal_the_statistics_they_come_from(systems, report):
     sizes = report.stratum_sizes[report.stratum_sizes["system"] == "weak"]
     n_pos = systems["weak"][0].per_query["n_pos"]
     assert sizes["n_queries"].tolist() == [
-        int((n_pos <= 10).sum()),
+        int(((n_pos >= 3) & (n_pos <= 10)).sum()),
         int(((n_pos > 10) & (n_pos <= 50)).sum()),
         int((n_pos > 50).sum()),
     ]

@@ -76,10 +76,10 @@ def test_interval_is_query_bootstrap_of_the_column():
     assert row.weighted_ci_high == pytest.approx(whigh, abs=0.004)
 
 
-def test_strata_default_boundaries():
-    strata = summarize(_table(), random_state=0, n_resamples=100).strata
+def test_strata_upper_bounds():
+    strata = summarize(_table(), strata=(10, 50), random_state=0, n_resamples=100).strata
     recall = strata[strata.metric == "recall@10"].set_index("stratum")
-    assert list(recall.index) == ["low", "medium", "high"]
+    assert list(recall.index) == ["Low (1-10)", "Medium (11-50)", "High (51+)"]
     # low: n_pos 1, 10, 5; medium: 11, 50; high: 51, 80; n_pos = 0 in none
     assert list(recall.n_queries) == [3, 2, 2]
     np.testing.assert_allclose(recall["mean"], [(1.0 + 0.4 + 0.0) / 3, 0.35, 0.075])
@@ -90,7 +90,7 @@ def test_strata_default_boundaries():
 def test_strata_custom_bins():
     table = _table()
     one = summarize(table, strata=(10,), n_resamples=50, random_state=0)
-    assert one.strata_bins == {"low": (1, 10), "high": (11, np.inf)}
+    assert one.strata_bins == {"Low (1-10)": (1, 10), "High (11+)": (11, np.inf)}
     many = summarize(table, strata=[5, 10, 50], n_resamples=50, random_state=0)
     assert list(many.strata_bins) == ["1-5", "6-10", "11-50", "51+"]
     custom = summarize(
@@ -116,7 +116,7 @@ def test_strata_custom_bins():
         ((0, 10), ValueError),
         ((10.5,), TypeError),
         ((), TypeError),
-        ("low", TypeError),
+        ("low", ValueError),
         (5, TypeError),
         ({"a": (0, 10), "b": (10, 20)}, ValueError),
         ({"a": (10, 5)}, ValueError),
@@ -188,7 +188,7 @@ def test_difficulty_from_n_docs_and_degenerate():
 
 
 def test_warning_signs():
-    summary = summarize(_table(), n_resamples=50, random_state=0)
+    summary = summarize(_table(), strata=(10, 50), n_resamples=50, random_state=0)
     kinds = summary.warnings.groupby("metric")["kind"].apply(list).to_dict()
     # recall@10: cv > 0.5 and a gap of 0.39 between strata; precision: cv > 0.5, lower on
     # harder queries (significantly), and medium/high strata (0.75) against low (~0.17).
