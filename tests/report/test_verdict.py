@@ -143,9 +143,15 @@ def _chromium():
     )
 
 
-# Test-only probe: after load, each <img> records whether it decoded (naturalWidth > 0).
+# Test-only probe: after load, each <img> records whether it decoded (naturalWidth > 0), and
+# two clicks on the last header of the queries-to-look-at table sort it descending.
 PROBE = """<script>window.addEventListener("load", function(){
 document.querySelectorAll("img").forEach(function(i){i.setAttribute("data-w", i.naturalWidth)});
+var t = document.querySelector("#worst_queries table"), h = t.tHead.rows[0].cells;
+h[h.length - 1].click();
+h[h.length - 1].click();
+var r = t.tBodies[0].rows[0];
+document.body.setAttribute("data-first", r.cells[r.cells.length - 1].textContent);
 });</script>"""
 
 
@@ -175,5 +181,8 @@ def test_page_renders_in_a_headless_browser(four, tmp_path):
     assert html.escape(verdict_lines(four)[0], quote=False) in dom  # as the DOM serialises it
     widths = re.findall(r'<img [^>]*data-w="(\d+)"', dom)
     assert len(widths) == n_plots and all(int(w) > 0 for w in widths), widths
-    # The sorter ran: it made every header focusable.
+    # The sorter ran: two clicks sorted the table descending; every header is focusable.
+    shown = four.worst_queries.query("system != 'Oracle'")["value"]
+    assert shown.iloc[0] != shown.max()  # the table as written does not start with the max
+    assert f'data-first="{shown.max():.4f}"' in dom
     assert len(re.findall(r"<th[ >]", dom)) == dom.count('<th tabindex="0"') > 0
