@@ -110,7 +110,7 @@ def html_table(frame):
         )
         body.append(f"<tr>{cells}</tr>")
     return (
-        f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+        f'<div class="table-wrap"><table class="sortable"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
 

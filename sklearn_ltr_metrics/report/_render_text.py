@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from ._render import markdown_table, markdown_text, text_table
+from ._render_verdict import verdict_lines, verdict_warnings
 from ._tables import display_tables, grouped_warnings
+
+
+def _verdict_lines(report):
+    return [*verdict_lines(report), verdict_warnings(report)]
+
 
 __all__ = ["header_lines", "render_markdown", "render_text", "warning_lines"]
 
@@ -39,7 +45,8 @@ def warning_lines(report):
 def render_text(report):
     """Plain-text tables for a terminal."""
     title = report.settings["title"]
-    parts = [title, "=" * len(title), *header_lines(report)]
+    parts = [title, "=" * len(title), *header_lines(report), "", "Verdict", "-------"]
+    parts += [f"- {line}" for line in _verdict_lines(report)]
     for _, heading, table in display_tables(report):
         parts += ["", heading, "-" * len(heading)]
         parts.append(text_table(table) if not table.empty else "(none)")
@@ -52,6 +59,8 @@ def render_markdown(report):
     """GitHub-flavoured Markdown; every piece of user text is escaped (:func:`markdown_text`)."""
     parts = [f"# {markdown_text(report.settings['title'])}", ""]
     parts += [f"- {markdown_text(line)}" for line in header_lines(report)]
+    parts += ["", "## Verdict", ""]
+    parts += [f"- {markdown_text(line)}" for line in _verdict_lines(report)]
     for key, heading, table in display_tables(report):
         parts += ["", f"## {markdown_text(heading)}", ""]
         if key == "warnings":

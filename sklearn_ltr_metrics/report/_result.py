@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pandas as pd
 
@@ -12,6 +13,7 @@ from ._render_html import render_html
 from ._render_json import render_dict, render_json
 from ._render_text import render_markdown, render_text
 from ._tables import display_tables
+from ._verdict import make_verdict
 from ._write import REPORT_FILES, write_bytes, write_csv, write_report, write_text
 
 __all__ = ["RankingReport"]
@@ -123,6 +125,24 @@ class RankingReport:
             f"RankingReport(systems={list(self.systems)!r}, metrics={list(self.metrics)!r}, "
             f"n_queries={self.settings['n_queries']!r})"
         )
+
+    @cached_property
+    def verdict(self):
+        """The verdict, selected once from ``overall``, ``comparison`` and ``matrix``.
+
+        One row per metric: ``metric, winner, winner_mean, runner_up, runner_up_mean, diff,
+        ci_low, ci_high, pvalue_corrected, significant, effect_size, magnitude, wins, ties,
+        losses``. The winner is the system with the highest macro mean (upper bounds left
+        out); the pair's statistics (``diff`` winner minus runner-up, its interval, the
+        corrected p-value...) come from ``matrix`` or ``comparison`` as they are, NaN where
+        neither holds the pair (``ci_low``/``ci_high`` with two systems: the comparison
+        holds intervals of the means only). ``report.html`` and ``summary.md`` open with it.
+
+        Returns
+        -------
+        DataFrame
+        """
+        return make_verdict(self)
 
     # ---------------------------------------------------------------- renderers
     def tables(self):

@@ -166,7 +166,8 @@ def test_html_reads_at_800_pixels_and_captions_every_figure(tmp_path, report):
         reason="matplotlib is missing: the 'plot' extra has it (pip install -e '.[plot]')",
     )
     page = report.to_html()
-    assert page.count('<div class="table-wrap"><table>') == page.count("<table>") > 3
+    tables = '<div class="table-wrap"><table class="sortable">'
+    assert page.count(tables) == page.count("<table") > 3
     assert ".table-wrap{max-width:100%;overflow-x:auto" in page
     assert 'name="viewport"' in page
     assert page.count("<figcaption><strong>") == page.count("data:image/png;base64,")
