@@ -183,8 +183,8 @@ def _em(row, rank, click, max_rank, max_iter, tol):
     return _ratio(theta, np.full(max_rank, theta[0])), n_iter, converged
 
 
-def estimate_propensity(log, *, method="randomization", max_rank=None, X=None, max_iter=500,
-                        tol=1e-7):
+def estimate_propensity(log, *, method="randomization", max_rank=None, X=None, max_iter=1000,
+                        tol=1e-6):
     """Estimate the examination probability per rank from a click log (position bias).
 
     Parameters
@@ -210,9 +210,9 @@ def estimate_propensity(log, *, method="randomization", max_rank=None, X=None, m
     X : None
         Features of the rows for regression EM (Wang et al. 2018). Not implemented: any
         ``X`` is refused; EM estimates one attraction per document instead.
-    max_iter : int, default=500
+    max_iter : int, default=1000
         EM iterations at most.
-    tol : float, default=1e-7
+    tol : float, default=1e-6
         EM stops when no rank's examination changes by more than ``tol``.
 
     Returns
