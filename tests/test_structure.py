@@ -31,11 +31,11 @@ LAYERS = (
     {"_lazy", "_random", "_typing", "_version"},
     {"_engine"},
     {"_validation"},
-    {"_table", "_qid_column"},
+    {"_table", "_qid_column", "_click_log"},
     {"metrics", "stats", "plotting", "io", "datasets"},
     {"rankers"},
     {"model_selection"},
-    {"runs"},
+    {"runs", "clicks"},
     {"report"},
     {"_cli", "__main__", None},
 )

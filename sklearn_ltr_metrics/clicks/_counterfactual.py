@@ -51,6 +51,11 @@ _METRICS = {
 def counterfactual_metric_names():
     """The metric names :func:`counterfactual_evaluate` takes, each with its rank weight.
 
+    Returns
+    -------
+    dict of str to str
+        Metric name -> its rank weight ``lambda(r)``, in words.
+
     Examples
     --------
     >>> counterfactual_metric_names()["dcg"]
@@ -85,8 +90,11 @@ def _parse_metrics(metrics):
             if not takes_k or not k_text.isdigit() or int(k_text) < 1:
                 raise ValueError(
                     f"metrics entry {spec!r}: {name!r} "
-                    + ("takes a positive integer cut-off, e.g. 'dcg@10'." if takes_k else
-                       "takes no cut-off.")
+                    + (
+                        "takes a positive integer cut-off, e.g. 'dcg@10'."
+                        if takes_k
+                        else "takes no cut-off."
+                    )
                 )
             k = int(k_text)
         elif name == "precision":

@@ -40,6 +40,11 @@ DEFAULT_TAU = 3.0
 def interleaving_method_names():
     """The names :func:`interleave` and :func:`interleaving_outcome` take as ``method``.
 
+    Returns
+    -------
+    list of str
+        The interleaving methods, sorted.
+
     Examples
     --------
     >>> interleaving_method_names()

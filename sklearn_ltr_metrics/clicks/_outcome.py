@@ -23,9 +23,7 @@ def _team_credit(frame, arrays, session, n):
     team = frame["team"].to_numpy()
     bad = ~np.isin(team, ["a", "b"])
     if bad.any():
-        raise ValueError(
-            f"log['team'] must hold 'a' or 'b', got {short_repr(team[bad][0])}."
-        )
+        raise ValueError(f"log['team'] must hold 'a' or 'b', got {short_repr(team[bad][0])}.")
     click = arrays["click"]
     a = np.bincount(session, weights=click & (team == "a"), minlength=n)
     b = np.bincount(session, weights=click & (team == "b"), minlength=n)

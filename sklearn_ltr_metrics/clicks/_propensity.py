@@ -63,6 +63,20 @@ class PropensityEstimate:
         EM iterations run (0 for the other methods).
     converged : bool
         Whether EM met its tolerance (True for the closed-form methods).
+    ranks : ndarray of shape (max_rank,)
+        The ranks 1..max_rank.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_ltr_metrics.clicks import estimate_propensity
+    >>> log = pd.DataFrame({"session": [0, 0, 1, 1], "qid": [1, 1, 1, 1], "row": [0, 1, 1, 0],
+    ...                     "rank": [1, 2, 1, 2], "click": [1, 1, 1, 0]})
+    >>> est = estimate_propensity(log)
+    >>> est
+    PropensityEstimate(method='randomization', propensity=[1.000, 0.500])
+    >>> est.ranks.tolist(), est.n_clicks.tolist()
+    ([1, 2], [2, 1])
     """
 
     propensity: np.ndarray
@@ -169,9 +183,7 @@ def _em(row, rank, click, max_rank, max_iter, tol):
         denom = np.maximum(1 - pe * pg, 1e-12)
         examined = k + unclicked * pe * (1 - pg) / denom
         attracted = k + unclicked * (1 - pe) * pg / denom
-        new_theta = np.bincount(rank0, weights=examined, minlength=max_rank) / np.maximum(
-            n_rank, 1
-        )
+        new_theta = np.bincount(rank0, weights=examined, minlength=max_rank) / np.maximum(n_rank, 1)
         gamma = np.bincount(doc, weights=attracted, minlength=n_docs) / n_doc
         # The model is identified up to a scale: converge on theta relative to rank 1.
         step = np.max(np.abs(new_theta / new_theta[0] - theta / theta[0]))
@@ -183,8 +195,9 @@ def _em(row, rank, click, max_rank, max_iter, tol):
     return _ratio(theta, np.full(max_rank, theta[0])), n_iter, converged
 
 
-def estimate_propensity(log, *, method="randomization", max_rank=None, X=None, max_iter=1000,
-                        tol=1e-6):
+def estimate_propensity(
+    log, *, method="randomization", max_rank=None, X=None, max_iter=1000, tol=1e-6
+):
     """Estimate the examination probability per rank from a click log (position bias).
 
     Parameters

@@ -43,6 +43,11 @@ DEFAULT_GAMMA = 0.9
 def click_model_names():
     """The names :func:`simulate` takes as ``model``.
 
+    Returns
+    -------
+    list of str
+        The click models, sorted.
+
     Examples
     --------
     >>> click_model_names()
@@ -375,9 +380,12 @@ def simulate_clicks(
     >>> import pandas as pd
     >>> from sklearn_ltr_metrics.clicks import simulate_clicks
     >>> shown = pd.DataFrame({"session": [0, 0], "qid": [1, 1], "row": [1, 0], "rank": [1, 2]})
-    >>> simulate_clicks(shown, [0, 1], model="cascade", click_prob=[0.0, 1.0],
-    ...                 random_state=0)["click"].tolist()
+    >>> simulate_clicks(shown, [1, 0], model="cascade", click_prob=[0.0, 1.0],
+    ...                 random_state=0)["click"].tolist()  # row 1 (grade 0) is never clicked
     [False, True]
+    >>> simulate_clicks(shown, [1, 1], model="cascade", click_prob=[0.0, 1.0],
+    ...                 random_state=0)["click"].tolist()  # the user stops after a click
+    [True, False]
     """
     log = check_click_log(shown, "shown", click=False)
     labels = _integer_labels(y_true)
@@ -390,7 +398,11 @@ def simulate_clicks(
     session = log["session"][order]
     dense = np.cumsum(np.r_[0, session[1:] != session[:-1]])
     click = _click_kernel(
-        dense, log["rank"][order], labels[log["row"][order]], model, params,
+        dense,
+        log["rank"][order],
+        labels[log["row"][order]],
+        model,
+        params,
         check_random_state(random_state),
     )
     out = shown.iloc[order].reset_index(drop=True)
