@@ -218,7 +218,7 @@ def interleave(
     top_k = check_positive_int(top_k, "top_k")
     n_sessions = check_positive_int(n_sessions, "n_sessions")
     tau = check_tau(tau)
-    rank_a, order_a, codes, uniques, starts, sizes = full_ranks(score_a, qid, "score_a")
+    rank_a, order_a, _, uniques, starts, sizes = full_ranks(score_a, qid, "score_a")
     rank_b, order_b, _, _, _, _ = full_ranks(score_b, qid, "score_b")
     check_consistent_length(score_a=rank_a, score_b=rank_b)
     rng = check_random_state(random_state)

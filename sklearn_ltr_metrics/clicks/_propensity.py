@@ -177,8 +177,9 @@ def _em(row, rank, click, max_rank, max_iter, tol):
     theta = np.full(max_rank, 0.5)
     gamma = np.full(n_docs, 0.5)
     unclicked = n - k
-    converged = False
-    for n_iter in range(1, max_iter + 1):  # iterations, not queries: vectorised inside
+    converged, n_iter = False, 0
+    while n_iter < max_iter:  # iterations, not queries: each vectorised over every pair
+        n_iter += 1
         pe, pg = theta[rank0], gamma[doc]
         denom = np.maximum(1 - pe * pg, 1e-12)
         examined = k + unclicked * pe * (1 - pg) / denom
