@@ -411,4 +411,6 @@ def simulate_clicks(
 
 
 for _function in (simulate, simulate_clicks):
-    _function.__doc__ = _function.__doc__.replace("{click_model_parameters}", _PARAMETERS_DOC)
+    _function.__doc__ = (_function.__doc__ or "").replace(
+        "{click_model_parameters}", _PARAMETERS_DOC
+    )
