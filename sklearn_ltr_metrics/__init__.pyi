@@ -25,12 +25,14 @@ from .clicks import simulate_clicks as simulate_clicks
 from .datasets import BM25_FEATURE as BM25_FEATURE
 from .datasets import make_ranking_data as make_ranking_data
 from .io import DataFormatError as DataFormatError
+from .io import read_click_log as read_click_log
 from .io import read_letor as read_letor
 from .io import read_query_stats as read_query_stats
 from .io import read_scores as read_scores
 from .io import read_table as read_table
 from .io import read_trec_qrels as read_trec_qrels
 from .io import read_trec_run as read_trec_run
+from .io import write_click_log as write_click_log
 from .io import write_letor as write_letor
 from .io import write_query_stats as write_query_stats
 from .io import write_table as write_table
@@ -203,6 +205,7 @@ __all__ = [
     "precision_recall_curves",
     "precision_recall_points",
     "rank_agreement",
+    "read_click_log",
     "read_letor",
     "read_query_stats",
     "read_scores",
@@ -219,6 +222,7 @@ __all__ = [
     "stage_table",
     "summarize",
     "which_convention",
+    "write_click_log",
     "write_letor",
     "write_query_stats",
     "write_table",
