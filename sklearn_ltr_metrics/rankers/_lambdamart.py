@@ -28,6 +28,7 @@ from ._lightgbm_data import (
     _check_eval_at,
     _check_eval_set,
     _check_integer_labels,
+    _check_position,
     _check_sample_weight,
     _eval_data_kwargs,
     _factorize_qid,
@@ -37,6 +38,7 @@ from ._lightgbm_data import (
     _label_gain,
     _numeric_view,
     _package_eval_metric,
+    _train_with_position,
 )
 
 __all__ = ["LIGHTGBM_MAX_QUERY_SIZE", "LambdaMARTRanker"]
@@ -114,6 +116,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     lgbm_params : dict, default=None
         Further keyword arguments for :class:`lightgbm.LGBMRanker` (e.g. ``{"sigmoid": 2.0}``).
         They may not repeat a parameter listed above.
+    lambdarank_position_bias_regularization : float, default=0.0
+        LightGBM's L2 regularisation of the position biases learnt when ``fit`` gets
+        ``position`` (unbiased lambdarank); refused when not 0 without ``position``.
     qid_column : str or None, default="qid"
         The column of a DataFrame ``X`` holding the query ids (XGBoost's convention): ``fit``
         and ``score`` read it when no ``qid`` is passed, and every method drops it before
@@ -122,8 +127,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
 
     Attributes
     ----------
-    model_ : lightgbm.LGBMRanker
-        The fitted LightGBM model.
+    model_ : lightgbm.LGBMRanker or lightgbm.Booster
+        The fitted LightGBM model; with ``position``, the booster ``lightgbm.train`` made
+        (``LGBMRanker.fit`` takes no positions).
     booster_ : lightgbm.Booster
         Its booster.
     best_iteration_ : int or None
@@ -183,6 +189,8 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     """
 
     _predict_dtype = (np.float64, np.float32)  # LightGBM takes float32 as it is
+    # Metadata routing: position (unbiased lambdarank) is requested with qid by default.
+    __metadata_request__fit = {"qid": True, "position": True}  # noqa: RUF012
 
     def __init__(
         self,
@@ -209,6 +217,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         random_state=None,
         verbose=-1,
         lgbm_params=None,
+        lambdarank_position_bias_regularization=0.0,
         qid_column=DEFAULT_QID_COLUMN,
     ):
         self.n_estimators = n_estimators
@@ -233,6 +242,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.lgbm_params = lgbm_params
+        self.lambdarank_position_bias_regularization = lambdarank_position_bias_regularization
         self.qid_column = qid_column
 
     def __sklearn_tags__(self):
@@ -326,8 +336,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         X_val = X_val.iloc[order] if _is_dataframe(X_val) else _for_lightgbm(X_val[order])
         return X_val, y_val[order], codes[order], np.bincount(codes)
 
-    def _training_rows(self, X, y, qid, sample_weight, given_X):
-        """Checked training data in the canonical row order: ``(X, y, codes, w, sizes)``.
+    def _training_rows(self, X, y, qid, sample_weight, given_X, position=None):
+        """Checked training data in the canonical row order: ``(X, y, codes, w, sizes,
+        position)`` (``position`` None without it, else carried with the rows).
 
         Rows are sorted by query, then by a hash of the features (ties: label, weight, input
         position), so LightGBM's data is the same whatever the caller's row order. Without
@@ -362,17 +373,21 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         keys = [np.arange(n_rows), y, _row_hashes(X_hash, 0), codes]
         if w is not None:
             keys.insert(1, w)
+        if position is not None:
+            check_consistent_length(X=np.empty(n_rows), position=position)
+            keys.insert(1, position)
         order = np.lexsort(keys)
         X = X.iloc[order] if _is_dataframe(X) else _for_lightgbm(X[order])
-        return X, y[order], codes[order], None if w is None else w[order], sizes
+        w = None if w is None else w[order]
+        return X, y[order], codes[order], w, sizes, None if position is None else position[order]
 
     def _hold_out(self, train):
         """Split ``validation_fraction`` of the training queries off for early stopping.
 
-        Returns the kept training rows ``(X, y, codes, w, sizes)`` and the validation rows
-        ``(X, y, codes, sizes, w)``.
+        Returns the kept training rows ``(X, y, codes, w, sizes, position)`` and the
+        validation rows ``(X, y, codes, sizes, w)``.
         """
-        X, y, codes, w, sizes = train
+        X, y, codes, w, sizes, position = train
         n_queries = sizes.shape[0]
         val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
         is_val = val_queries[codes]
@@ -391,6 +406,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             codes[keep],
             None if w is None else w[keep],
             np.bincount(codes[keep], minlength=n_queries)[~val_queries],
+            None if position is None else position[keep],
         )
         return kept, validation
 
@@ -435,7 +451,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             self.best_score_ = float(next(iter(values.values()))[self.best_iteration_ - 1])
         self.feature_importances_ = np.asarray(model.feature_importances_)
 
-    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None):
+    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None, position=None):
         """Fit the model on rows ``X`` with relevance ``y`` grouped by ``qid``.
 
         Parameters
@@ -457,6 +473,12 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             when ``eval_metric`` on it stops improving; without, its values are recorded in
             ``evals_result_``. Under metadata routing request it with
             ``set_fit_request(eval_set=True)``.
+        position : array-like of shape (n_samples,), default=None
+            The rank (an integer >= 0, e.g. 1-based) at which each row was shown when its
+            click label was logged: LightGBM's unbiased lambdarank (``lightgbm.Dataset(...,
+            position=...)``, lightgbm >= 4.1, ``objective="lambdarank"`` only) learns one
+            additive bias per distinct position, shared across queries, and scores without
+            it. Carried with the rows when they are sorted; routed metadata by default.
 
         Returns
         -------
@@ -465,7 +487,10 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         import lightgbm as lgb
 
         features, qid = self._query_ids(X, qid, "fit", required=False)
-        train = self._training_rows(features, y, qid, sample_weight, X)
+        position = _check_position(
+            lgb, position, self.objective, self.lambdarank_position_bias_regularization
+        )
+        train = self._training_rows(features, y, qid, sample_weight, X, position)
         kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, _check_integer_labels(train[1])))
         _check_eval_at(self.eval_at)
         rounds = (
@@ -479,7 +504,15 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         elif rounds is not None:
             train, validation = self._hold_out(train)
         fit_kwargs, callbacks = self._fit_options(lgb, kwargs, train, validation, rounds)
-        X, y, _, w, sizes = train
+        X, y, _, w, sizes, position = train
+        if position is not None:
+            kwargs["lambdarank_position_bias_regularization"] = float(
+                self.lambdarank_position_bias_regularization
+            )
+            model = _train_with_position(lgb, kwargs, fit_kwargs, callbacks, train)
+            self._set_fitted(model, rounds)
+            self.model_ = model.booster_
+            return self
         model = lgb.LGBMRanker(**kwargs)
         model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
         self._set_fitted(model, rounds)
