@@ -140,10 +140,12 @@ def _check_log_rows(log, qid_arr, n_rows):
     check_rows_in(arrays["row"], n_rows, "log", "y_score")
     if not (qid_arr[arrays["row"]] == arrays["qid"]).all():
         line = int(np.flatnonzero(qid_arr[arrays["row"]] != arrays["qid"])[0])
+        row = int(arrays["row"][line])
+        logged, actual = arrays["qid"][line : line + 1].tolist()[0], qid_arr[row : row + 1]
         raise ValueError(
-            f"log line {line} names qid {arrays['qid'][line]!r} but its row "
-            f"{arrays['row'][line]} has qid {qid_arr[arrays['row'][line]]!r}; the log's rows "
-            "must index the arrays (y_score, qid) the log was made from."
+            f"log line {line} names qid {logged!r} but its row {row} has qid "
+            f"{actual.tolist()[0]!r}; the log's rows must index the arrays (y_score, qid) the "
+            "log was made from."
         )
     return arrays
 
