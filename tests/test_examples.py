@@ -66,3 +66,18 @@ def test_pipeline_stages():
     assert "LambdaMART  0.8585  0.0000  1.0000    kept" in out  # recall@100 kept by the rerank
     assert "broken: " in out  # the mis-declared stage is flagged
     assert "documents pooled" in out
+
+
+def test_click_logs():
+    out = run_example("click_logs.py")
+    rows = {
+        line[:20].strip(): [float(v) for v in line[20:].split()]
+        for line in out.splitlines()
+        if line.startswith(("logging", "naive LambdaMART", "debiased LambdaMART"))
+    }
+    # columns: true ndcg@10, true click dcg@10, IPS estimate, naive click dcg@10
+    assert rows["debiased LambdaMART"][0] >= rows["naive LambdaMART"][0]  # no loss in ndcg
+    for _, target, ips, _ in rows.values():
+        assert abs(ips - target) < 0.05 * target  # IPS tracks the true value
+    assert rows["logging"][3] == max(r[3] for r in rows.values())  # the naive metric misleads
+    assert rows["logging"][2] == min(r[2] for r in rows.values())
