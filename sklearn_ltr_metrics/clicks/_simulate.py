@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._click_log import check_click_log, check_rows_in
-from .._engine import factorize_qid
+from .._engine import group_rows, rank_order
 from .._random import check_random_state
 from .._validation import (
     check_1d,
@@ -147,11 +147,12 @@ def ranked_rows(y_score, qid):
         raise ValueError("y_score must be finite; replace NaN and infinite scores first.")
     qid_arr = check_1d(qid, "qid")
     check_consistent_length(y_score=scores, qid=qid_arr)
-    codes, uniques = factorize_qid(qid_arr, "qid")
-    codes = np.asarray(codes, dtype=np.int64)
-    order = np.lexsort((np.arange(scores.size), -scores, codes))
-    sizes = np.bincount(codes, minlength=len(uniques))
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    # The engine's grouping and compiled stable ranking (no comparison sort of all rows).
+    grouping = group_rows(qid_arr, "qid")
+    order = np.asarray(rank_order(grouping, scores, stable=True), dtype=np.int64)
+    codes = np.asarray(grouping.codes, dtype=np.int64)
+    uniques, sizes = grouping.uniques, np.asarray(grouping.sizes, dtype=np.int64)
+    starts = np.asarray(grouping.offsets[:-1], dtype=np.int64)
     return order, codes, np.asarray(uniques), starts, sizes
 
 
