@@ -13,31 +13,36 @@ from ._clicks_data import ranking_data
 
 def _log():
     # q 1: session 0 clicks row 2 at rank 2 and row 0 at rank 3; session 1 clicks nothing.
-    return pd.DataFrame({
-        "session": [0, 0, 0, 1, 1, 1],
-        "qid": [1, 1, 1, 1, 1, 1],
-        "row": [1, 2, 0, 0, 1, 2],
-        "rank": [1, 2, 3, 1, 2, 3],
-        "click": [0, 1, 1, 0, 0, 0],
-    })
+    return pd.DataFrame(
+        {
+            "session": [0, 0, 0, 1, 1, 1],
+            "qid": [1, 1, 1, 1, 1, 1],
+            "row": [1, 2, 0, 0, 1, 2],
+            "rank": [1, 2, 3, 1, 2, 3],
+            "click": [0, 1, 1, 0, 0, 0],
+        }
+    )
 
 
 def test_estimators_by_hand():
     score = [0.3, 0.2, 0.9]  # new ranks: row 2 -> 1, row 0 -> 2, row 1 -> 3
     prop = [1.0, 0.5, 0.25]
     s0 = 1 / 0.5 + (1 / np.log2(3)) / 0.25  # session 0's sum; session 1's is 0
-    ev = counterfactual_evaluate(_log(), score, [1, 1, 1], metrics=["dcg@10", "precision@1"],
-                                 propensity=prop)
+    ev = counterfactual_evaluate(
+        _log(), score, [1, 1, 1], metrics=["dcg@10", "precision@1"], propensity=prop
+    )
     assert isinstance(ev, RankingEvaluation)
     np.testing.assert_allclose(ev.per_query.loc[1, "dcg@10"], s0 / 2)
     np.testing.assert_allclose(ev.per_query.loc[1, "precision@1"], (1 / 0.5) / 2)
     assert ev.per_query.loc[1, ["n_docs", "n_pos", "n_neg"]].tolist() == [3, 2, 1]
     snips = counterfactual_evaluate(_log(), score, [1, 1, 1], propensity=prop, estimator="snips")
     np.testing.assert_allclose(snips.per_query.loc[1, "dcg@10"], s0 / (1 / 0.5 + 1 / 0.25))
-    clipped = counterfactual_evaluate(_log(), score, [1, 1, 1], propensity=prop,
-                                      estimator="clipped_ips", clip=0.5)
-    np.testing.assert_allclose(clipped.per_query.loc[1, "dcg@10"],
-                               (1 / 0.5 + (1 / np.log2(3)) / 0.5) / 2)
+    clipped = counterfactual_evaluate(
+        _log(), score, [1, 1, 1], propensity=prop, estimator="clipped_ips", clip=0.5
+    )
+    np.testing.assert_allclose(
+        clipped.per_query.loc[1, "dcg@10"], (1 / 0.5 + (1 / np.log2(3)) / 0.5) / 2
+    )
     arp = counterfactual_evaluate(_log(), score, [1, 1, 1], metrics="arp", propensity=prop)
     np.testing.assert_allclose(arp.per_query.loc[1, "arp"], (1 / 0.5 + 2 / 0.25) / 2)
     assert ev.conventions["estimator"] == "ips" and ev.conventions["n_sessions"] == 2
@@ -45,11 +50,13 @@ def test_estimators_by_hand():
 
 def test_ties_take_the_mean_weight_and_unlogged_queries_are_left_out():
     log = _log()
-    ev = counterfactual_evaluate(log, [1.0, 1.0, 1.0, 5.0], [1, 1, 1, 2], metrics=["dcg@2"],
-                                 propensity=[1.0, 0.5, 0.25])
+    ev = counterfactual_evaluate(
+        log, [1.0, 1.0, 1.0, 5.0], [1, 1, 1, 2], metrics=["dcg@2"], propensity=[1.0, 0.5, 0.25]
+    )
     mean_weight = (1 + 1 / np.log2(3)) / 3  # three tied rows share ranks 1..3 (dcg@2)
-    np.testing.assert_allclose(ev.per_query["dcg@2"].to_numpy(),
-                               [(mean_weight / 0.5 + mean_weight / 0.25) / 2])
+    np.testing.assert_allclose(
+        ev.per_query["dcg@2"].to_numpy(), [(mean_weight / 0.5 + mean_weight / 0.25) / 2]
+    )
     assert ev.per_query.index.tolist() == [1]
 
 
@@ -93,7 +100,9 @@ def test_evaluation_feeds_the_statistics():
     assert result.wins > result.losses and result.pvalue < 0.01
     table = compare_systems({"good": good, "bad": bad}, baseline="bad", random_state=0)
     good_row = table.set_index("system").loc["good"]
-    assert good_row["wins"] == 30 and good_row["mean"] > table.set_index("system").loc["bad", "mean"]
+    assert (
+        good_row["wins"] == 30 and good_row["mean"] > table.set_index("system").loc["bad", "mean"]
+    )
 
 
 @pytest.mark.parametrize(

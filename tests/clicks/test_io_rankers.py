@@ -61,8 +61,9 @@ def test_lambdamart_position_changes_the_model():
     )
     np.testing.assert_allclose(shuffled.predict(X), debiased.predict(X))
     regularized = LambdaMARTRanker(**params, lambdarank_position_bias_regularization=5.0)
-    assert not np.allclose(regularized.fit(X, clicks, qid=qid, position=rank).predict(X),
-                           debiased.predict(X))
+    assert not np.allclose(
+        regularized.fit(X, clicks, qid=qid, position=rank).predict(X), debiased.predict(X)
+    )
     stopped = LambdaMARTRanker(**params, early_stopping_rounds=3).fit(
         X, clicks, qid=qid, position=rank
     )

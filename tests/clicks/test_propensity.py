@@ -14,13 +14,15 @@ TRUTH = 1.0 / np.arange(1, 11)
 def test_randomization_formula_on_a_tiny_log():
     # Session 0 shows 3 ranks, session 1 shows 2: rank 3 is compared to the clicks at rank 1
     # of session 0 only.
-    log = pd.DataFrame({
-        "session": [0, 0, 0, 1, 1],
-        "qid": [1, 1, 1, 2, 2],
-        "row": [0, 1, 2, 3, 4],
-        "rank": [1, 2, 3, 1, 2],
-        "click": [1, 0, 1, 1, 1],
-    })
+    log = pd.DataFrame(
+        {
+            "session": [0, 0, 0, 1, 1],
+            "qid": [1, 1, 1, 2, 2],
+            "row": [0, 1, 2, 3, 4],
+            "rank": [1, 2, 3, 1, 2],
+            "click": [1, 0, 1, 1, 1],
+        }
+    )
     est = estimate_propensity(log)
     np.testing.assert_allclose(est.propensity, [1.0, 0.5, 1.0])
     assert est.n_impressions.tolist() == [2, 2, 1] and est.n_clicks.tolist() == [2, 1, 1]
@@ -29,14 +31,16 @@ def test_randomization_formula_on_a_tiny_log():
 
 def test_swap_formula_on_a_tiny_log():
     # The top document (row 0) is clicked 2 times out of 2 at rank 1, 1 time out of 2 at rank 2.
-    log = pd.DataFrame({
-        "session": np.repeat(np.arange(4), 2),
-        "qid": 1,
-        "row": [0, 1, 0, 1, 1, 0, 1, 0],
-        "rank": [1, 2] * 4,
-        "click": [1, 0, 1, 1, 0, 1, 0, 0],
-        "top_row": 0,
-    })
+    log = pd.DataFrame(
+        {
+            "session": np.repeat(np.arange(4), 2),
+            "qid": 1,
+            "row": [0, 1, 0, 1, 1, 0, 1, 0],
+            "rank": [1, 2] * 4,
+            "click": [1, 0, 1, 1, 0, 1, 0, 0],
+            "top_row": 0,
+        }
+    )
     np.testing.assert_allclose(estimate_propensity(log, method="swap").propensity, [1.0, 0.5])
     with pytest.raises(ValueError, match="top_row"):
         estimate_propensity(log.drop(columns="top_row"), method="swap")
@@ -47,8 +51,9 @@ def test_randomized_logs_recover_the_propensity(randomize):
     y, score, qid = ranking_data(n_queries=300, n_docs=12)
     # some short queries: their sessions only count at the ranks they show
     keep = ~((qid % 5 == 0) & (np.arange(qid.size) % 12 >= 4))
-    log = simulate(y[keep], score[keep], qid[keep], n_sessions=150, randomize=randomize,
-                   random_state=0)
+    log = simulate(
+        y[keep], score[keep], qid[keep], n_sessions=150, randomize=randomize, random_state=0
+    )
     method = "randomization" if randomize == "top_k" else "swap"
     est = estimate_propensity(log, method=method, max_rank=5)
     assert isinstance(est, PropensityEstimate) and est.method == method

@@ -41,9 +41,7 @@ def test_cascade_and_dbn_click_rates():
     examine = np.cumprod(np.r_[1, 1 - a[:-1]])
     assert np.all(np.abs(cascade.to_numpy() - examine * a) < mc_tolerance(examine * a, N))
     sat = (2.0**y - 1) / 4.0
-    dbn = _rates(
-        simulate(y, score, qid, model="dbn", gamma=0.8, n_sessions=N, random_state=2)
-    )
+    dbn = _rates(simulate(y, score, qid, model="dbn", gamma=0.8, n_sessions=N, random_state=2))
     go_on = 0.8 * (1 - a * sat)  # continue after rank r: not (clicked and satisfied), then gamma
     examine = np.cumprod(np.r_[1, go_on[:-1]])
     assert np.all(np.abs(dbn.to_numpy() - examine * a) < mc_tolerance(examine * a, N))
@@ -82,8 +80,9 @@ def test_short_queries_show_all_their_rows_and_seeds_reproduce():
 
 
 def test_simulate_clicks_on_given_lists():
-    shown = pd.DataFrame({"session": [1, 0, 0, 1], "qid": [1] * 4, "row": [0, 1, 0, 1],
-                          "rank": [1, 2, 1, 2]})
+    shown = pd.DataFrame(
+        {"session": [1, 0, 0, 1], "qid": [1] * 4, "row": [0, 1, 0, 1], "rank": [1, 2, 1, 2]}
+    )
     out = simulate_clicks(shown, [1, 1], click_prob=[0, 1], propensity=[1, 1], random_state=0)
     assert out["session"].tolist() == [0, 0, 1, 1] and out["click"].all()
 
