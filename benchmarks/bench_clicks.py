@@ -12,7 +12,7 @@ The data: ``--queries`` queries of 50 rows each, graded 0..2; every query is sho
   and DBN models;
 - ``estimate_propensity`` with ``"randomization"`` (on the RandTop-k log), ``"swap"`` (on the
   RandPair log) and ``"em"`` (on logs of 10 noisy logging rankers on a tenth of the queries,
-  all of their 10 rows shown, 10x the sessions: as many impressions);
+  all of their 10 rows shown, ``--sessions`` sessions each: as many impressions);
 - ``counterfactual_evaluate`` (IPS, ``dcg@10``) of a new ranking on the plain log.
 
 Prints seconds and impressions per second. Every step is vectorised over all sessions (no
@@ -80,14 +80,12 @@ def main():
     print("  ", np.round(est.propensity[:5], 3))
     # EM needs many impressions of each document at several ranks: the first 10 rows of
     # each of queries/10 queries, every row shown in every session, 10 noisy logging rankers
-    # with 10 x --sessions sessions each (as many impressions as the other logs).
+    # with --sessions sessions each (as many impressions as the other logs).
     keep = (qid < args.queries // 10) & (np.arange(qid.size) % 50 < 10)
     parts = []
     for i in range(10):
         noisy = y[keep] + rng.normal(0, 1.5, keep.sum())
-        part = simulate(
-            y[keep], noisy, qid[keep], n_sessions=10 * args.sessions, random_state=10 + i
-        )
+        part = simulate(y[keep], noisy, qid[keep], n_sessions=args.sessions, random_state=10 + i)
         parts.append(part.assign(session=part["session"] + i * len(part)))
     several = pd.concat(parts, ignore_index=True)
     seconds, est = best_of(args.repeat, lambda: estimate_propensity(several, method="em"))
