@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._click_log import check_click_log
-from .._validation import check_choice, check_positive_int, short_repr
+from .._validation import check_choice, check_positive_int
 
 __all__ = ["PropensityEstimate", "estimate_propensity"]
 
@@ -40,6 +40,12 @@ _ASSUMPTIONS = {
         "several ranks across sessions"
     ),
 }
+
+
+_REGRESSION_ASSUMPTION = (
+    "position-based model (click = examined and attracted, independent); the attraction is "
+    "a logistic function of the document's features X (regression EM)"
+)
 
 
 @dataclass(frozen=True)
@@ -164,14 +170,35 @@ def _sufficient_statistics(row, rank, click, max_rank):
     n = np.bincount(inverse).astype(np.float64)
     k = np.bincount(inverse, weights=click)
     doc_ids, doc = np.unique(pairs // max_rank, return_inverse=True)
-    return doc, pairs % max_rank, n, k, doc_ids.size
+    return doc, pairs % max_rank, n, k, doc_ids
 
 
-def _em(row, rank, click, max_rank, max_iter, tol):
+def _attraction_regression(features):
+    """Regression EM's M-step (Wang et al. 2018): a logistic regression of the attraction on
+    the documents' features, fitted to the posterior attractions as soft labels (each
+    document twice: label 1 weighted by its expected attracted impressions, label 0 by the
+    rest), warm-started from the previous iteration."""
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(max_iter=1000, warm_start=True)
+    stacked = np.vstack([features, features])
+    labels = np.r_[np.ones(len(features)), np.zeros(len(features))]
+
+    def fit(attracted, n_doc):
+        weights = np.r_[attracted, np.maximum(n_doc - attracted, 0.0)]
+        model.fit(stacked, labels, sample_weight=weights)
+        return model.predict_proba(features)[:, 1]
+
+    return fit
+
+
+def _em(row, rank, click, max_rank, max_iter, tol, X=None):
     """EM of the position-based model ``P(click) = theta[rank] * gamma[doc]`` (Wang et al.
-    2018, without features): posteriors of examination and attraction for the unclicked
-    impressions, then per-rank and per-document means."""
-    doc, rank0, n, k, n_docs = _sufficient_statistics(row, rank, click, max_rank)
+    2018): posteriors of examination and attraction for the unclicked impressions, then
+    per-rank means and per-document means (or, with ``X``, a regression on the features)."""
+    doc, rank0, n, k, doc_rows = _sufficient_statistics(row, rank, click, max_rank)
+    n_docs = doc_rows.size
+    fit_gamma = None if X is None else _attraction_regression(X[doc_rows])
     n_rank = np.bincount(rank0, weights=n, minlength=max_rank)
     n_doc = np.bincount(doc, weights=n, minlength=n_docs)
     theta = np.full(max_rank, 0.5)
@@ -185,7 +212,8 @@ def _em(row, rank, click, max_rank, max_iter, tol):
         examined = k + unclicked * pe * (1 - pg) / denom
         attracted = k + unclicked * (1 - pe) * pg / denom
         new_theta = np.bincount(rank0, weights=examined, minlength=max_rank) / np.maximum(n_rank, 1)
-        gamma = np.bincount(doc, weights=attracted, minlength=n_docs) / n_doc
+        attracted_sum = np.bincount(doc, weights=attracted, minlength=n_docs)
+        gamma = attracted_sum / n_doc if fit_gamma is None else fit_gamma(attracted_sum, n_doc)
         # The model is identified up to a scale: converge on theta relative to rank 1.
         step = np.max(np.abs(new_theta / new_theta[0] - theta / theta[0]))
         theta = new_theta
@@ -194,6 +222,25 @@ def _em(row, rank, click, max_rank, max_iter, tol):
             break
     theta = np.where(n_rank > 0, theta, np.nan)
     return _ratio(theta, np.full(max_rank, theta[0])), n_iter, converged
+
+
+def _check_features(X, method, row):
+    """``X`` as a finite 2-D float array with a row for every logged ``row`` (or None)."""
+    if X is None:
+        return None
+    if method != "em":
+        raise ValueError(
+            f"X applies to method='em' only (regression EM), not method={method!r}; pass X=None."
+        )
+    from sklearn.utils import check_array
+
+    features = check_array(X, dtype=np.float64, input_name="X")
+    if features.shape[0] <= row.max():
+        raise ValueError(
+            f"X has {features.shape[0]} rows but the log's 'row' goes up to {int(row.max())}; "
+            "X must hold the features of the rows the log indexes."
+        )
+    return features
 
 
 def estimate_propensity(
@@ -221,9 +268,12 @@ def estimate_propensity(
           logs of several rankers. Converges to a local optimum from ``theta = gamma = 0.5``.
     max_rank : int, optional
         Estimate ranks 1..max_rank (lines below are not used). ``None``: the deepest rank.
-    X : None
-        Features of the rows for regression EM (Wang et al. 2018). Not implemented: any
-        ``X`` is refused; EM estimates one attraction per document instead.
+    X : array-like of shape (n_rows, n_features), default=None
+        ``"em"`` only: the features of the rows the log's ``row`` indexes, for regression EM
+        (Wang et al. 2018): the attraction is a logistic regression on ``X`` refitted in
+        each M-step (soft labels: the posterior attractions), so documents shown at a single
+        rank inform the estimate through their features. ``None``: one attraction per
+        document.
     max_iter : int, default=1000
         EM iterations at most.
     tol : float, default=1e-6
@@ -251,13 +301,8 @@ def estimate_propensity(
     'randomization'
     """
     method = check_choice(method, "method", tuple(_ASSUMPTIONS))
-    if X is not None:
-        raise ValueError(
-            f"X={short_repr(X)} is not supported: regression EM (Wang et al. 2018) is not "
-            "implemented; estimate_propensity(..., method='em') without X fits one attraction "
-            "per (query, document) instead."
-        )
     arrays = check_click_log(log)
+    features = _check_features(X, method, arrays["row"])
     deepest = int(arrays["rank"].max())
     max_rank = deepest if max_rank is None else check_positive_int(max_rank, "max_rank")
     keep = arrays["rank"] <= max_rank
@@ -273,12 +318,18 @@ def estimate_propensity(
     else:
         max_iter = check_positive_int(max_iter, "max_iter")
         propensity, n_iter, converged = _em(
-            arrays["row"][keep], arrays["rank"][keep], click, max_rank, max_iter, float(tol)
+            arrays["row"][keep],
+            arrays["rank"][keep],
+            click,
+            max_rank,
+            max_iter,
+            float(tol),
+            features,
         )
     return PropensityEstimate(
         propensity=propensity,
         method=method,
-        assumption=_ASSUMPTIONS[method],
+        assumption=_ASSUMPTIONS[method] if features is None else _REGRESSION_ASSUMPTION,
         n_impressions=np.asarray(n_impressions, dtype=np.int64),
         n_clicks=np.asarray(n_clicks, dtype=np.int64),
         n_iter=n_iter,

@@ -76,8 +76,10 @@ def test_em_on_logs_of_several_rankers():
 
 def test_estimate_propensity_refuses():
     log = simulate([1, 0], [1, 0], [0, 0], random_state=0)
-    with pytest.raises(ValueError, match="regression EM"):
-        estimate_propensity(log, method="em", X=np.ones((2, 1)))
+    with pytest.raises(ValueError, match="method='em' only"):
+        estimate_propensity(log, X=np.ones((2, 1)))
+    with pytest.raises(ValueError, match="rows"):
+        estimate_propensity(log, method="em", X=np.ones((1, 1)))
     with pytest.raises(ValueError, match="method='ips'"):
         estimate_propensity(log, method="ips")
     with pytest.raises(ValueError, match="lacks column"):
@@ -90,3 +92,24 @@ def test_estimate_propensity_refuses():
         estimate_propensity(log.assign(rank=[0, 1]))
     with pytest.raises(TypeError, match="integers"):
         estimate_propensity(log.assign(row=[0.5, 1.0]))
+
+
+@pytest.mark.slow
+def test_regression_em_identifies_a_single_logger():
+    # One deterministic logging ranker shows each document at one rank only: per-document EM
+    # cannot separate position from attraction, regression EM (attraction = logistic(X))
+    # can (Wang et al. 2018).
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(600), 10)
+    X = rng.normal(size=(qid.size, 2))
+    attraction = 1 / (1 + np.exp(-(2 * X[:, 0] - 1)))
+    grade = np.minimum((attraction * 100).astype(int), 99)  # 100 grades, click_prob per grade
+    score = X[:, 0] + rng.normal(0, 0.5, qid.size)
+    log = simulate(
+        grade, score, qid, n_sessions=20, click_prob=(np.arange(100) + 0.5) / 100, random_state=0
+    )
+    est = estimate_propensity(log, method="em", X=X, tol=1e-4)
+    np.testing.assert_allclose(est.propensity[:5], TRUTH[:5], rtol=0.1)
+    assert "regression" in est.assumption
+    per_document = estimate_propensity(log, method="em", tol=1e-4)
+    assert np.abs(per_document.propensity[1:5] / TRUTH[1:5] - 1).max() > 0.2
