@@ -153,8 +153,9 @@ def _check_log_rows(log, qid_arr, n_rows):
 def _per_query_counts(codes, uniques, present, row, click):
     """The count columns of the per-query table, for the queries with sessions."""
     n_docs = np.bincount(codes, minlength=uniques.size)[present]
-    clicked_rows = np.unique(row[click])
-    n_pos = np.bincount(codes[clicked_rows], minlength=uniques.size)[present]
+    clicked = np.zeros(codes.size, dtype=bool)
+    clicked[row[click]] = True  # rows clicked at least once
+    n_pos = np.bincount(codes[clicked], minlength=uniques.size)[present]
     n_neg = n_docs - n_pos
     return pd.DataFrame(
         {
