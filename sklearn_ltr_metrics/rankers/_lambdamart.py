@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid_column import DEFAULT_QID_COLUMN, check_qid_column, split_qid_column
 from .._random import random_seed
 from .._validation import (
     check_choice,
@@ -124,6 +124,10 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         and ``score`` read it when no ``qid`` is passed, and every method drops it before
         LightGBM sees ``X`` (never a feature; ``feature_names_in_`` leaves it out). ``None``:
         no column is special.
+    position_column : str or None, default=None
+        A column of a DataFrame ``X`` holding each row's logged position (``fit``'s
+        ``position``): ``fit`` reads it when no ``position`` is passed, and every method drops
+        it (never a feature). ``None`` (the default): no column is read as positions.
 
     Attributes
     ----------
@@ -219,6 +223,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         lgbm_params=None,
         lambdarank_position_bias_regularization=0.0,
         qid_column=DEFAULT_QID_COLUMN,
+        position_column=None,
     ):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -244,6 +249,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         self.lgbm_params = lgbm_params
         self.lambdarank_position_bias_regularization = lambdarank_position_bias_regularization
         self.qid_column = qid_column
+        self.position_column = position_column
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -487,6 +493,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         import lightgbm as lgb
 
         features, qid = self._query_ids(X, qid, "fit", required=False)
+        features, position = self._positions(features, position)
         position = _check_position(
             lgb, position, self.objective, self.lambdarank_position_bias_regularization
         )
@@ -517,6 +524,27 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
         self._set_fitted(model, rounds)
         return self
+
+    def _features(self, X):
+        """``X`` without its query-id and position columns."""
+        features = super()._features(X)
+        if self.position_column is None:
+            return features
+        return split_qid_column(
+            features, check_qid_column(self.position_column, "position_column")
+        )[0]
+
+    def _positions(self, X, position):
+        """``(features, position)``: the position column dropped, the positions to use."""
+        if self.position_column is None:
+            return X, position
+        name = check_qid_column(self.position_column, "position_column")
+        features, column = split_qid_column(X, name)
+        if column is not None and position is not None:
+            raise ValueError(
+                f"fit got position=... and X's column {name!r}; pass the positions once."
+            )
+        return features, column if position is None else position
 
     def predict(self, X):
         """Return one score per row of ``X``, in the given row order (higher ranks first).

@@ -111,3 +111,20 @@ def test_xgboost_unbiased_lambdarank_accepts_position():
     model = QueryAwareRanker(xgboost.XGBRanker(**params))
     scores = model.fit(X, clicks, qid=qid, position=rank).predict(X)
     assert scores.shape == (len(clicks),) and np.isfinite(scores).all()
+
+
+def test_lambdamart_reads_positions_from_a_column():
+    X, clicks, qid, rank = _click_training_data()
+    frame = pd.DataFrame(
+        {"f0": X[:, 0], "f1": X[:, 1], "qid": qid.to_numpy(), "position": rank.to_numpy()}
+    )
+    params = {"n_estimators": 10, "min_child_samples": 5, "random_state": 0}
+    given = LambdaMARTRanker(**params).fit(X, clicks, qid=qid, position=rank)
+    model = LambdaMARTRanker(**params, position_column="position").fit(frame, clicks)
+    assert list(model.feature_names_in_) == ["f0", "f1"]
+    np.testing.assert_allclose(model.predict(frame), given.predict(X))
+    with pytest.raises(ValueError, match="once"):
+        model.fit(frame, clicks, position=rank)
+    # without position_column, a 'position' column is an ordinary feature
+    plain = LambdaMARTRanker(**params).fit(frame, clicks)
+    assert "position" in list(plain.feature_names_in_)
