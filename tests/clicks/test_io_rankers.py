@@ -128,3 +128,22 @@ def test_lambdamart_reads_positions_from_a_column():
     # without position_column, a 'position' column is an ordinary feature
     plain = LambdaMARTRanker(**params).fit(frame, clicks)
     assert "position" in list(plain.feature_names_in_)
+
+
+def test_position_is_routed_metadata():
+    import lightgbm
+    import sklearn
+    from sklearn.model_selection import GroupKFold, cross_validate
+
+    X, clicks, qid, rank = _click_training_data()
+    model = LambdaMARTRanker(n_estimators=5, min_child_samples=5, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        result = cross_validate(
+            model,
+            X,
+            clicks,
+            cv=GroupKFold(3),
+            return_estimator=True,
+            params={"qid": qid, "groups": qid, "position": rank},
+        )
+    assert all(isinstance(m.model_, lightgbm.Booster) for m in result["estimator"])
