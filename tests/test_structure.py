@@ -23,7 +23,16 @@ PACKAGE_DIR = Path(sklearn_ltr_metrics.__file__).parent
 PACKAGE = "sklearn_ltr_metrics"
 
 #: Modules shared by every family (no family of their own).
-LEAVES = {"_validation", "_qid_column", "_table", "_engine", "_lazy", "_random", "_typing"}
+LEAVES = {
+    "_validation",
+    "_qid_column",
+    "_click_log",
+    "_table",
+    "_engine",
+    "_lazy",
+    "_random",
+    "_typing",
+}
 
 #: The layers, bottom first: a module imports only from its own layer or the layers below it
 #: (``_engine`` imports nothing of the package; ``_validation`` uses the engine's scans).
@@ -71,6 +80,7 @@ ALLOWED = {
     "rankers": {"metrics"},
     "model_selection": {"metrics", "rankers"},
     "runs": {"metrics", "model_selection"},
+    "clicks": {"metrics"},
     "report": {"stats", "plotting", "io", "metrics"},
 }
 
