@@ -118,6 +118,17 @@ def _dense_sessions(session):
     return np.unique(session, return_inverse=True)[1]
 
 
+def _session_lengths(sessions, rank):
+    """The deepest rank of every (dense) session: one ``reduceat`` when lines come grouped by
+    session (as simulated logs do), else an unbuffered maximum."""
+    if sessions.size and (np.diff(sessions) >= 0).all():
+        starts = np.flatnonzero(np.r_[True, sessions[1:] != sessions[:-1]])
+        return np.maximum.reduceat(rank, starts)
+    length = np.zeros(sessions.max() + 1, dtype=np.int64)
+    np.maximum.at(length, sessions, rank)
+    return length
+
+
 def _at_least(values_by_length, max_rank):
     """``out[r-1]``: the sum of ``values_by_length[L]`` over lengths ``L >= r``."""
     padded = np.zeros(max(values_by_length.shape[0], max_rank + 1))
@@ -128,8 +139,7 @@ def _at_least(values_by_length, max_rank):
 def _randomization(log, keep, max_rank):
     """Clicks at rank r over clicks at rank 1, both over the sessions showing rank r."""
     sessions = _dense_sessions(log["session"])
-    length = np.zeros(sessions.max() + 1, dtype=np.int64)
-    np.maximum.at(length, sessions, log["rank"])
+    length = _session_lengths(sessions, log["rank"])
     at_one = log["rank"] == 1
     first_clicks = np.bincount(
         length[sessions[at_one]], weights=log["click"][at_one], minlength=max_rank + 1
@@ -148,8 +158,7 @@ def _swap(log, frame, keep, max_rank):
         )
     top_row = frame["top_row"].to_numpy()
     sessions = _dense_sessions(log["session"])
-    length = np.zeros(sessions.max() + 1, dtype=np.int64)
-    np.maximum.at(length, sessions, log["rank"])
+    length = _session_lengths(sessions, log["rank"])
     is_top = (log["row"] == top_row) & keep
     rank = log["rank"][is_top] - 1
     clicks = log["click"][is_top].astype(np.float64)

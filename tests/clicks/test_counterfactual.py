@@ -128,3 +128,24 @@ def test_log_must_match_the_arrays():
         counterfactual_evaluate(_log(), [0.1, 0.2, 0.3], [2, 2, 2], propensity=[1, 1, 1])
     with pytest.raises(ValueError, match="indexes row 2"):
         counterfactual_evaluate(_log(), [0.1, 0.2], [1, 1], propensity=[1, 1, 1])
+
+
+def test_the_order_of_the_log_lines_changes_nothing():
+    y, score, qid = ranking_data(n_queries=20, n_docs=10)
+    log = simulate(y, score, qid, n_sessions=30, randomize="top_k", random_state=0)
+    shuffled = log.sample(frac=1, random_state=1)
+    shuffled["session"] = shuffled["session"] * 7 + 3  # any integer session ids
+    for method in ("randomization", "em"):
+        np.testing.assert_allclose(
+            estimate_propensity(shuffled, method=method).propensity,
+            estimate_propensity(log, method=method).propensity,
+        )
+    new = y + 0.3 * score
+    for estimator in ("ips", "snips", "clipped_ips"):
+        a = counterfactual_evaluate(
+            log, new, qid, propensity=1 / np.arange(1, 11), estimator=estimator
+        )
+        b = counterfactual_evaluate(
+            shuffled, new, qid, propensity=1 / np.arange(1, 11), estimator=estimator
+        )
+        pd.testing.assert_frame_equal(a.per_query, b.per_query)
