@@ -82,10 +82,11 @@ FAMILIES = {
     "model_selection": "Model selection: query-safe cross-validation and searches",
     "rankers": "Rankers",
     "runs": "Runs: fusion, reranking cascades, judgment pools",
+    "clicks": "Click logs: simulation, position bias, counterfactual evaluation, interleaving",
     "stats": "Statistics over queries",
     "report": "The report",
     "plotting": "Plotting",
-    "io": "Files: TREC, LETOR, tables",
+    "io": "Files: TREC, LETOR, tables, click logs",
     "datasets": "Datasets",
 }
 

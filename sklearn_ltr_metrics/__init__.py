@@ -8,6 +8,8 @@ scikit-learn organises its own:
 - :mod:`sklearn_ltr_metrics.model_selection`: query-safe cross-validation and searches;
 - :mod:`sklearn_ltr_metrics.rankers`: LambdaMART and the baselines;
 - :mod:`sklearn_ltr_metrics.runs`: fusion of runs, reranking cascades, judgment pools;
+- :mod:`sklearn_ltr_metrics.clicks`: click simulators, position bias, counterfactual
+  evaluation and interleaving;
 - :mod:`sklearn_ltr_metrics.stats`: bootstrap intervals, paired tests, effect sizes, summaries;
 - :mod:`sklearn_ltr_metrics.report` and :mod:`sklearn_ltr_metrics.plotting`;
 - :mod:`sklearn_ltr_metrics.io` (TREC, LETOR, tables) and :mod:`sklearn_ltr_metrics.datasets`.
@@ -30,6 +32,7 @@ _FAMILIES = (
     "model_selection",
     "rankers",
     "runs",
+    "clicks",
     "stats",
     "report",
     "plotting",

@@ -50,6 +50,9 @@ EXCEPTIONS = {
     ("sklearn_ltr_metrics.metrics.Reconciliation", "PR01"): (
         "a result record returned by reconcile; its fields are its attributes"
     ),
+    ("sklearn_ltr_metrics.clicks.PropensityEstimate", "PR01"): (
+        "a result record returned by estimate_propensity; its fields are its attributes"
+    ),
     ("sklearn_ltr_metrics.stats.PairwiseComparison", "PR01"): (
         "a result record returned by compare_all; its fields are its attributes"
     ),

@@ -73,3 +73,18 @@ def test_diversity_and_fairness():
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
     assert rows["ndcg_cut_10"] == ["1.0000", "1.0000"]  # relevance alone: no difference
     assert rows["alpha_nDCG@10"][1] == "1.0000" and float(rows["alpha_nDCG@10"][0]) < 0.9
+
+
+def test_click_logs():
+    out = run_example("click_logs.py")
+    rows = {
+        line[:20].strip(): [float(v) for v in line[20:].split()]
+        for line in out.splitlines()
+        if line.startswith(("logging", "naive LambdaMART", "debiased LambdaMART"))
+    }
+    # columns: true ndcg@10, true click dcg@10, IPS estimate, naive click dcg@10
+    assert rows["debiased LambdaMART"][0] >= rows["naive LambdaMART"][0]  # no loss in ndcg
+    for _, target, ips, _ in rows.values():
+        assert abs(ips - target) < 0.05 * target  # IPS tracks the true value
+    assert rows["logging"][3] == max(r[3] for r in rows.values())  # the naive metric misleads
+    assert rows["logging"][2] == min(r[2] for r in rows.values())

@@ -37,6 +37,7 @@ LEAVES = {
     "_label_map",
     "_leakage",
     "_sklearn_calls",
+    "_click_log",  # the click-log schema (clicks, io)
     "_spark",  # the Spark adapters' glue (metrics' and runs')
 }
 
@@ -46,11 +47,11 @@ LAYERS = (
     {"_lazy", "_random", "_typing", "_version", "_doc_link", "_leakage", "_sklearn_calls"},
     {"_engine"},
     {"_validation"},
-    {"_table", "_qid", "_spark", "_label_map"},
+    {"_table", "_qid", "_spark", "_label_map", "_click_log"},
     {"metrics", "stats", "plotting", "io", "datasets"},
     {"rankers"},
     {"model_selection"},
-    {"runs"},
+    {"runs", "clicks"},
     {"report"},
     {"_cli", "__main__", None},
 )
@@ -86,6 +87,7 @@ ALLOWED = {
     "rankers": {"metrics"},
     "model_selection": {"metrics", "rankers"},
     "runs": {"metrics", "model_selection"},
+    "clicks": {"metrics"},
     "report": {"stats", "plotting", "io", "metrics"},
 }
 

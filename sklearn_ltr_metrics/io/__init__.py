@@ -1,4 +1,5 @@
-"""Files: TREC runs and qrels, LETOR/SVMlight, tables (CSV, TSV, Parquet), query statistics."""
+"""Files: TREC runs and qrels, LETOR/SVMlight, tables (CSV, TSV, Parquet), query statistics,
+click logs."""
 
 from .._lazy import attach
 
@@ -6,6 +7,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._base": ("DataFormatError",),
+        "._click_logs": ("read_click_log", "write_click_log"),
         "._letor": ("read_letor", "write_letor"),
         "._tables": (
             "read_query_stats",

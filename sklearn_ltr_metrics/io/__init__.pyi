@@ -2,6 +2,8 @@
 # Do not edit: run the script again.
 
 from ._base import DataFormatError as DataFormatError
+from ._click_logs import read_click_log as read_click_log
+from ._click_logs import write_click_log as write_click_log
 from ._letor import read_letor as read_letor
 from ._letor import write_letor as write_letor
 from ._tables import read_query_stats as read_query_stats
@@ -16,12 +18,14 @@ from ._trec import write_trec_run as write_trec_run
 
 __all__ = [
     "DataFormatError",
+    "read_click_log",
     "read_letor",
     "read_query_stats",
     "read_scores",
     "read_table",
     "read_trec_qrels",
     "read_trec_run",
+    "write_click_log",
     "write_letor",
     "write_query_stats",
     "write_table",

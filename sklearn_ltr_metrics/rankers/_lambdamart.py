@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._qid import DEFAULT_QID_COLUMN, is_dataframe
+from .._qid import DEFAULT_QID_COLUMN, check_qid_column, is_dataframe, split_qid_column
 from .._random import random_seed
 from .._validation import (
     check_choice,
@@ -28,6 +28,7 @@ from ._lightgbm_data import (
     _check_eval_at,
     _check_eval_set,
     _check_integer_labels,
+    _check_position,
     _check_sample_weight,
     _eval_data_kwargs,
     _factorize_qid,
@@ -36,6 +37,7 @@ from ._lightgbm_data import (
     _label_gain,
     _numeric_view,
     _package_eval_metric,
+    _train_with_position,
 )
 
 __all__ = ["LIGHTGBM_MAX_QUERY_SIZE", "LambdaMARTRanker"]
@@ -124,16 +126,24 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     lgbm_params : dict, default=None
         Further keyword arguments for :class:`lightgbm.LGBMRanker` (e.g. ``{"sigmoid": 2.0}``).
         They may not repeat a parameter listed above.
+    lambdarank_position_bias_regularization : float, default=0.0
+        LightGBM's L2 regularisation of the position biases learnt when ``fit`` gets
+        ``position`` (unbiased lambdarank); refused when not 0 without ``position``.
     qid_column : str or None, default="qid"
         The column of a DataFrame ``X`` holding the query ids (XGBoost's convention): ``fit``
         and ``score`` read it when no ``qid`` is passed, and every method drops it before
         LightGBM sees ``X`` (never a feature; ``feature_names_in_`` leaves it out). ``None``:
         no column is special.
+    position_column : str or None, default=None
+        A column of a DataFrame ``X`` holding each row's logged position (``fit``'s
+        ``position``): ``fit`` reads it when no ``position`` is passed, and every method drops
+        it (never a feature). ``None`` (the default): no column is read as positions.
 
     Attributes
     ----------
-    model_ : lightgbm.LGBMRanker
-        The fitted LightGBM model.
+    model_ : lightgbm.LGBMRanker or lightgbm.Booster
+        The fitted LightGBM model; with ``position``, the booster ``lightgbm.train`` made
+        (``LGBMRanker.fit`` takes no positions).
     booster_ : lightgbm.Booster
         Its booster.
     best_iteration_ : int or None
@@ -193,6 +203,8 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     """
 
     _predict_dtype = (np.float64, np.float32)  # LightGBM takes float32 as it is
+    # Metadata routing: position (unbiased lambdarank) is requested with qid by default.
+    __metadata_request__fit = {"qid": True, "position": True}  # noqa: RUF012
 
     def __init__(
         self,
@@ -219,7 +231,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         random_state=None,
         verbose=-1,
         lgbm_params=None,
+        lambdarank_position_bias_regularization=0.0,
         qid_column=DEFAULT_QID_COLUMN,
+        position_column=None,
     ):
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
@@ -243,7 +257,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.lgbm_params = lgbm_params
+        self.lambdarank_position_bias_regularization = lambdarank_position_bias_regularization
         self.qid_column = qid_column
+        self.position_column = position_column
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -336,8 +352,9 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         X_val = X_val.iloc[order] if is_dataframe(X_val) else _for_lightgbm(X_val[order])
         return X_val, y_val[order], codes[order], np.bincount(codes)
 
-    def _training_rows(self, X, y, qid, sample_weight, given_X):
-        """Checked training data in the canonical row order: ``(X, y, codes, w, sizes)``.
+    def _training_rows(self, X, y, qid, sample_weight, given_X, position=None):
+        """Checked training data in the canonical row order: ``(X, y, codes, w, sizes,
+        position)`` (``position`` None without it, else carried with the rows).
 
         Rows are sorted by query, then by a hash of the features (ties: label, weight, input
         position), so LightGBM's data is the same whatever the caller's row order. Without
@@ -372,17 +389,21 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         keys = [np.arange(n_rows), y, _row_hashes(X_hash, 0), codes]
         if w is not None:
             keys.insert(1, w)
+        if position is not None:
+            check_consistent_length(X=np.empty(n_rows), position=position)
+            keys.insert(1, position)
         order = np.lexsort(keys)
         X = X.iloc[order] if is_dataframe(X) else _for_lightgbm(X[order])
-        return X, y[order], codes[order], None if w is None else w[order], sizes
+        w = None if w is None else w[order]
+        return X, y[order], codes[order], w, sizes, None if position is None else position[order]
 
     def _hold_out(self, train):
         """Split ``validation_fraction`` of the training queries off for early stopping.
 
-        Returns the kept training rows ``(X, y, codes, w, sizes)`` and the validation rows
-        ``(X, y, codes, sizes, w)``.
+        Returns the kept training rows ``(X, y, codes, w, sizes, position)`` and the
+        validation rows ``(X, y, codes, sizes, w)``.
         """
-        X, y, codes, w, sizes = train
+        X, y, codes, w, sizes, position = train
         n_queries = sizes.shape[0]
         val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
         is_val = val_queries[codes]
@@ -401,6 +422,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             codes[keep],
             None if w is None else w[keep],
             np.bincount(codes[keep], minlength=n_queries)[~val_queries],
+            None if position is None else position[keep],
         )
         return kept, validation
 
@@ -449,7 +471,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             self.best_score_ = float(next(iter(values.values()))[self.best_iteration_ - 1])
         self.feature_importances_ = np.asarray(model.feature_importances_)
 
-    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None):
+    def fit(self, X, y, qid=None, sample_weight=None, eval_set=None, position=None):
         """Fit the model on rows ``X`` with relevance ``y`` grouped by ``qid``.
 
         Parameters
@@ -471,6 +493,12 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
             when ``eval_metric`` on it stops improving; without, its values are recorded in
             ``evals_result_``. Under metadata routing request it with
             ``set_fit_request(eval_set=True)``.
+        position : array-like of shape (n_samples,), default=None
+            The rank (an integer >= 0, e.g. 1-based) at which each row was shown when its
+            click label was logged: LightGBM's unbiased lambdarank (``lightgbm.Dataset(...,
+            position=...)``, lightgbm >= 4.1, ``objective="lambdarank"`` only) learns one
+            additive bias per distinct position, shared across queries, and scores without
+            it. Carried with the rows when they are sorted; routed metadata by default.
 
         Returns
         -------
@@ -479,7 +507,11 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         import lightgbm as lgb
 
         features, qid = self._query_ids(X, qid, "fit", required=False)
-        train = self._training_rows(features, y, qid, sample_weight, X)
+        features, position = self._positions(features, position)
+        position = _check_position(
+            lgb, position, self.objective, self.lambdarank_position_bias_regularization
+        )
+        train = self._training_rows(features, y, qid, sample_weight, X, position)
         kwargs = self._lgbm_kwargs(_label_gain(self.label_gain, _check_integer_labels(train[1])))
         _check_eval_at(self.eval_at)
         rounds = (
@@ -493,11 +525,40 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         elif rounds is not None:
             train, validation = self._hold_out(train)
         fit_kwargs, callbacks = self._fit_options(lgb, kwargs, train, validation, rounds)
-        X, y, _, w, sizes = train
+        X, y, _, w, sizes, position = train
+        if position is not None:
+            kwargs["lambdarank_position_bias_regularization"] = float(
+                self.lambdarank_position_bias_regularization
+            )
+            model = _train_with_position(lgb, kwargs, fit_kwargs, callbacks, train)
+            self._set_fitted(model, rounds)
+            self.model_ = model.booster_
+            return self
         model = lgb.LGBMRanker(**kwargs)
         model.fit(X, y, group=sizes, sample_weight=w, callbacks=callbacks, **fit_kwargs)
         self._set_fitted(model, rounds)
         return self
+
+    def _features(self, X):
+        """``X`` without its query-id and position columns."""
+        features = super()._features(X)
+        if self.position_column is None:
+            return features
+        return split_qid_column(
+            features, check_qid_column(self.position_column, "position_column")
+        )[0]
+
+    def _positions(self, X, position):
+        """``(features, position)``: the position column dropped, the positions to use."""
+        if self.position_column is None:
+            return X, position
+        name = check_qid_column(self.position_column, "position_column")
+        features, column = split_qid_column(X, name)
+        if column is not None and position is not None:
+            raise ValueError(
+                f"fit got position=... and X's column {name!r}; pass the positions once."
+            )
+        return features, column if position is None else position
 
     def predict(self, X):
         """Return one score per row of ``X``, in the given row order (higher ranks first).

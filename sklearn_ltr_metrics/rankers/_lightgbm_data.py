@@ -226,3 +226,104 @@ def _package_eval_metric(eval_metric, qid_sorted):
         return spec, value, scorer.greater_is_better
 
     return package_metric
+
+
+# --------------------------------------------------------------------------------------------
+# Unbiased lambdarank: positions, through lightgbm.Dataset(position=...) and lightgbm.train
+# --------------------------------------------------------------------------------------------
+
+
+def _check_position(lgb, position, objective, regularization):
+    """``position`` as int64 (>= 0), or None; refused where LightGBM cannot use it."""
+    if position is None:
+        if regularization != 0:
+            raise ValueError(
+                f"lambdarank_position_bias_regularization={regularization!r} applies only "
+                "when fit gets position=...; pass the rows' logged positions or leave it 0."
+            )
+        return None
+    import inspect
+
+    if "position" not in inspect.signature(lgb.Dataset).parameters:
+        raise ValueError(
+            f"position= needs lightgbm >= 4.1 (unbiased lambdarank), but lightgbm "
+            f"{lgb.__version__} is installed; upgrade lightgbm or fit without position."
+        )
+    if objective != "lambdarank":
+        raise ValueError(
+            f"position= works with objective='lambdarank' only (LightGBM learns position "
+            f"biases in lambdarank), not objective={objective!r}."
+        )
+    values = check_1d(position, "position")
+    if (
+        values.dtype.kind == "f"
+        and np.isfinite(values).all()
+        and (values == np.round(values)).all()
+    ):
+        values = values.astype(np.int64)
+    if values.dtype.kind not in "iu" or (values.size and values.min() < 0):
+        raise ValueError(
+            f"position must hold integers >= 0 (the rank each row was shown at), got "
+            f"{short_repr(values)}."
+        )
+    return values.astype(np.int64)
+
+
+def _train_params(kwargs):
+    """``LGBMRanker`` keyword arguments as ``lightgbm.train`` parameters (LightGBM's own
+    aliases: ``n_estimators``, ``subsample``... are accepted by name)."""
+    params = {k: v for k, v in kwargs.items() if k not in ("importance_type", "n_estimators")}
+    if params.get("random_state") is None:
+        params.pop("random_state", None)
+    return params, kwargs["n_estimators"]
+
+
+def _train_with_position(lgb, kwargs, fit_kwargs, callbacks, train):
+    """Train unbiased lambdarank with ``lightgbm.train`` on the canonically ordered rows.
+
+    Returns an object with what ``_set_fitted`` reads from an ``LGBMRanker``: ``booster_``,
+    ``evals_result_``, ``feature_importances_``.
+    """
+    from types import SimpleNamespace
+
+    X, y, _, w, sizes, position = train
+    params, rounds = _train_params(kwargs)
+    data_kwargs = {}
+    if "feature_name" in fit_kwargs:
+        data_kwargs["feature_name"] = fit_kwargs["feature_name"]
+    train_set = lgb.Dataset(
+        X, y, group=sizes, weight=w, position=position, free_raw_data=False, **data_kwargs
+    )
+    valid_sets, feval, evals = [], None, {}
+    if "eval_group" in fit_kwargs:
+        X_val = fit_kwargs["eval_X"][0] if "eval_X" in fit_kwargs else fit_kwargs["eval_set"][0][0]
+        y_val = fit_kwargs["eval_y"][0] if "eval_y" in fit_kwargs else fit_kwargs["eval_set"][0][1]
+        val_w = fit_kwargs.get("eval_sample_weight")
+        valid_sets.append(
+            lgb.Dataset(
+                X_val,
+                y_val,
+                group=fit_kwargs["eval_group"][0],
+                weight=None if val_w is None else val_w[0],
+                reference=train_set,
+            )
+        )
+        if "eval_at" in fit_kwargs:
+            params["eval_at"] = list(fit_kwargs["eval_at"])
+        if "eval_metric" in fit_kwargs:
+            metric = fit_kwargs["eval_metric"]
+
+            def feval(preds, data):
+                return metric(data.get_label(), preds)
+
+    booster = lgb.train(
+        params,
+        train_set,
+        num_boost_round=rounds,
+        valid_sets=valid_sets,
+        valid_names=["valid_0"][: len(valid_sets)],
+        feval=feval,
+        callbacks=[*callbacks, lgb.record_evaluation(evals)],
+    )
+    importance = booster.feature_importance(importance_type=kwargs["importance_type"])
+    return SimpleNamespace(booster_=booster, evals_result_=evals, feature_importances_=importance)

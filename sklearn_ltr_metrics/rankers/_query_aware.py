@@ -142,7 +142,10 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         )
         return sp.csr_matrix(X) if sp.issparse(X) else X  # LightGBM knows no sparse arrays
 
-    def fit(self, X, y, qid=None, sample_weight=None, **fit_params):
+    # Metadata routing: position (XGBoost's unbiased lambdarank) is requested with qid.
+    __metadata_request__fit = {"qid": True, "position": True}  # noqa: RUF012
+
+    def fit(self, X, y, qid=None, sample_weight=None, position=None, **fit_params):
         """Sort the rows by query, build the wrapped ranker's query form, and fit a clone.
 
         Parameters
@@ -157,6 +160,13 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
             :class:`~sklearn_ltr_metrics.metrics.MissingQueryIdsError`.
         sample_weight : array-like of shape (n_samples,), default=None
             Per-row weights, reordered with the rows.
+        position : array-like of shape (n_samples,), default=None
+            The rank each row was shown at when its click label was logged, for XGBoost's
+            unbiased lambdarank (``XGBRanker(lambdarank_unbiased=True)``; any other wrapped
+            ranker refuses it). XGBoost reads a row's position as its order inside its query
+            group, so the rows are sorted by (qid, position) (ties: input order); only the
+            order matters, not the values. XGBoost learns biases for the first 32 positions
+            only (deeper rows share the last), and not with distributed training.
         **fit_params : dict
             Passed to the wrapped ``fit`` unchanged.
 
@@ -185,6 +195,10 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         check_consistent_length(X=np.empty(n_rows), y=y, qid=qid)
         codes, _ = factorize_qid(qid, "qid")
         order = np.argsort(codes, kind="stable")
+        if position is not None:
+            order = np.lexsort(
+                (np.arange(n_rows), _unbiased_position(self, position, n_rows), codes)
+            )
         sorted_codes = codes[order]
         queries = {
             "qid": sorted_codes,
@@ -213,3 +227,22 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         X = self._check_X(self._features(X), reset=False)
         return np.asarray(self.estimator_.predict(X), dtype=np.float64).reshape(-1)
+
+
+def _unbiased_position(ranker, position, n_rows):
+    """``position`` as numbers, for a wrapped ranker that learns position bias (XGBoost)."""
+    try:
+        unbiased = ranker.estimator.get_params().get("lambdarank_unbiased", False)
+    except AttributeError:
+        unbiased = False
+    if not unbiased:
+        raise ValueError(
+            f"position= needs a wrapped ranker that learns position bias from the rows' order, "
+            f"XGBRanker(lambdarank_unbiased=True); {type(ranker.estimator).__name__} does not "
+            "(for LightGBM use LambdaMARTRanker.fit(..., position=...))."
+        )
+    values = check_1d(position, "position", dtype=np.float64)
+    check_consistent_length(X=np.empty(n_rows), position=values)
+    if not np.isfinite(values).all():
+        raise ValueError("position must be finite (the rank each row was shown at).")
+    return values
