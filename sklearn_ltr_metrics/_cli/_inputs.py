@@ -169,7 +169,8 @@ def _query_overlap_note(run, qrels, name, missing_queries):
         )
     if only_qrels:
         action = (
-            "scored 0 (--missing-queries zero, trec_eval -c)"
+            "scored 0 (--missing-queries zero, trec_eval -c; the ir_measures and ranx "
+            "conventions' default)"
             if missing_queries == "zero"
             else "not evaluated; --missing-queries zero scores them 0, as trec_eval -c does"
         )
@@ -215,12 +216,13 @@ def read_run(path, args):
 def read_trec(qrels_path, run_path, args, qrels=None):
     """A :class:`Source` for a TREC run against qrels (read here unless given)."""
     from ..metrics import evaluate_run
+    from ..metrics._evaluate_run import missing_queries_policy
 
     if qrels is None:
         qrels = read_qrels(qrels_path, args)
     run = read_run(run_path, args)
     options = conventions(args, "trec_eval")
-    missing = getattr(args, "missing_queries", "skip")
+    missing = missing_queries_policy(getattr(args, "missing_queries", None), options["conventions"])
     note = _query_overlap_note(run, qrels, Path(run_path).name, missing)
 
     def evaluate(metrics):

@@ -263,9 +263,10 @@ def _add_trec_input_options(inputs):
     inputs.add_argument(
         "--missing-queries",
         choices=MISSING_QUERIES,
-        default="skip",
+        default=None,
         help="judged queries the run has nothing for: skip them, or score them 0 "
-        "(trec_eval -c) (default: skip)",
+        "(trec_eval -c) (default: as the --conventions preset's tool: zero for ir_measures "
+        "and ranx, skip otherwise)",
     )
     _add_duplicates(inputs)
     add_qrels_format(inputs)

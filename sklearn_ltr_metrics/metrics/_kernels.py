@@ -192,6 +192,36 @@ def _judged(c):
     return c.lists.judged_count(c.query, c.kk) / c.kk
 
 
+def _pairwise_accuracy(c):
+    """ir_measures' Accuracy: the share of the (relevant, non-relevant) pairs of the top k
+    ranked in that order (unjudged rows are non-relevant); NaN without such a pair.
+
+    ``1 - S / (R * N)``: R relevant and N non-relevant rows in the top k, S the non-relevant
+    rows above each relevant one, summed. Under ``ties="average"`` a relevant row's term is
+    its expected count, ``s_b - h_b + (n_b - r_b) / 2`` (a tied non-relevant row is above it
+    half the time), spread over its block: exact at cut-offs between blocks.
+    """
+    lists = c.lists
+    if lists.threshold_ties:
+        raise ValueError(
+            "metric 'pairwise_accuracy' has no form under ties='label_ranking'; pass "
+            "ties='average', 'stable', 'trec_eval', 'doc_id', 'pessimistic' or 'optimistic'."
+        )
+
+    def term(s):
+        r_b, h_b, n_b, s_b = s.block_relevant
+        above = (s_b - h_b) + (n_b - r_b) / 2.0
+        return s.block_mean(np.where(s.relevant, above, 0.0))
+
+    below = lists.term_sums_of("pairwise_accuracy", term, c.query, c.kk)
+    hits = c.hits()
+    return 1.0 - c.divide(below, hits * (c.kk - hits))
+
+
+def _num_queries(c):
+    return np.ones(c.query.size)
+
+
 def _kendall_tau(c):
     return _rank_correlation(c.lists, c.query, c.kk, "kendall")
 

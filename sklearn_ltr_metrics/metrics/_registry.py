@@ -15,8 +15,8 @@ from .._validation import unknown_name_error
 from . import _kernels as K
 from ._judgment_measures import describe_judgment_measure, judgment_measure_names
 from ._metric import Metric, _k_is_n_pos, _whole_list
-from ._names import expand_all_trec, foreign_names, foreign_specs
-from ._registry_trec import TREC_ALIASES, TREC_METRICS
+from ._names import TREC_FAMILIES, expand_all_trec, foreign_names, foreign_specs
+from ._registry_trec import TREC_ALIASES, TREC_METRICS, foreign_hint
 
 __all__ = [
     "ALIASES",
@@ -165,12 +165,34 @@ METRICS = _register(
         needs_judgments=True,
         description="share of the top k that has a judgment (evaluate_run only)",
     ),
+    Metric(
+        name="pairwise_accuracy",
+        kernel=K._pairwise_accuracy,
+        description="share of the (relevant, non-relevant) pairs of the top k ranked in that "
+        "order, unjudged rows non-relevant (ir_measures' Accuracy); NaN, left out of means, "
+        "for a query without such a pair whatever empty_query says",
+    ),
+    Metric(
+        name="num_queries",
+        kernel=K._num_queries,
+        ideal=None,
+        total="sum",
+        description="1 for every evaluated query, summed over queries (ir_measures' NumQ; "
+        "0 for a judged query the run misses under missing_queries='zero')",
+    ),
 )
 
 METRICS.update(_register(*TREC_METRICS))
 
 #: Other accepted names.
 ALIASES = {"map": "average_precision", **TREC_ALIASES}
+
+#: Names refused because tools give them different meanings: name (lower case) -> the fix.
+REFUSED = {
+    "accuracy": "'accuracy' means different things in different tools; write hit_rate (1 if "
+    "a relevant row is in the top k, the package's former 'accuracy') or ir_measures' "
+    "'Accuracy' (pairwise_accuracy: the share of relevant/non-relevant pairs in order).",
+}
 
 
 def metric_names(*, foreign=False):
@@ -300,6 +322,10 @@ def _own_metric(raw, name, options):
                 "e.g. 'f2@10' or 'f0.5@10'."
             )
         return get_metric("fbeta"), name, (("beta", beta),)
+    if name in REFUSED:
+        raise ValueError(f"metrics entry {raw!r}: {REFUSED[name]}")
+    if not _is_own(name) and foreign_hint(raw) is not None:
+        raise ValueError(f"metrics entry {raw!r} is {foreign_hint(raw)}.")
     if not _is_own(name):  # nor a trec_eval / ir_measures name: shown as typed
         shown = raw.strip().partition("@")[0]
         if describe_judgment_measure(shown) is not None:
@@ -320,7 +346,16 @@ def _beta_label(beta):
     return f"f{float(beta):g}"
 
 
-def parse_metrics(metrics, k=None, *, options=None, strings=False):
+def _trec_first(raw, trec_names):
+    """Whether ``raw``, one of the package's names too, means trec_eval's family here: under
+    trec_eval's conventions a bare family that trec_eval expands over cut-offs or recall
+    levels (``recall``: ``recall_5`` ... ``recall_1000``; ``success``, ``map_cut``,
+    ``iprec_at_recall``) is trec_eval's; ``recall@10`` stays the package's."""
+    name = raw.strip()
+    return trec_names and name in TREC_FAMILIES and TREC_FAMILIES[name][1] in ("cut", "level")
+
+
+def parse_metrics(metrics, k=None, *, options=None, strings=False, trec_names=False):
     """Metric specs (``"ndcg@10"``, ``"recall@adaptive"``...) -> list of :class:`_Spec`.
 
     ``k`` applies to names given without ``@``; when it is None, the conventions' ``default_k``
@@ -329,7 +364,9 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
     ``options`` and is named after it (``beta=2``: column ``f2@10``). trec_eval's measures
     that are not numbers (``runid``, ``num_q``, ``relstring``) give specs with
     ``metric=None`` when ``strings`` is true; otherwise ``all_trec`` leaves them out and a
-    name for one of them is refused (the caller has no place for it).
+    name for one of them is refused (the caller has no place for it). ``trec_names`` (trec_eval's
+    conventions): a bare name that trec_eval expands over cut-offs is trec_eval's family
+    (:func:`_trec_first`).
     """
     options = {} if options is None else options
     if metrics is None:
@@ -348,6 +385,7 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
             raise TypeError(f"metrics entries must be strings like 'ndcg@10', got {raw!r}.")
         name, sep, k_text = raw.strip().lower().partition("@")
         own = not from_all_trec and _is_own(raw.strip().partition("@")[0])
+        own = own and not _trec_first(raw, trec_names)
         foreign = None if own else foreign_specs(raw)
         if foreign is not None:
             for f in foreign:
@@ -370,6 +408,8 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False):
                     f"metric {metric.name!r} takes no '@k' ({metric.description}): use "
                     f"{metric.name!r} instead of {raw!r}."
                 )
+            if k_text.endswith("-"):
+                raise ValueError(f"metrics entry {raw!r} is {foreign_hint(raw)}.")
             parsed = parse_cutoff(k_text, source=f" in metric {raw!r}")
         else:
             parsed = default_k if metric.takes_cutoff else None
