@@ -36,7 +36,7 @@ def test_pairwise_accuracy_under_tie_averaging_is_the_mean_over_orderings():
 
 
 def test_lower_case_accuracy_is_refused_with_both_meanings():
-    with pytest.raises(ValueError, match="hit_rate.*'Accuracy'"):
+    with pytest.raises(ValueError, match=r"hit_rate.*'Accuracy'"):
         evaluate(np.array([1, 0.0]), np.array([1, 0.0]), qid=np.zeros(2), metrics="accuracy@1")
 
 
