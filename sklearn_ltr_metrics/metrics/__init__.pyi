@@ -5,6 +5,7 @@ from ._agreement import rank_agreement as rank_agreement
 from ._dask import evaluate_dask as evaluate_dask
 from ._evaluate import evaluate as evaluate
 from ._evaluate_run import evaluate_run as evaluate_run
+from ._evaluation import DroppedQueriesWarning as DroppedQueriesWarning
 from ._evaluation import RankingEvaluation as RankingEvaluation
 from ._options import CONVENTIONS as CONVENTIONS
 from ._options import convention_options as convention_options
@@ -23,6 +24,7 @@ from ._which import which_convention as which_convention
 
 __all__ = [
     "CONVENTIONS",
+    "DroppedQueriesWarning",
     "EstimatorMissingQueryIdsError",
     "MissingQueryIdsError",
     "RankingEvaluation",

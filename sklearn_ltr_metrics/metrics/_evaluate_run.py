@@ -7,6 +7,7 @@ ideal labels and relevant counts.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 from .._engine import factorize_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
-from ._evaluation import RankingEvaluation
+from ._evaluation import DroppedQueriesWarning, RankingEvaluation
 from ._judgment_measures import evaluate_with_judgments, split_judgment_metrics
 from ._kernels_trec import empty_ranking_values
 from ._names import implied_groups, merge_columns, trec_gain_mapping
@@ -155,7 +156,23 @@ def evaluate_run(
     if strings:
         evaluation.strings = _strings(run, qrels, resolved, unjudged, strings, evaluation)
     evaluation.run_id = run_id
+    _warn_missing(qrels, evaluation, missing_queries)
     return evaluation
+
+
+def _warn_missing(qrels, evaluation, missing_queries):
+    """A :class:`DroppedQueriesWarning` counting the judged queries the run does not rank,
+    left out under ``missing_queries="skip"``."""
+    judged = pd.Index(qrels["qid"].unique())
+    missing = judged.difference(evaluation.per_query.index)
+    if missing_queries == "skip" and len(missing):
+        warnings.warn(
+            f"{len(missing)} of {len(judged)} judged queries are not in the run and are left "
+            f"out of every mean (e.g. {missing[:3].tolist()}; missing_queries='skip', "
+            "trec_eval's default); pass missing_queries='zero' to score them 0 (trec_eval -c).",
+            DroppedQueriesWarning,
+            stacklevel=3,
+        )
 
 
 def missing_queries_policy(missing_queries, conventions):
