@@ -36,7 +36,8 @@ def resolve_baseline(args):
 
 
 def run_gate(args, per_query, baseline, names):
-    """Run the gate of ``--fail-if-worse``, print what it found; the exit code (0 or 1)."""
+    """Run the gate of ``--fail-if-worse``, print what it found; the exit code (0, or 3 when
+    the gate fails: ``GateResult.exit_code``)."""
     from ..stats import regression_gate
 
     if args.stages or args.output:

@@ -1,5 +1,5 @@
-"""The ``--fail-if-worse METRIC[:MARGIN]`` option of ``ltr-eval compare`` (a leaf: the parser
-imports it, and it imports nothing of the command line)."""
+"""The ``--fail-if-worse METRIC[:MARGIN]`` option of ``ltr-eval compare`` (the parser imports
+it; it borrows ``--metrics``' message for an unknown metric). A failed gate exits with 3."""
 
 from __future__ import annotations
 
@@ -33,7 +33,10 @@ def gate_spec(text):
     try:
         parse_metrics([metric])
     except (TypeError, ValueError) as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        from ._flags import metric_error  # the --metrics message, in this option's name
+
+        message = metric_error([metric], exc, option="--fail-if-worse")
+        raise argparse.ArgumentTypeError(message.partition(": ")[2]) from None
     return metric, margin
 
 
@@ -43,6 +46,6 @@ def add_gate_option(parser):
         "--fail-if-worse",
         type=gate_spec,
         metavar="METRIC[:MARGIN]",
-        help="regression gate: exit 1 when the run is significantly worse than --baseline on "
+        help="regression gate: exit 3 when the run is significantly worse than --baseline on "
         "METRIC (by more than MARGIN), overall or in a stratum of n_pos; 0 otherwise",
     )

@@ -10,9 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from ..metrics import convention_options
 from ..metrics._judgment_measures import split_judgment_metrics
@@ -28,7 +32,7 @@ from ._argtypes import (
     parse_value,
     split_list,
 )
-from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
+from ._flags import OPENERS, TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
 from ._judgments import qrels_format
 from ._trec import join_parameter_lists
 
@@ -79,7 +83,7 @@ def metric_specs(args):
     are. Every spec is checked by the engine's own parser, so a bad one is a usage error.
     """
     names = list(DEFAULT_METRICS)
-    if args.metrics:
+    if args.metrics is not None:
         names = join_parameter_lists(split_list(args.metrics, "--metrics"))
     cutoffs = None
     if args.k is not None:
@@ -226,7 +230,9 @@ def read_trec(qrels_path, run_path, args, qrels=None):
     note = _query_overlap_note(run, qrels, Path(run_path).name, missing)
 
     def evaluate(metrics):
-        return evaluate_run(run, qrels, metrics=metrics, missing_queries=missing, **options)
+        with warnings.catch_warnings():  # the note above says it, with the option's name
+            warnings.filterwarnings("ignore", "[0-9]+ of [0-9]+ judged queries are not in")
+            return evaluate_run(run, qrels, metrics=metrics, missing_queries=missing, **options)
 
     return Source(Path(run_path).name, evaluate, [note] if note else [])
 
@@ -243,6 +249,39 @@ def _read_table(args):
             score=args.score_col,
             doc_id=args.doc_col,
         )
+
+
+def _at_label_line(path, labels, exc):
+    """``exc`` about one label (``... for the label 1e+300 ...``) as a
+    :class:`~sklearn_ltr_metrics.io.DataFormatError` naming the file and that row's line;
+    any other error as it is."""
+    from ..io import DataFormatError
+
+    match = re.search(r"for the label (\S+) ", str(exc))
+    if match is None:
+        return exc
+    rows = np.flatnonzero(labels.to_numpy(dtype=np.float64) == float(match.group(1)))
+    line = _data_line(path, int(rows[0])) if rows.size else None
+    return DataFormatError(path, line, in_flags(str(exc)))
+
+
+def _data_line(path, row):
+    """The 1-based line of data row ``row`` of a text table (after its header, blank lines
+    skipped, as :func:`~sklearn_ltr_metrics.io.read_table` reads it); None for a binary
+    table (Parquet) or a row that cannot be found."""
+    opener = OPENERS.get(Path(path).suffix.lower(), open)
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", errors="replace") as handle:
+            seen = -1  # the header
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                if seen == row:
+                    return number
+                seen += 1
+    except (OSError, EOFError, ValueError):
+        pass
+    return None
 
 
 def _one_input(args):
@@ -277,17 +316,21 @@ def read_source(args):
     if args.table:
         table = _read_table(args)
         doc_id = table["doc_id"] if args.doc_col else None
-        return Source(
-            Path(args.table).name,
-            lambda metrics: evaluate(
-                table["label"],
-                table["score"],
-                qid=table["qid"],
-                metrics=metrics,
-                doc_id=doc_id,
-                **options,
-            ),
-        )
+
+        def evaluate_table(metrics):
+            try:
+                return evaluate(
+                    table["label"],
+                    table["score"],
+                    qid=table["qid"],
+                    metrics=metrics,
+                    doc_id=doc_id,
+                    **options,
+                )
+            except ValueError as exc:
+                raise _at_label_line(args.table, table["label"], exc) from None
+
+        return Source(Path(args.table).name, evaluate_table)
     if args.letor or args.scores:
         if not (args.letor and args.scores):
             raise UsageError("--letor and --scores go together: give both.")

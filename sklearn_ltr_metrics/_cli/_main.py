@@ -1,8 +1,9 @@
 """The ``ltr-eval`` command line: ``demo``, ``evaluate``, ``compare`` and ``reconcile``.
 
 Exit codes: 0 success; 2 usage error (argparse's, also a bad option value or combination);
-1 data error (a malformed or missing file, a value the evaluation rejects, an output that
-exists without ``--force``, memory running out), printed as one line
+3 a failed regression gate (``compare --fail-if-worse``); 1 data error (a malformed or
+missing file, a value the evaluation rejects, an output that exists without ``--force``,
+memory running out), printed as one line
 ``ltr-eval: error: <message>`` on stderr, never a traceback; 130 when interrupted (Ctrl-C),
 quietly. :class:`~sklearn_ltr_metrics.io.DataFormatError` messages name the file and line.
 
@@ -50,7 +51,7 @@ def _run(args):
         except UsageError as exc:
             args.subparser.error(str(exc))  # prints usage, exits with 2
         finally:
-            for message in dict.fromkeys(str(w.message) for w in caught):
+            for message in dict.fromkeys(in_flags(str(w.message)) for w in caught):
                 print(f"{PROG}: warning: {' '.join(message.split())}", file=sys.stderr)
     return 1  # pragma: no cover - error() exits
 

@@ -13,8 +13,6 @@ the engine), and metric specs are parsed by the engine's own parser.
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 from .._engine import STRATEGIES
@@ -28,6 +26,8 @@ from ._argtypes import (
     METRIC_PARAMETERS,
     MISSING_QUERIES,
     PROG,
+    Parser,
+    SpecList,
     add_inputs,
     bounded_int,
     formatter,
@@ -155,7 +155,9 @@ def _add_metric_options(parser):
     group.add_argument(
         "--metrics",
         metavar="SPECS",
-        help="comma-separated metric specs (default: ndcg@10,precision@10,recall@10,map,mrr)",
+        action=SpecList,
+        help="comma-separated metric specs, or the option repeated (default: "
+        "ndcg@10,precision@10,recall@10,map,mrr)",
     )
     group.add_argument(
         "--k",
@@ -438,9 +440,7 @@ def build_parser(commands=None):
     """
     if commands is None:
         commands = {}
-    parser = argparse.ArgumentParser(
-        prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=formatter
-    )
+    parser = Parser(prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=formatter)
     from .. import __version__
 
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
