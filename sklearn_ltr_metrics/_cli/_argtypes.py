@@ -26,10 +26,12 @@ __all__ = [
     "METRIC_PARAMETERS",
     "MISSING_QUERIES",
     "PROG",
+    "QRELS_FORMATS",
     "Parser",
     "SpecList",
     "UsageError",
     "add_inputs",
+    "add_qrels_format",
     "bounded_int",
     "convention_keys",
     "finite",
@@ -39,6 +41,7 @@ __all__ = [
     "parse_value",
     "preset_names",
     "probability",
+    "qrels_format",
     "split_list",
 ]
 
@@ -272,3 +275,30 @@ def add_inputs(parser, trec_options=None):
         "--scores", metavar="FILE", help="one score per line, in the LETOR file's row order"
     )
     return inputs
+
+
+# --------------------------------------------------------------------------------------------
+# --qrels-format: trec_eval's -R for evaluate and compare (qrels, qrels_jg, prefs,
+# qrels_prefs; with --format trec, trec_eval's -q layout as -R <format> prints it)
+# --------------------------------------------------------------------------------------------
+
+#: The accepted values of ``--qrels-format`` (trec_eval's ``-R``).
+QRELS_FORMATS = ("qrels", "qrels_jg", "qrels_prefs", "prefs")
+
+
+def add_qrels_format(group):
+    """Add ``--qrels-format`` to an argument group."""
+    group.add_argument(
+        "--qrels-format",
+        choices=QRELS_FORMATS,
+        default="qrels",
+        help="format of --qrels, as trec_eval's -R: qrels ('qid iter doc_id label'), "
+        "qrels_jg (the second column a judgment group; --metrics qrels_jg), prefs "
+        "('qid jg jsg doc_id level' preferences) or qrels_prefs (qrels read as "
+        "preferences; --metrics all_prefs) (default: qrels)",
+    )
+
+
+def qrels_format(args):
+    """The ``--qrels-format`` of parsed arguments (``qrels`` for commands without it)."""
+    return getattr(args, "qrels_format", None) or "qrels"

@@ -30,10 +30,10 @@ from ._argtypes import (
     parse_cutoff_token,
     parse_gain,
     parse_value,
+    qrels_format,
     split_list,
 )
 from ._flags import OPENERS, TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
-from ._judgments import qrels_format
 from ._trec import join_parameter_lists
 
 __all__ = [
@@ -382,3 +382,37 @@ def check_output(args, *, replace_demo=False):
         f"{str(target)!r} already exists; pass --force to replace it, or choose another "
         "directory with --output."
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Runs of fuse, pool and compare
+# --------------------------------------------------------------------------------------------
+
+
+def run_names(paths):
+    """Short unique names of the runs: file stems, else file names, else the paths."""
+    for name_of in (lambda p: Path(p).stem or Path(p).name, lambda p: Path(p).name, str):
+        names = [name_of(p) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+    raise UsageError(f"--run files repeat: {paths}; give each run once.")
+
+
+def read_runs(args):
+    """The ``--run`` files of ``fuse`` and ``pool``, by :func:`run_names` (at least
+    ``args.min_runs``)."""
+    from ..io import read_trec_run
+
+    if len(args.run) < args.min_runs:
+        args.subparser.error(f"give at least {args.min_runs} --run files, got {len(args.run)}.")
+    paths = zip(run_names(args.run), args.run, strict=True)
+    return {name: read_trec_run(existing(path, "run file")) for name, path in paths}
+
+
+def add_run_files(parser, *, output_help):
+    """``--run`` (repeated), ``--output`` and ``--force`` of ``fuse`` and ``pool``."""
+    parser.add_argument(
+        "--run", action="append", required=True, metavar="FILE", help="a TREC run; repeat"
+    )
+    parser.add_argument("--output", metavar="FILE", help=output_help)
+    parser.add_argument("--force", action="store_true", help="replace an existing --output")

@@ -7,9 +7,11 @@ memory running out), printed as one line
 ``ltr-eval: error: <message>`` on stderr, never a traceback; 130 when interrupted (Ctrl-C),
 quietly. :class:`~sklearn_ltr_metrics.io.DataFormatError` messages name the file and line.
 
-The parser (``_parser.py``, built from the registries), the inputs (``_inputs.py``), the
-commands (``_commands.py``, ``_demo.py``) and the output (``_output.py``) live apart; this
-module only runs them and turns every failure into its one line.
+One module per subcommand holds its parser and its body (``_demo.py``, ``_evaluate.py``,
+``_compare.py``, ``_reconcile.py``, ``_fuse.py``, ``_pool.py``; listed in ``_commands.py``);
+the option groups they share and :func:`build_parser` are in ``_parser.py``, the inputs in
+``_inputs.py``, the output in ``_output.py``. This module only runs them and turns every
+failure into its one line.
 """
 
 from __future__ import annotations
