@@ -301,6 +301,7 @@ FOREIGN_HINTS = {
     "hits": "ranx's hits@k, the relevant documents in the top k: write precision@k (times "
     "k) or, for the whole run, num_rel_ret",
     "ndcg_burges": "ranx's ndcg_burges: write ndcg with gain='exponential'",
+    "r-precision": "ranx's r-precision: write r_precision",
     "dcg_burges": "ranx's dcg_burges: write dcg with gain='exponential'",
     "retrieval_normalized_dcg": "torchmetrics': write ndcg with conventions='torchmetrics'",
     "retrieval_map": "torchmetrics': write average_precision with conventions='torchmetrics'",

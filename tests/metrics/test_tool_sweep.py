@@ -5,7 +5,8 @@ queries the run misses and run queries without judgments. trec_eval's names are 
 pytrec_eval under ``conventions="trec_eval"`` (each family on its own, as ``-m family``
 prints it); ir_measures' names with ``ir_measures.iter_calc`` under
 ``conventions="ir_measures"`` (a judged query the run misses scores 0 there, except for
-Accuracy, which leaves it out). ndeval's diversity measures are not swept here.
+Accuracy, which leaves it out); ranx's with ``ranx.evaluate`` under ``conventions="ranx"``.
+ndeval's diversity measures are not swept here.
 """
 
 import warnings
@@ -134,6 +135,44 @@ def check_ir_measures(seed):
     return checked
 
 
+#: ranx's names the package takes as typed (its r-precision is refused, naming r_precision).
+RANX_NAMES = [
+    "precision@3", "recall@5", "f1@5", "hit_rate@3", "mrr", "mrr@3", "map", "map@5", "ndcg",
+    "ndcg@5", "dcg@5", "bpref",
+]  # fmt: skip
+
+
+def check_ranx(seed):
+    """ranx (``make_comparable=True``, as the ranx preset's missing queries) on distinct
+    scores (ranx's order of tied scores is its sort's), per query."""
+    ranx = pytest.importorskip("ranx")
+    run, qrels = _data(seed)
+    rng = np.random.default_rng(seed)
+    run = run.assign(score=rng.permutation(len(run)).astype(float))
+    judged, ranked = {}, {}
+    for q, doc, label in qrels[qrels["label"] >= 0].itertuples(index=False):
+        judged.setdefault(q, {})[doc] = int(label)
+    for q, doc, score in run.itertuples(index=False):
+        ranked.setdefault(q, {})[doc] = float(score)
+    ranx_run = ranx.Run(ranked)
+    ranx.evaluate(ranx.Qrels(judged), ranx_run, RANX_NAMES, make_comparable=True, return_mean=False)
+    table = _quiet_evaluate_run(run, qrels, metrics=RANX_NAMES, conventions="ranx").per_query
+    checked = 0
+    for name in RANX_NAMES:
+        for qid, value in ranx_run.scores[name].items():
+            if name == "bpref" and np.isnan(value):
+                continue  # no judged non-relevant document: ranx divides 0 by 0 (trec_eval not)
+            assert table.loc[qid, name] == pytest.approx(value, abs=1e-9), (name, qid)
+            checked += 1
+    return checked
+
+
+@pytest.mark.filterwarnings("ignore:.*unsafe cast:Warning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # ranx's bpref
+def test_ranx_names_equal_ranx():
+    assert check_ranx(0) > 30
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_trec_eval_names_equal_pytrec_eval(seed):
     assert check_trec_eval(seed) > 100
@@ -145,7 +184,10 @@ def test_ir_measures_names_equal_ir_measures(seed):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:.*unsafe cast:Warning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("seed", range(2, 40))
 def test_tool_sweep_more_seeds(seed):
     check_trec_eval(seed)
     check_ir_measures(seed)
+    check_ranx(seed)
