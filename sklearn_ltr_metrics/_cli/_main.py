@@ -9,8 +9,8 @@ quietly. :class:`~sklearn_ltr_metrics.io.DataFormatError` messages name the file
 
 One module per subcommand holds its parser and its body (``_demo.py``, ``_evaluate.py``,
 ``_compare.py``, ``_reconcile.py``, ``_fuse.py``, ``_pool.py``; listed in ``_commands.py``);
-the option groups they share and :func:`build_parser` are in ``_parser.py``, the inputs in
-``_inputs.py``, the output in ``_output.py``. This module only runs them and turns every
+:func:`build_parser` is there too; the option groups they share are in ``_parser.py``, the
+inputs in ``_inputs.py``, the output in ``_output.py``. This module only runs them and turns every
 failure into its one line.
 """
 
@@ -20,9 +20,8 @@ import sys
 import warnings
 
 from ._argtypes import PROG, UsageError
-from ._commands import COMMANDS
+from ._commands import COMMANDS, build_parser
 from ._flags import in_flags
-from ._parser import build_parser
 
 __all__ = ["build_parser", "main"]
 

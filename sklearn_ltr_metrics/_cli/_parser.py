@@ -1,6 +1,5 @@
-"""The ``ltr-eval`` argument parser: the option groups its subcommands share, their choices and
-help built from the package's registries, and :func:`build_parser`, which asks each
-subcommand's module (``_commands.SUBCOMMANDS``) to add its own parser.
+"""The option groups the ``ltr-eval`` subcommands share, their choices and help built from the
+package's registries (the parser itself: ``_commands.build_parser``).
 
 Metric names and descriptions come from the metric registry, cut-off strategies from the
 cut-off registry (their help shows what each gives for a few values of ``n_pos``, computed by
@@ -22,14 +21,10 @@ from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_n
 from ..metrics._registry import get_metric
 from ._argtypes import (
     DUPLICATES,
-    EXIT_CODES,
     FORMATS,
     METRIC_PARAMETERS,
-    PROG,
-    Parser,
     SpecList,
     bounded_int,
-    formatter,
     preset_names,
 )
 
@@ -37,7 +32,6 @@ __all__ = [
     "add_duplicates",
     "add_metric_options",
     "add_report_options",
-    "build_parser",
     "metric_help",
 ]
 
@@ -101,15 +95,6 @@ def metric_help():
 
 
 # --------------------------------------------------------------------------------------------
-
-_MAIN_HELP = """\
-Group-aware evaluation of learning-to-rank models, the methodology's way: per-query
-metrics, macro and weighted means with bootstrap intervals over queries, strata by the
-number of relevant documents, difficulty correlations, warning signs, and paired tests
-against a baseline.
-
-Run 'ltr-eval <command> --help' for each command's options and examples.
-"""
 
 
 def add_report_options(parser, *, formats=True):
@@ -188,40 +173,3 @@ def add_duplicates(group):
         help="a (qid, doc_id) pair on two lines of a TREC file: refuse the file, as trec_eval "
         "does, or keep its first or last line (default: error)",
     )
-
-
-def build_parser(commands=None):
-    """The ``ltr-eval`` argument parser (``demo``, ``evaluate``, ``compare``, ``reconcile``).
-
-    Parameters
-    ----------
-    commands : dict of str to callable, optional
-        ``{"demo": f, "evaluate": g, "compare": h}``: the function each subcommand runs
-        (stored as ``args.func``). Default: none (``args.func`` is None), for parsing
-        alone; :func:`main` passes the package's commands.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-
-    Examples
-    --------
-    >>> args = build_parser().parse_args(["demo", "--n-queries", "30"])
-    >>> args.command, args.n_queries, args.folds, args.output
-    ('demo', 30, 5, 'ltr_report')
-    >>> args = build_parser().parse_args(["evaluate", "--table", "t.csv", "--gain", "linear"])
-    >>> args.gain, args.ties, args.conventions
-    ('linear', None, None)
-    """
-    if commands is None:
-        commands = {}
-    parser = Parser(prog=PROG, description=_MAIN_HELP, epilog=EXIT_CODES, formatter_class=formatter)
-    from .. import __version__
-
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(title="commands", dest="command", required=True, metavar="command")
-    from ._commands import SUBCOMMANDS  # each subcommand's module adds its parser
-
-    for module in SUBCOMMANDS:
-        module.add_parser(sub, commands)
-    return parser
