@@ -100,3 +100,12 @@ def test_trec_eval_families_under_its_conventions():
     assert {"recall_5", "recall_1000", "success_1", "success_10"} <= set(trec.columns)
     own = evaluate_run(run, qrels, metrics=["recall", "success"], conventions=None).per_query
     assert {"recall", "success"} <= set(own.columns)
+
+
+def test_pairwise_accuracy_extends_a_cut_off_inside_a_tied_block():
+    # One non-relevant row first, then five tied rows (one relevant): @3 cuts the block, so
+    # it reads the whole block, as the rank correlations do: 1 - (1 + 4 / 2) / (1 * 5).
+    y = np.array([0, 0, 0, 0, 0, 1.0])
+    s = np.array([0, 0, 0, 0, 1, 0.0])
+    table = evaluate(y, s, qid=np.zeros(6), metrics="pairwise_accuracy@3", ties="average")
+    assert table.per_query["pairwise_accuracy@3"].iloc[0] == pytest.approx(0.4)
