@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import STRATEGIES
-from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
-from ..metrics._registry import get_metric
+from ..metrics import CONVENTIONS, convention_options, describe_metric, get_metric, metric_names
 from ._argtypes import (
     DUPLICATES,
     FORMATS,

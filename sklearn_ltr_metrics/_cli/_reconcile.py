@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ..metrics._reconcile import check_tools
+from ..metrics._reconcile._tools import check_tools
 from ._argtypes import (
     EXIT_CODES,
     UsageError,

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate, evaluate_run
+from sklearn_ltr_metrics.metrics import DroppedQueriesWarning
 
 
 def _frame(qid, docs, column, values):
@@ -66,8 +67,9 @@ def test_ir_measures_preset_scores_a_missing_judged_query_zero():
     assert ir.per_query["AP"].to_dict() == {"q1": 0.5, "q2": 0.0}
     assert ir.per_query.loc["q2", "NumRel"] == 0  # ir_measures fills 0, num_rel included
     assert np.isnan(ir.per_query.loc["q2", "Accuracy"])  # its Accuracy leaves it out
-    trec = evaluate_run(run, qrels, metrics=["map"])
-    assert list(trec.per_query.index) == ["q1"]  # trec_eval without -c leaves it out
+    with pytest.warns(DroppedQueriesWarning, match="1 of 2 judged queries.*'zero'"):
+        trec = evaluate_run(run, qrels, metrics=["map"])
+    assert list(trec.per_query.index) == ["q1"]  # trec_eval without -c leaves it out, said
     c = evaluate_run(run, qrels, metrics=["num_rel"], missing_queries="zero")
     assert c.per_query.loc["q2", "num_rel"] == 1  # trec_eval -c: an empty ranking
 
