@@ -39,6 +39,7 @@ from .io import write_table as write_table
 from .io import write_trec_qrels as write_trec_qrels
 from .io import write_trec_run as write_trec_run
 from .metrics import CONVENTIONS as CONVENTIONS
+from .metrics import DroppedQueriesWarning as DroppedQueriesWarning
 from .metrics import EstimatorMissingQueryIdsError as EstimatorMissingQueryIdsError
 from .metrics import MissingQueryIdsError as MissingQueryIdsError
 from .metrics import RankingEvaluation as RankingEvaluation
@@ -137,6 +138,7 @@ __all__ = [
     "BM25Ranker",
     "DataFormatError",
     "DifficultyCorrelation",
+    "DroppedQueriesWarning",
     "EstimatorMissingQueryIdsError",
     "FeatureRanker",
     "FusionOptimization",

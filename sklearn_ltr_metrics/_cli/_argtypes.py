@@ -9,6 +9,8 @@ the engine).
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 
 import numpy as np
 
@@ -19,12 +21,17 @@ __all__ = [
     "DUPLICATES",
     "EXIT_CODES",
     "FORMATS",
+    "GATE_FAILED",
     "MAX_CUTOFF",
     "METRIC_PARAMETERS",
     "MISSING_QUERIES",
     "PROG",
+    "QRELS_FORMATS",
+    "Parser",
+    "SpecList",
     "UsageError",
     "add_inputs",
+    "add_qrels_format",
     "bounded_int",
     "convention_keys",
     "finite",
@@ -34,6 +41,7 @@ __all__ = [
     "parse_value",
     "preset_names",
     "probability",
+    "qrels_format",
     "split_list",
 ]
 
@@ -180,10 +188,51 @@ def parse_value(text):
     return token
 
 
+#: The exit code of ``compare --fail-if-worse`` when the gate fails (apart from data errors).
+GATE_FAILED = 3
+
 EXIT_CODES = """\
 exit codes: 0 success, 2 usage error, 1 data error (one line 'ltr-eval: error: ...' naming
-the file and line), 130 interrupted.
+the file and line), 3 regression gate failed (compare --fail-if-worse), 130 interrupted.
 """
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with hints in its errors: a misspelt command gets "did you mean",
+    trec_eval's ``-m`` points to ``--metrics``."""
+
+    def error(self, message):
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            names = re.findall(r"'([^']*)'", choice.group(2))
+            close = difflib.get_close_matches(choice.group(1), names, n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean {close[0]!r}?"
+        if message.startswith("unrecognized arguments:") and re.search(
+            r"(^| )-m( |$)", message.partition(":")[2]
+        ):
+            message += (
+                "; trec_eval's -m is --metrics here (comma-separated, or repeated: --metrics "
+                "P.10 --metrics map)"
+            )
+        super().error(message)
+
+
+class SpecList(argparse.Action):
+    """``--metrics`` (``SPECS``): given several times, the lists add up, as trec_eval's ``-m``
+    does; an empty one is a usage error (it would otherwise mean the defaults)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if not values.replace(",", "").strip():
+            parser.error(
+                f"{option_string} {values!r} is empty; give comma-separated metric specs, e.g. "
+                f"{option_string} ndcg@10,map"
+            )
+        current = getattr(namespace, self.dest, None)
+        if current is None or current is self.default:
+            setattr(namespace, self.dest, values)
+        else:
+            setattr(namespace, self.dest, f"{current},{values}")
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -226,3 +275,32 @@ def add_inputs(parser, trec_options=None):
         "--scores", metavar="FILE", help="one score per line, in the LETOR file's row order"
     )
     return inputs
+
+
+# --------------------------------------------------------------------------------------------
+# --qrels-format: trec_eval's -R for evaluate and compare (qrels, qrels_jg, prefs,
+# qrels_prefs; with --format trec, trec_eval's -q layout as -R <format> prints it), and
+# subtopics: TREC diversity qrels 'qid subtopic doc_id label' (ndeval's measures)
+# --------------------------------------------------------------------------------------------
+
+#: The accepted values of ``--qrels-format`` (trec_eval's ``-R``).
+QRELS_FORMATS = ("qrels", "qrels_jg", "qrels_prefs", "prefs", "subtopics")
+
+
+def add_qrels_format(group):
+    """Add ``--qrels-format`` to an argument group."""
+    group.add_argument(
+        "--qrels-format",
+        choices=QRELS_FORMATS,
+        default="qrels",
+        help="format of --qrels, as trec_eval's -R: qrels ('qid iter doc_id label'), "
+        "qrels_jg (the second column a judgment group; --metrics qrels_jg), prefs "
+        "('qid jg jsg doc_id level' preferences) or qrels_prefs (qrels read as "
+        "preferences; --metrics all_prefs) or subtopics (TREC diversity qrels 'qid subtopic "
+        "doc_id label', ndeval's; --metrics alpha_nDCG@20 ...) (default: qrels)",
+    )
+
+
+def qrels_format(args):
+    """The ``--qrels-format`` of parsed arguments (``qrels`` for commands without it)."""
+    return getattr(args, "qrels_format", None) or "qrels"

@@ -24,6 +24,7 @@ from ..metrics import convention_options, metric_names
 from ._argtypes import METRIC_PARAMETERS
 
 __all__ = [
+    "OPENERS",
     "TABLE_FLAGS",
     "check_run_columns",
     "flag",
@@ -157,7 +158,7 @@ def _unknown_name(spec):
         if foreign_specs(spec) is not None:
             return False  # a trec_eval / ir_measures name
     except ValueError:
-        pass  # a foreign family with bad parameters: as before, by its name below
+        return False  # a foreign family with bad parameters (P.0): its own message says why
     name = spec.strip().lower().partition("@")[0]
     if re.fullmatch(r"f\d+(?:\.\d+)?", name):
         return False  # F-beta by its beta (f2, f0.5)
@@ -168,18 +169,19 @@ def _unknown_name(spec):
     return False
 
 
-def metric_error(specs, exc):
-    """The ``--metrics`` usage message for the parser's error ``exc`` about ``specs``."""
+def metric_error(specs, exc, option="--metrics"):
+    """The usage message of ``option`` (``--metrics``) for the parser's error ``exc`` about
+    ``specs``."""
     unknown = next((spec for spec in specs if _unknown_name(spec)), None)
     if unknown is None:
-        return f"--metrics: {in_flags(str(exc))}"
+        return f"{option}: {in_flags(str(exc))}"
     suggestions, origin = suggest_metric(unknown)
     hint = "."
     if suggestions:
         listed = " or ".join(repr(s) for s in suggestions)
         hint = f"; did you mean {listed}" + (f" ({origin})" if origin else "") + "?"
     return (
-        f"--metrics: {unknown!r} is not a known metric{hint} Metric names: "
+        f"{option}: {unknown!r} is not a known metric{hint} Metric names: "
         f"{', '.join(metric_names())}; add @K for a cut-off (e.g. ndcg@10)."
     )
 
@@ -194,13 +196,13 @@ _BLANK = r"[ \t\v\f\r]"
 _ODD_LINE = re.compile(
     rf"(?m)^(?!{_BLANK}*(?:#.*)?$)(?!{_BLANK}*\S+(?:{_BLANK}+\S+){{5}}{_BLANK}*$).*$"
 )
-_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
 def check_run_columns(path):
     """Raise a :class:`~sklearn_ltr_metrics.io.DataFormatError` at the first run line whose
     column count is not six (a missing tag, or fields after it)."""
-    opener = _OPENERS.get(Path(path).suffix.lower(), open)
+    opener = OPENERS.get(Path(path).suffix.lower(), open)
     try:
         with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
             text = handle.read()

@@ -10,9 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from ..metrics import convention_options, get_metric
 from ..metrics._judgments._measures import split_judgment_metrics
@@ -27,10 +31,10 @@ from ._argtypes import (
     parse_cutoff_token,
     parse_gain,
     parse_value,
+    qrels_format,
     split_list,
 )
-from ._flags import TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
-from ._judgments import qrels_format
+from ._flags import OPENERS, TABLE_FLAGS, check_run_columns, flag, in_flags, metric_error
 from ._trec import join_parameter_lists
 
 __all__ = [
@@ -80,7 +84,7 @@ def metric_specs(args):
     are. Every spec is checked by the engine's own parser, so a bad one is a usage error.
     """
     names = list(DEFAULT_METRICS)
-    if args.metrics:
+    if args.metrics is not None:
         names = join_parameter_lists(split_list(args.metrics, "--metrics"))
     cutoffs = None
     if args.k is not None:
@@ -171,7 +175,8 @@ def _query_overlap_note(run, qrels, name, missing_queries):
         )
     if only_qrels:
         action = (
-            "scored 0 (--missing-queries zero, trec_eval -c)"
+            "scored 0 (--missing-queries zero, trec_eval -c; the ir_measures and ranx "
+            "conventions' default)"
             if missing_queries == "zero"
             else "not evaluated; --missing-queries zero scores them 0, as trec_eval -c does"
         )
@@ -219,16 +224,19 @@ def read_run(path, args):
 def read_trec(qrels_path, run_path, args, qrels=None):
     """A :class:`Source` for a TREC run against qrels (read here unless given)."""
     from ..metrics import evaluate_run
+    from ..metrics._evaluate_run import missing_queries_policy
 
     if qrels is None:
         qrels = read_qrels(qrels_path, args)
     run = read_run(run_path, args)
     options = conventions(args, "trec_eval")
-    missing = getattr(args, "missing_queries", "skip")
+    missing = missing_queries_policy(getattr(args, "missing_queries", None), options["conventions"])
     note = _query_overlap_note(run, qrels, Path(run_path).name, missing)
 
     def evaluate(metrics):
-        return evaluate_run(run, qrels, metrics=metrics, missing_queries=missing, **options)
+        with warnings.catch_warnings():  # the note above says it, with the option's name
+            warnings.filterwarnings("ignore", "[0-9]+ of [0-9]+ judged queries are not in")
+            return evaluate_run(run, qrels, metrics=metrics, missing_queries=missing, **options)
 
     return Source(Path(run_path).name, evaluate, [note] if note else [])
 
@@ -245,6 +253,39 @@ def _read_table(args):
             score=args.score_col,
             doc_id=args.doc_col,
         )
+
+
+def _at_label_line(path, labels, exc):
+    """``exc`` about one label (``... for the label 1e+300 ...``) as a
+    :class:`~sklearn_ltr_metrics.io.DataFormatError` naming the file and that row's line;
+    any other error as it is."""
+    from ..io import DataFormatError
+
+    match = re.search(r"for the label (\S+) ", str(exc))
+    if match is None:
+        return exc
+    rows = np.flatnonzero(labels.to_numpy(dtype=np.float64) == float(match.group(1)))
+    line = _data_line(path, int(rows[0])) if rows.size else None
+    return DataFormatError(path, line, in_flags(str(exc)))
+
+
+def _data_line(path, row):
+    """The 1-based line of data row ``row`` of a text table (after its header, blank lines
+    skipped, as :func:`~sklearn_ltr_metrics.io.read_table` reads it); None for a binary
+    table (Parquet) or a row that cannot be found."""
+    opener = OPENERS.get(Path(path).suffix.lower(), open)
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", errors="replace") as handle:
+            seen = -1  # the header
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                if seen == row:
+                    return number
+                seen += 1
+    except (OSError, EOFError, ValueError):
+        pass
+    return None
 
 
 def _one_input(args):
@@ -279,17 +320,21 @@ def read_source(args):
     if args.table:
         table = _read_table(args)
         doc_id = table["doc_id"] if args.doc_col else None
-        return Source(
-            Path(args.table).name,
-            lambda metrics: evaluate(
-                table["label"],
-                table["score"],
-                qid=table["qid"],
-                metrics=metrics,
-                doc_id=doc_id,
-                **options,
-            ),
-        )
+
+        def evaluate_table(metrics):
+            try:
+                return evaluate(
+                    table["label"],
+                    table["score"],
+                    qid=table["qid"],
+                    metrics=metrics,
+                    doc_id=doc_id,
+                    **options,
+                )
+            except ValueError as exc:
+                raise _at_label_line(args.table, table["label"], exc) from None
+
+        return Source(Path(args.table).name, evaluate_table)
     if args.letor or args.scores:
         if not (args.letor and args.scores):
             raise UsageError("--letor and --scores go together: give both.")
@@ -341,3 +386,37 @@ def check_output(args, *, replace_demo=False):
         f"{str(target)!r} already exists; pass --force to replace it, or choose another "
         "directory with --output."
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Runs of fuse, pool and compare
+# --------------------------------------------------------------------------------------------
+
+
+def run_names(paths):
+    """Short unique names of the runs: file stems, else file names, else the paths."""
+    for name_of in (lambda p: Path(p).stem or Path(p).name, lambda p: Path(p).name, str):
+        names = [name_of(p) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+    raise UsageError(f"--run files repeat: {paths}; give each run once.")
+
+
+def read_runs(args):
+    """The ``--run`` files of ``fuse`` and ``pool``, by :func:`run_names` (at least
+    ``args.min_runs``)."""
+    from ..io import read_trec_run
+
+    if len(args.run) < args.min_runs:
+        args.subparser.error(f"give at least {args.min_runs} --run files, got {len(args.run)}.")
+    paths = zip(run_names(args.run), args.run, strict=True)
+    return {name: read_trec_run(existing(path, "run file")) for name, path in paths}
+
+
+def add_run_files(parser, *, output_help):
+    """``--run`` (repeated), ``--output`` and ``--force`` of ``fuse`` and ``pool``."""
+    parser.add_argument(
+        "--run", action="append", required=True, metavar="FILE", help="a TREC run; repeat"
+    )
+    parser.add_argument("--output", metavar="FILE", help=output_help)
+    parser.add_argument("--force", action="store_true", help="replace an existing --output")

@@ -1,14 +1,17 @@
 """The ``ltr-eval`` command line: ``demo``, ``evaluate``, ``compare`` and ``reconcile``.
 
 Exit codes: 0 success; 2 usage error (argparse's, also a bad option value or combination);
-1 data error (a malformed or missing file, a value the evaluation rejects, an output that
-exists without ``--force``, memory running out), printed as one line
+3 a failed regression gate (``compare --fail-if-worse``); 1 data error (a malformed or
+missing file, a value the evaluation rejects, an output that exists without ``--force``,
+memory running out), printed as one line
 ``ltr-eval: error: <message>`` on stderr, never a traceback; 130 when interrupted (Ctrl-C),
 quietly. :class:`~sklearn_ltr_metrics.io.DataFormatError` messages name the file and line.
 
-The parser (``_parser.py``, built from the registries), the inputs (``_inputs.py``), the
-commands (``_commands.py``, ``_demo.py``) and the output (``_output.py``) live apart; this
-module only runs them and turns every failure into its one line.
+One module per subcommand holds its parser and its body (``_demo.py``, ``_evaluate.py``,
+``_compare.py``, ``_reconcile.py``, ``_fuse.py``, ``_pool.py``; listed in ``_commands.py``);
+:func:`build_parser` is there too; the option groups they share are in ``_parser.py``, the
+inputs in ``_inputs.py``, the output in ``_output.py``. This module only runs them and turns every
+failure into its one line.
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ import sys
 import warnings
 
 from ._argtypes import PROG, UsageError
-from ._commands import COMMANDS
+from ._commands import COMMANDS, build_parser
 from ._flags import in_flags
-from ._parser import build_parser
 
 __all__ = ["build_parser", "main"]
 
@@ -50,7 +52,7 @@ def _run(args):
         except UsageError as exc:
             args.subparser.error(str(exc))  # prints usage, exits with 2
         finally:
-            for message in dict.fromkeys(str(w.message) for w in caught):
+            for message in dict.fromkeys(in_flags(str(w.message)) for w in caught):
                 print(f"{PROG}: warning: {' '.join(message.split())}", file=sys.stderr)
     return 1  # pragma: no cover - error() exits
 

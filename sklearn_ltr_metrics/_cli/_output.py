@@ -16,7 +16,21 @@ from ..plotting._common import PLOT_EXTRA_HINT
 from ..report._render import markdown_table, text_table
 from ._inputs import progress
 
-__all__ = ["emit", "frame_as", "report_as", "write_report"]
+__all__ = [
+    "CURVE_CUTOFFS",
+    "CURVE_METRICS",
+    "emit",
+    "frame_as",
+    "report_as",
+    "with_curves",
+    "write_report",
+]
+
+#: Cut-offs of the metric@K curves (Recall@K, Precision@K and the precision-recall plot).
+CURVE_CUTOFFS = (1, 2, 5, 10, 20, 50, 100, 200)
+
+#: Metrics evaluated at every cut-off of CURVE_CUTOFFS for the curves and per_cutoff.csv.
+CURVE_METRICS = ("capped_recall", "recall", "precision")
 
 
 def emit(text):
@@ -66,3 +80,11 @@ def write_report(report, args, force):
                 "note: no plots written (plots/ is empty): matplotlib is missing; "
                 + PLOT_EXTRA_HINT
             )
+
+
+def with_curves(evaluate, metrics):
+    """(evaluation, per_cutoff) with the Recall@K / Precision@K curves added to per_cutoff."""
+    main = evaluate(metrics)
+    cutoffs = ",".join(map(str, CURVE_CUTOFFS))
+    curves = evaluate([f"{m}@{cutoffs}" for m in CURVE_METRICS])
+    return main, pd.concat([main.per_cutoff, curves.per_cutoff], ignore_index=True)

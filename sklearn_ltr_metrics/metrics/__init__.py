@@ -15,7 +15,7 @@ __getattr__, __dir__, __all__ = attach(
         "._distributed._spark": ("evaluate_run_spark", "evaluate_spark"),
         "._evaluate": ("evaluate",),
         "._evaluate_run": ("evaluate_run",),
-        "._evaluation": ("RankingEvaluation",),
+        "._evaluation": ("DroppedQueriesWarning", "RankingEvaluation"),
         "._options": ("CONVENTIONS", "convention_options"),
         "._pr_curves": ("precision_recall_curves",),
         "._reconcile._reconcile": ("Reconciliation", "reconcile", "reconcile_run"),

@@ -8,6 +8,7 @@ from ._distributed._spark import evaluate_run_spark as evaluate_run_spark
 from ._distributed._spark import evaluate_spark as evaluate_spark
 from ._evaluate import evaluate as evaluate
 from ._evaluate_run import evaluate_run as evaluate_run
+from ._evaluation import DroppedQueriesWarning as DroppedQueriesWarning
 from ._evaluation import RankingEvaluation as RankingEvaluation
 from ._options import CONVENTIONS as CONVENTIONS
 from ._options import convention_options as convention_options
@@ -27,6 +28,7 @@ from ._scorer import make_ranking_scorer as make_ranking_scorer
 
 __all__ = [
     "CONVENTIONS",
+    "DroppedQueriesWarning",
     "EstimatorMissingQueryIdsError",
     "MissingQueryIdsError",
     "RankingEvaluation",

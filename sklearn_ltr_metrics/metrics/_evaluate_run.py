@@ -7,6 +7,7 @@ ideal labels and relevant counts.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from .._engine import factorize_qid
 from .._qid import check_qid
 from .._table import difficulty_values
 from .._validation import check_choice, check_columns, check_labels, check_scores
-from ._evaluation import RankingEvaluation
+from ._evaluation import DroppedQueriesWarning, RankingEvaluation
 from ._judgments._beyond import evaluate_run_with_beyond, plain_qrels
 from ._judgments._measures import evaluate_with_judgments, split_judgment_metrics
 from ._kernels._relstring import relevance_strings
@@ -31,7 +32,13 @@ from ._truncate import first_rows
 if TYPE_CHECKING:
     from .._typing import Cutoff, MetricSpecs
 
-__all__ = ["evaluate_run"]
+__all__ = ["PRESET_MISSING_QUERIES", "evaluate_run", "missing_queries_policy"]
+
+#: ``missing_queries=None``: what each preset's tool does with a judged query the run does not
+#: retrieve. ir_measures scores it 0 (its pytrec_eval provider fills it in; its Accuracy leaves
+#: it out); ranx refuses the run unless ``make_comparable=True``, which scores it 0; every other
+#: preset (trec_eval's without ``-c``) leaves it out.
+PRESET_MISSING_QUERIES = {"ir_measures": "zero", "ranx": "zero"}
 
 #: The label of a retrieved document without a judgment: below every judgment, gain 0.
 UNJUDGED = -np.inf
@@ -43,7 +50,7 @@ def evaluate_run(
     *,
     metrics: MetricSpecs = None,
     k: Cutoff = None,
-    missing_queries: str = "skip",
+    missing_queries: str | None = None,
     unjudged: str = "nonrelevant",
     conventions: str | None = "trec_eval",
     **options: Any,
@@ -69,9 +76,11 @@ def evaluate_run(
         trec_eval's ``relstring`` (``relstring.20``: of the first 20 documents; part of
         ``all_trec``) is a string per query: it goes to the result's ``strings`` table, not
         to ``per_query``.
-    missing_queries : {"skip", "zero"}, default="skip"
+    missing_queries : {"skip", "zero"} or None, default=None
         Queries judged in ``qrels`` but absent from ``run``: left out (trec_eval's default) or
-        scored 0 for every metric (trec_eval ``-c``).
+        scored 0 (trec_eval ``-c``; ``pairwise_accuracy``, which needs a pair, stays
+        undefined). None: as the ``conventions`` preset's tool does, ``"zero"`` for
+        ``"ir_measures"`` and ``"ranx"`` (``make_comparable=True``), ``"skip"`` otherwise.
     unjudged : {"nonrelevant", "remove"}, default="nonrelevant"
         Unjudged retrieved documents count as non-relevant, or are removed before ranking
         (condensed lists; trec_eval ``-J``): then negatively judged documents are removed too,
@@ -107,7 +116,7 @@ def evaluate_run(
     >>> evaluate_run(run, qrels, metrics=["relstring"]).strings["relstring"].to_dict()
     {'1': '01-'}
     """
-    check_choice(missing_queries, "missing_queries", ("skip", "zero"))
+    missing_queries = missing_queries_policy(missing_queries, conventions)
     check_choice(unjudged, "unjudged", ("nonrelevant", "remove"))
     run_id = _run_id(run)
     whole_run = run
@@ -135,7 +144,11 @@ def evaluate_run(
     engine_options = {key: options.pop(key) for key in ("query_stats", "n_jobs") if key in options}
     resolved = check_options(conventions, **options)
     explicit_gain = options.get("gain") is not None
-    specs = parse_metrics(metrics, k, options=resolved, strings=True, explicit_gain=explicit_gain)
+    preset = conventions if isinstance(conventions, str) else None
+    specs = parse_metrics(
+        metrics, k, options=resolved, strings=True, explicit_gain=explicit_gain,
+        trec_names=preset == "trec_eval",
+    )  # fmt: skip
     strings = [spec for spec in specs if spec.metric is None and spec.k is not None]
     specs = [spec for spec in specs if spec.metric is not None]
     parts = []
@@ -148,9 +161,10 @@ def evaluate_run(
         group_unjudged = dict(implied).get("unjudged", unjudged)
         parts.append(
             _evaluate_specs(
-                run, qrels, group, group_options, missing_queries, group_unjudged, engine_options
+                run, qrels, group, group_options, missing_queries, group_unjudged, engine_options,
+                tool_zero=preset == "ir_measures",
             )
-        )
+        )  # fmt: skip
     evaluation = (
         parts[0]
         if len(parts) == 1
@@ -159,7 +173,31 @@ def evaluate_run(
     if strings:
         evaluation.strings = _strings(run, qrels, resolved, unjudged, strings, evaluation)
     evaluation.run_id = run_id
+    _warn_missing(qrels, evaluation, missing_queries)
     return evaluation
+
+
+def _warn_missing(qrels, evaluation, missing_queries):
+    """A :class:`DroppedQueriesWarning` counting the judged queries the run does not rank,
+    left out under ``missing_queries="skip"``."""
+    judged = pd.Index(qrels["qid"].unique())
+    missing = judged.difference(evaluation.per_query.index)
+    if missing_queries == "skip" and len(missing):
+        warnings.warn(
+            f"{len(missing)} of {len(judged)} judged queries are not in the run and are left "
+            f"out of every mean (e.g. {missing[:3].tolist()}; missing_queries='skip', "
+            "trec_eval's default); pass missing_queries='zero' to score them 0 (trec_eval -c).",
+            DroppedQueriesWarning,
+            stacklevel=3,
+        )
+
+
+def missing_queries_policy(missing_queries, conventions):
+    """``missing_queries`` checked; None: the preset's (:data:`PRESET_MISSING_QUERIES`)."""
+    if missing_queries is None:
+        known = isinstance(conventions, str) and conventions in PRESET_MISSING_QUERIES
+        return PRESET_MISSING_QUERIES[conventions] if known else "skip"
+    return check_choice(missing_queries, "missing_queries", ("skip", "zero"))
 
 
 def _checked_pair(run, qrels):
@@ -227,8 +265,11 @@ def _joined(run, qrels, resolved, unjudged):
     return merged, judged, emptied
 
 
-def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engine_options):
-    """:func:`evaluate_run` of parsed specs that share their options."""
+def _evaluate_specs(
+    run, qrels, specs, resolved, missing_queries, unjudged, engine_options, tool_zero=False
+):
+    """:func:`evaluate_run` of parsed specs that share their options (``tool_zero``: a
+    missing query scores ir_measures' 0 on every measure, num_rel included)."""
     judged_queries = pd.Index(qrels["qid"].unique())
     merged, judged, emptied = _joined(run, qrels, resolved, unjudged)
     threshold = resolved["min_relevance"]
@@ -263,7 +304,11 @@ def _evaluate_specs(run, qrels, specs, resolved, missing_queries, unjudged, engi
     if missing_queries == "zero":
         absent = judged_queries.difference(pd.Index(merged["qid"].unique())).difference(emptied)
         if len(absent):
-            parts.append(_empty_rankings(specs, absent, qrels, resolved, undefined_rule=False))
+            parts.append(
+                _empty_rankings(
+                    specs, absent, qrels, resolved, undefined_rule=False, tool_zero=tool_zero
+                )
+            )
     return parts[0] if len(parts) == 1 else RankingEvaluation.concat(parts)
 
 
@@ -282,12 +327,14 @@ def _first_ranked(merged, judged, options):
     return merged[keep], judged[keep]
 
 
-def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
+def _empty_rankings(specs, queries, qrels, options, *, undefined_rule, tool_zero=False):
     """The evaluation of queries that rank no document: every metric 0.
 
     With ``undefined_rule`` (trec_eval ``-J`` emptied a query), a metric undefined for the
     query (no relevant judgment, or no positive gain) follows ``empty_query`` as it would
     with documents; without it (trec_eval ``-c``) every value is 0, as trec_eval has it.
+    ``tool_zero`` (ir_measures, which fills a query its providers did not report with 0):
+    num_rel, utility and the geometric means' logs are 0 too.
     """
     rows = qrels[qrels["qid"].isin(queries)]
     threshold = options["min_relevance"]
@@ -311,6 +358,8 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule):
     ids = np.asarray(queries)
     for spec in specs:
         values = empty_ranking_values(spec.metric, spec.params, n_pos)
+        if tool_zero:
+            values = np.where(np.isnan(values), values, 0.0)
         undefined = {"n_pos": n_pos == 0, "ideal": ~has_gain}.get(spec.metric.undefined)
         if undefined_rule and undefined is not None and undefined.any():
             if options["empty_query"] == "error":

@@ -13,7 +13,30 @@ import pandas as pd
 from .._engine import factorize_qid
 from .._table import COUNT_COLUMNS
 
-__all__ = ["RankingEvaluation"]
+__all__ = ["DroppedQueriesWarning", "RankingEvaluation"]
+
+
+class DroppedQueriesWarning(UserWarning):
+    """Queries were left out of a mean: how many, under which policy, and the option that
+    counts them instead (``empty_query=``, ``missing_queries=``).
+
+    Filter it like any warning (``warnings.filterwarnings("ignore",
+    category=DroppedQueriesWarning)``) once the policy is the one wanted.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_ltr_metrics import evaluate
+    >>> from sklearn_ltr_metrics.metrics import DroppedQueriesWarning
+    >>> ev = evaluate([1, 0, 0, 0], [0.9, 0.2, 0.4, 0.8], qid=["a", "a", "b", "b"],
+    ...               metrics="recall@1")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ev.mean("recall@1")
+    1.0
+    >>> str(caught[0].message).split(":")[0]
+    "1 of 2 queries left out of the mean of 'recall@1'"
+    """
 
 
 class RankingEvaluation:
@@ -145,7 +168,8 @@ class RankingEvaluation:
         Returns
         -------
         float or pandas.Series
-            NaN (with a ``RuntimeWarning``) when every query is skipped.
+            NaN (with a ``RuntimeWarning``) when every query is skipped; a
+            :class:`DroppedQueriesWarning` counts the queries left out when some are.
         """
         if metric is None:
             return pd.Series({m: self.mean(m) for m in self.metrics}, dtype=np.float64)
@@ -155,6 +179,16 @@ class RankingEvaluation:
             )
         values = self.per_query[metric].to_numpy(dtype=np.float64)
         defined = values[~np.isnan(values)]
+        if 0 < defined.size < values.size:
+            policy = self.conventions.get("empty_query", "skip")
+            warnings.warn(
+                f"{values.size - defined.size} of {values.size} queries left out of the mean "
+                f"of {metric!r}: it is undefined for them (e.g. no relevant document) and "
+                f"empty_query={policy!r} leaves them out; pass empty_query='zero' (or 'one') "
+                "to count them.",
+                DroppedQueriesWarning,
+                stacklevel=2,
+            )
         if defined.size == 0:
             warnings.warn(
                 f"Every query is undefined for {metric!r} (e.g. no relevant document); the mean is "

@@ -30,6 +30,14 @@ PR_CURVE_COLUMNS = ["recall", "precision", "n_queries"]
 _TIES = ("stable", "pessimistic", "optimistic")
 #: Guard against ``0.3 * 10 = 3.0000000000000004`` when a level is turned into a count.
 _EPS = 1e-9
+#: ``recall_rounding`` -> how ``level * n_pos`` becomes the count of relevant documents a level
+#: reads: exactly (the first point with recall >= level), trec_eval 10's nearest (C's lround),
+#: or trec_eval 9's ``+ 0.9`` then truncation (pytrec_eval, ir_measures' IPrec).
+_ROUNDING = {
+    "exact": lambda x: np.ceil(x - _EPS),
+    "trec_eval": lambda x: np.floor(x + 0.5),
+    "trec_eval_9": lambda x: np.floor(x + 0.9),
+}
 
 
 def _levels(recall_levels, recall_points):
@@ -43,7 +51,9 @@ def _levels(recall_levels, recall_points):
     if isinstance(recall_levels, numbers.Integral) and not isinstance(recall_levels, bool):
         if recall_levels < 2:
             raise ValueError(f"recall_levels must be >= 2 levels, got {recall_levels!r}.")
-        return np.linspace(0.0, 1.0, int(recall_levels))
+        # i / (n - 1): the double nearest each level (0.7, not linspace's 0.7000000000000001),
+        # as trec_eval parses its levels.
+        return np.arange(int(recall_levels)) / (int(recall_levels) - 1.0)
     try:
         levels = np.asarray(recall_levels, dtype=np.float64)
     except (TypeError, ValueError):
@@ -65,6 +75,7 @@ def precision_recall_curves(
     recall_levels=11,
     ties="pessimistic",
     min_relevance=None,
+    recall_rounding="exact",
 ):
     """Interpolated precision at recall levels, averaged over queries (the IR texts' curve).
 
@@ -78,14 +89,22 @@ def precision_recall_curves(
         Query id of each row; rows need not be grouped.
     recall_levels : int, sequence of float or "all", default=11
         Where the interpolated precision is read: ``n`` equally spaced levels from 0 to 1
-        (11 gives trec_eval's ``iprec_at_recall_0.00`` ... ``_1.00``), given levels in
-        [0, 1], or ``"all"``: every recall level some query reaches (``j / n_pos``), plus 0.
+        (11: the levels of trec_eval's ``iprec_at_recall_0.00`` ... ``_1.00``; its values
+        with ``recall_rounding="trec_eval"``), given levels in [0, 1], or ``"all"``: every
+        recall level some query reaches (``j / n_pos``), plus 0.
     ties : {"pessimistic", "optimistic", "stable"}, default="pessimistic"
         Order of tied scores: relevant rows last (the lower bound, default), first (the upper
         bound) or in input order. (The package's ``"average"`` has no closed form for an
         interpolated curve.)
     min_relevance : float, optional
         Label threshold for relevance (default: any label > 0).
+    recall_rounding : {"exact", "trec_eval", "trec_eval_9"}, default="exact"
+        Which point a level reads. ``"exact"``: the first point with recall >= level, the
+        ``ceil(level * n_pos)``-th relevant document (the textbook curve). trec_eval reads
+        the ``floor(level * n_pos + 0.5)``-th (trec_eval 10) or ``floor(level * n_pos +
+        0.9)``-th (``"trec_eval_9"``: pytrec_eval and ir_measures' IPrec): for 3 relevant
+        documents at level 0.7, the 3rd exactly, the 2nd for both trec_eval versions
+        (``0.7 * 3 = 2.0999...`` in floating point), so the values differ there.
 
     Returns
     -------
@@ -113,6 +132,7 @@ def precision_recall_curves(
     [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.583, 0.583, 0.583, 0.583, 0.583]
     """
     ties = check_choice(ties, "ties", _TIES)
+    rounding = _ROUNDING[check_choice(recall_rounding, "recall_rounding", tuple(_ROUNDING))]
     qid_values = check_qid(qid)
     y_true = check_labels(y_true)
     y_score = check_scores(y_score, qid_values)
@@ -152,8 +172,8 @@ def precision_recall_curves(
     has_curve = n_pos > 0
     pos = n_pos[has_curve]
     start = first[:-1][has_curve]
-    # The first point with recall >= level is the ceil(level * n_pos)-th relevant document.
-    need = np.maximum(np.ceil(levels[None, :] * pos[:, None] - _EPS), 1).astype(np.int64)
+    # The point a level reads: the ceil(level * n_pos)-th relevant document, exactly.
+    need = np.maximum(rounding(levels[None, :] * pos[:, None]), 1).astype(np.int64)
     reached = need <= pos[:, None]
     index = np.where(reached, start[:, None] + need - 1, 0)
     values = np.where(reached, interp[index] if interp.size else 0.0, 0.0)

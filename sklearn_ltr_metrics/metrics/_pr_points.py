@@ -6,7 +6,9 @@ the *interpolated* precision at that recall is the highest precision at any reca
 as large (a non-increasing step function). :func:`precision_recall_curves` averages the
 interpolated curve over queries at fixed recall levels; this module keeps the raw points of
 every query, beside their interpolated precision, for drawing one query (or several systems
-on one query).
+on one query). Its ``interpolated`` column is the textbook value at each point's own recall;
+trec_eval's ``iprec_at_recall`` reads it at fixed levels with its own rounding of
+``level * n_pos`` (:func:`precision_recall_curves`' ``recall_rounding``).
 
 ``n_pos`` may come from outside the ranking (the qrels, or a query-stats file): relevant
 documents the ranking never retrieved then keep recall below 1, as trec_eval reads a run.

@@ -27,14 +27,16 @@ from ._kernels._ranking import (
     _lrap,
     _mrr,
     _ndcg,
+    _num_queries,
+    _pairwise_accuracy,
     _precision,
     _recall,
     _spearman,
 )
 from ._metric import Metric, _k_is_n_pos, _whole_list
 from ._names._beyond import beyond_names, describe_beyond
-from ._names._foreign import expand_all_trec, foreign_names, foreign_specs
-from ._names._trec import TREC_ALIASES, TREC_METRICS
+from ._names._foreign import TREC_FAMILIES, expand_all_trec, foreign_names, foreign_specs
+from ._names._trec import TREC_ALIASES, TREC_METRICS, foreign_hint
 
 __all__ = [
     "ALIASES",
@@ -183,12 +185,34 @@ METRICS = _register(
         needs_judgments=True,
         description="share of the top k that has a judgment (evaluate_run only)",
     ),
+    Metric(
+        name="pairwise_accuracy",
+        kernel=_pairwise_accuracy,
+        description="share of the (relevant, non-relevant) pairs of the top k ranked in that "
+        "order, unjudged rows non-relevant (ir_measures' Accuracy); NaN, left out of means, "
+        "for a query without such a pair whatever empty_query says",
+    ),
+    Metric(
+        name="num_queries",
+        kernel=_num_queries,
+        ideal=None,
+        total="sum",
+        description="1 for every evaluated query, summed over queries (ir_measures' NumQ; "
+        "0 for a judged query the run misses under missing_queries='zero')",
+    ),
 )
 
 METRICS.update(_register(*TREC_METRICS))
 
 #: Other accepted names.
 ALIASES = {"map": "average_precision", **TREC_ALIASES}
+
+#: Names refused because tools give them different meanings: name (lower case) -> the fix.
+REFUSED = {
+    "accuracy": "'accuracy' means different things in different tools; write hit_rate (1 if "
+    "a relevant row is in the top k, the package's former 'accuracy') or ir_measures' "
+    "'Accuracy' (pairwise_accuracy: the share of relevant/non-relevant pairs in order).",
+}
 
 
 def metric_names(*, foreign=False):
@@ -379,6 +403,10 @@ def _own_metric(raw, name, options):
                 "e.g. 'f2@10' or 'f0.5@10'."
             )
         return get_metric("fbeta"), name, (("beta", beta),)
+    if name in REFUSED:
+        raise ValueError(f"metrics entry {raw!r}: {REFUSED[name]}")
+    if not _is_own(name) and foreign_hint(raw) is not None:
+        raise ValueError(f"metrics entry {raw!r} is {foreign_hint(raw)}.")
     if not _is_own(name):  # nor a trec_eval / ir_measures name: shown as typed
         shown = raw.strip().partition("@")[0]
         if describe_judgment_measure(shown) is not None:
@@ -430,7 +458,18 @@ def metric_list(metrics):
     return entries
 
 
-def parse_metrics(metrics, k=None, *, options=None, strings=False, explicit_gain=False):
+def _trec_first(raw, trec_names):
+    """Whether ``raw``, one of the package's names too, means trec_eval's family here: under
+    trec_eval's conventions a bare family that trec_eval expands over cut-offs or recall
+    levels (``recall``: ``recall_5`` ... ``recall_1000``; ``success``, ``map_cut``,
+    ``iprec_at_recall``) is trec_eval's; ``recall@10`` stays the package's."""
+    name = raw.strip()
+    return trec_names and name in TREC_FAMILIES and TREC_FAMILIES[name][1] in ("cut", "level")
+
+
+def parse_metrics(
+    metrics, k=None, *, options=None, strings=False, explicit_gain=False, trec_names=False
+):
     """Metric specs (``"ndcg@10"``, ``"recall@adaptive"``...) -> list of :class:`_Spec`.
 
     ``k`` applies to names given without ``@``; when it is None, the conventions' ``default_k``
@@ -442,7 +481,8 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False, explicit_gain
     name for one of them is refused (the caller has no place for it). A graded metric may
     set its own gain (``"cg(gain=linear)@5"``, ``"ndcg(gain=exponential)@10"``: the column
     says it); ``cg`` without one sums the labels (``gain="linear"``) unless the call sets
-    ``gain=`` itself (``explicit_gain``).
+    ``gain=`` itself (``explicit_gain``). ``trec_names`` (trec_eval's conventions): a bare
+    name that trec_eval expands over cut-offs is trec_eval's family (:func:`_trec_first`).
     """
     options = {} if options is None else options
     metrics = metric_list(DEFAULT_METRICS if metrics is None else metrics)
@@ -455,6 +495,7 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False, explicit_gain
         name, gain = (name, None) if from_all_trec else _spec_gain(raw, name, explicit_gain)
         typed = raw.strip().partition("@")[0]
         own = not from_all_trec and _is_own(name if _SPEC_GAIN.fullmatch(typed.lower()) else typed)
+        own = own and not _trec_first(raw, trec_names)
         foreign = None if own else foreign_specs(raw)
         if foreign is not None:
             for f in foreign:
@@ -477,6 +518,8 @@ def parse_metrics(metrics, k=None, *, options=None, strings=False, explicit_gain
                     f"metric {metric.name!r} takes no '@k' ({metric.description}): use "
                     f"{metric.name!r} instead of {raw!r}."
                 )
+            if k_text.endswith("-"):
+                raise ValueError(f"metrics entry {raw!r} is {foreign_hint(raw)}.")
             parsed = parse_cutoff(k_text, source=f" in metric {raw!r}")
         else:
             parsed = default_k if metric.takes_cutoff else None

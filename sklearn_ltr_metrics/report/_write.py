@@ -23,6 +23,7 @@ of running it as a formula. Numbers are never changed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -252,6 +253,16 @@ def _clean_stale(parent):
             )
 
 
+#: Tries to put a report in place while other writers keep taking the target.
+_PLACE_TRIES = 8
+#: ``os.replace`` of a folder onto one that is not empty / not a folder.
+_TAKEN = (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR)
+
+
+class ReportWriteConflict(FileExistsError):
+    """Other writers kept replacing the target while this one put its report in place."""
+
+
 def write_report(target, write_files, *, force=False):
     """Run ``write_files(folder)`` into a temporary folder, then rename it onto ``target``."""
     target = Path(os.fspath(target))
@@ -264,24 +275,7 @@ def write_report(target, write_files, *, force=False):
     try:
         os.mkdir(tmp)
         write_files(tmp)
-        if os.path.lexists(target):
-            check_report_target(target, force)  # appeared or changed meanwhile
-            trash = parent / f"{token}.old"
-            os.replace(target, trash)
-            try:
-                os.replace(tmp, target)
-            except BaseException:
-                os.replace(trash, target)
-                raise
-            if not _remove_tree(trash):
-                warnings.warn(
-                    f"The old report was replaced but its copy {str(trash)!r} could not be "
-                    "deleted; delete it by hand.",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-        else:
-            os.replace(tmp, target)
+        _put_in_place(tmp, target, parent / f"{token}.old", force)
     except BaseException:
         _remove_tree(tmp)
         for folder in reversed(created):  # the missing parents this write made, if still empty
@@ -289,6 +283,55 @@ def write_report(target, write_files, *, force=False):
                 os.rmdir(folder)
         raise
     return target
+
+
+def _put_in_place(tmp, target, trash, force):
+    """Rename ``tmp`` onto ``target``, the old report (if any) first moved to ``trash`` and
+    deleted. Another writer may take the target between any two renames: a rename that finds
+    the target gone or taken tries again (the old report it moved away deleted, as it would
+    have been), so each writer ends with its report in place (the last one wins) or with an
+    error naming the target (``force=False`` and a report appeared; or it kept being taken)
+    and leaves no hidden folder behind."""
+    for _ in range(_PLACE_TRIES):
+        if os.path.lexists(target):
+            check_report_target(target, force)  # appeared or changed meanwhile
+            try:
+                os.replace(target, trash)
+            except FileNotFoundError:
+                continue  # another writer moved it away first
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno not in _TAKEN:
+                _restore(trash, target)
+                raise
+            _discard(trash)  # another writer's report took the place: the old one is gone
+            continue
+        _discard(trash)
+        return
+    raise ReportWriteConflict(
+        f"Could not write the report to {str(target)!r}: other writers kept replacing it at "
+        "the same time; write each report to its own directory, or run again."
+    )
+
+
+def _restore(trash, target):
+    """Put the old report back after a failed rename, or delete it when the place is taken."""
+    if os.path.lexists(trash):
+        try:
+            os.replace(trash, target)
+        except OSError:
+            _discard(trash)
+
+
+def _discard(trash):
+    if os.path.lexists(trash) and not _remove_tree(trash):
+        warnings.warn(
+            f"The old report was replaced but its copy {str(trash)!r} could not be "
+            "deleted; delete it by hand.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 def _make_parents(parent):

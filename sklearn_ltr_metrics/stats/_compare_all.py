@@ -140,7 +140,9 @@ class PairwiseComparison:
 def _check_options(test, correction, n_resamples, n_bootstrap, confidence_level, alpha):
     if not isinstance(test, str) or test not in pairwise_test_names():
         raise unknown_name_error("pairwise test", test, pairwise_test_names(), param="test")
-    if not isinstance(correction, str) or correction not in _CORRECTIONS:
+    if correction is not None and (
+        not isinstance(correction, str) or correction not in _CORRECTIONS
+    ):
         raise unknown_name_error("correction", correction, _CORRECTIONS, param="correction")
     check_positive_int(n_resamples, "n_resamples")
     check_positive_int(n_bootstrap, "n_bootstrap")
@@ -192,7 +194,7 @@ def compare_all(
     metrics=None,
     *,
     test="permutation",
-    correction="holm",
+    correction=None,
     alpha=0.05,
     n_resamples=10000,
     n_bootstrap=1000,
@@ -216,9 +218,10 @@ def compare_all(
         at once (``scipy.stats.tukey_hsd`` on the queries where every system has a value; its
         p-values already hold the family-wise rate over the pairs, and ``ci_low``/``ci_high``
         are its simultaneous intervals).
-    correction : {"holm", "bonferroni", "bh", "fdr_bh", "none"}, default="holm"
-        Correction over every (metric, pair) together (:func:`adjust_pvalues`); with
-        ``"tukey"`` use ``"none"`` unless several metrics are to be corrected again.
+    correction : {"holm", "bonferroni", "bh", "fdr_bh", "none"} or None, default=None
+        Correction over every (metric, pair) together (:func:`adjust_pvalues`). None:
+        ``"holm"`` for the paired tests, ``"none"`` for ``"tukey"``, whose p-values already
+        hold the family-wise rate (pass a correction to correct several metrics again).
     alpha : float, default=0.05
         ``significant`` is ``pvalue_corrected < alpha``.
     n_resamples : int, default=10000
@@ -263,6 +266,8 @@ def compare_all(
     if len(per_query) < 2:
         raise ValueError(f"compare_all needs at least 2 systems, got {list(per_query)!r}.")
     _check_options(test, correction, n_resamples, n_bootstrap, confidence_level, alpha)
+    if correction is None:
+        correction = "none" if test == "tukey" else "holm"
     seeds = check_seed_sequence(random_state)
     systems = list(per_query)
     tables, metrics, _ = aligned_tables(per_query, systems[0], metrics, None, "per_query")

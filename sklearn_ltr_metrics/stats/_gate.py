@@ -81,8 +81,9 @@ class GateResult:
 
     @property
     def exit_code(self):
-        """1 when the gate fails, else 0 (what ``ltr-eval compare --fail-if-worse`` returns)."""
-        return int(self.failed)
+        """3 when the gate fails, else 0 (what ``ltr-eval compare --fail-if-worse`` returns;
+        its data errors exit with 1, so a CI step tells a regression from a broken input)."""
+        return 3 if self.failed else 0
 
     def summary(self):
         """What the gate found, one line per scope that is worse, else one line saying so.

@@ -4,8 +4,7 @@ import argparse
 import re
 from pathlib import Path
 
-from sklearn_ltr_metrics._cli._commands import COMMANDS
-from sklearn_ltr_metrics._cli._parser import build_parser
+from sklearn_ltr_metrics._cli._commands import COMMANDS, build_parser
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -166,6 +166,9 @@ def test_ties_policies_and_refusals():
     assert not np.allclose(a.per_query["alpha_nDCG@20"], b.per_query["alpha_nDCG@20"])
 
 
+@pytest.mark.filterwarnings(
+    "ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning"
+)  # judged, unranked
 def test_read_subtopic_qrels_and_other_metrics_use_the_largest_label():
     text = "1 1 a 1\n1 2 a 0\n1 2 b 2\n2 1 x 1\n"
     qrels = read_trec_qrels(io.StringIO(text), subtopics=True)
@@ -180,6 +183,9 @@ def test_read_subtopic_qrels_and_other_metrics_use_the_largest_label():
         read_trec_qrels(io.StringIO(text), subtopics=True, format="qrels_jg")
 
 
+@pytest.mark.filterwarnings(
+    "ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning"
+)  # judged, unranked
 def test_statistics_take_the_diversity_columns():
     from sklearn_ltr_metrics.stats import bootstrap_ci, compare_all
 

@@ -518,9 +518,10 @@ def test_concat_keeps_the_strings():
     from sklearn_ltr_metrics.metrics import RankingEvaluation
 
     other = RUN.assign(qid="p")
+    qrels = pd.concat([QRELS, QRELS.assign(qid="p")])
     parts = [
-        evaluate_run(r, pd.concat([QRELS, QRELS.assign(qid="p")]), metrics=["relstring.2", "P_1"])
-        for r in (other, RUN)
+        evaluate_run(r, qrels[qrels["qid"] == q], metrics=["relstring.2", "P_1"])
+        for r, q in ((other, "p"), (RUN, "q"))
     ]
     both = RankingEvaluation.concat(parts)
     assert both.strings["relstring_2"].to_dict() == {"p": "2.", "q": "2."}

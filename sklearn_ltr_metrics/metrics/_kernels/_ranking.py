@@ -192,6 +192,43 @@ def _judged(c):
     return c.lists.judged_count(c.query, c.kk) / c.kk
 
 
+def _pairwise_accuracy(c):
+    """ir_measures' Accuracy: the share of the (relevant, non-relevant) pairs of the top k
+    ranked in that order (unjudged rows are non-relevant); NaN without such a pair.
+
+    ``1 - S / (R * N)``: R relevant and N non-relevant rows in the top k, S the non-relevant
+    rows above each relevant one, summed. Under ``ties="average"`` the top k is extended to the
+    end of a tied block that straddles the cut-off (as the rank correlations do), so R and N
+    do not depend on the order of tied rows and a relevant row's term is its expected count,
+    ``s_b - h_b + (n_b - r_b) / 2`` (a tied non-relevant row is above it half the time): the
+    exact mean over the orderings of the tied rows.
+    """
+    lists = c.lists
+    if lists.threshold_ties:
+        raise ValueError(
+            "metric 'pairwise_accuracy' has no form under ties='label_ranking'; pass "
+            "ties='average', 'stable', 'trec_eval', 'doc_id', 'pessimistic' or 'optimistic'."
+        )
+
+    def term(s):
+        r_b, h_b, n_b, s_b = s.block_relevant
+        above = (s_b - h_b) + (n_b - r_b) / 2.0
+        return s.block_mean(np.where(s.relevant, above, 0.0))
+
+    kk = c.kk
+    if lists.average_ties:  # to the end of the tied block at the cut-off
+        block_end = np.repeat(lists.block_first_row + lists.block_size, lists.block_size)
+        start = lists.starts[c.query]
+        kk = block_end[start + kk - 1] - start
+    below = lists.term_sums_of("pairwise_accuracy", term, c.query, kk)
+    hits = lists.hits(c.query, kk)
+    return 1.0 - c.divide(below, hits * (kk - hits))
+
+
+def _num_queries(c):
+    return np.ones(c.query.size)
+
+
 def _kendall_tau(c):
     return _rank_correlation(c.lists, c.query, c.kk, "kendall")
 

@@ -207,8 +207,8 @@ def _rbp_residual(c):
 
 def empty_ranking_values(metric, params, n_pos):
     """Values of a query that ranks no document (trec_eval ``-c``), where they are not 0:
-    num_rel is n_pos, utility counts the relevant documents not retrieved, and the logs of
-    the geometric means are at their floor."""
+    num_rel is n_pos, utility counts the relevant documents not retrieved, the logs of
+    the geometric means are at their floor, and pairwise_accuracy is undefined (NaN)."""
     n_pos = np.asarray(n_pos, dtype=np.float64)
     if metric.name == "num_rel":
         return n_pos
@@ -217,4 +217,6 @@ def empty_ranking_values(metric, params, n_pos):
         return (c - d) * n_pos
     if metric.total == "geometric":
         return np.full(n_pos.size, np.log(1e-5))
+    if metric.name == "pairwise_accuracy":
+        return np.full(n_pos.size, np.nan)  # no pair: ir_measures leaves the query out
     return np.zeros(n_pos.size)

@@ -159,6 +159,17 @@ IR_MEASURES = {
     "NERR11": ("nerr11", False),
     "Compat": ("compat", False),
     "BPM": ("bpm", True),
+    "Accuracy": ("pairwise_accuracy", True),
+    "NumQ": ("num_queries", False),
+    # ir_measures' aliases of the names above (its measures registry).
+    "MAP": ("average_precision", True),
+    "MRR": ("mrr", True),
+    "NDCG": ("ndcg", True),
+    "BPref": ("bpref", False),
+    "Precision": ("precision", True),
+    "Recall": ("recall", True),
+    "RPrec": ("r_precision", False),
+    "SetRelP": ("set_relative_precision", False),
 }
 
 #: ir_measures parameters that are the measure's own parameters: name -> the measures.
@@ -220,7 +231,10 @@ def _trec_params(text, kind, raw):
     if kind == "p":
         key, _, value = text.partition("=")
         if key != "p" or not value:
-            raise ValueError(f"metrics entry {raw!r}: rbp takes 'p=<persistence>', e.g. rbp.p=0.8.")
+            ranx = f" (ranx's rbp.{key} is rbp.p=0.{key})" if key.isdigit() else ""
+            raise ValueError(
+                f"metrics entry {raw!r}: rbp takes 'p=<persistence>', e.g. rbp.p=0.8{ranx}."
+            )
         return (float(_number(value, raw)),)
     values = tuple(_number(v, raw) for v in text.split(",") if v)
     if kind == "cut":
@@ -314,13 +328,50 @@ def _trec(raw):
 _IR = re.compile(r"(?P<name>[A-Za-z]+[0-9]*)(?:\((?P<args>[^)]*)\))?(?:@(?P<cut>[0-9.]+))?")
 
 
+def _split_args(text):
+    """``a=1, gains={0:0,1:1}`` -> ``["a=1", "gains={0:0,1:1}"]``: commas inside braces kept."""
+    parts, depth, current = [], 0, []
+    for char in text or "":
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _ir_gains(value, raw):
+    """ir_measures' ``gains={label: gain, ...}`` -> ``((label, gain), ...)``."""
+    body = value.strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        raise ValueError(
+            f"metrics entry {raw!r}: gains is a mapping label: gain, e.g. "
+            "nDCG(gains={0:0,1:1,2:3})@10."
+        )
+    pairs = []
+    for part in filter(None, (p.strip() for p in body[1:-1].split(","))):
+        level, colon, gain = part.partition(":")
+        if not colon:
+            raise ValueError(
+                f"metrics entry {raw!r}: gains entries are label: gain, got {part!r}; e.g. "
+                "nDCG(gains={0:0,1:1,2:3})@10."
+            )
+        pairs.append((float(_number(level.strip(), raw)), float(_number(gain.strip(), raw))))
+    return tuple(pairs)
+
+
 def _ir_args(text, raw):
     args = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+    for part in _split_args(text):
         key, eq, value = part.partition("=")
         if not eq:
             raise ValueError(f"metrics entry {raw!r}: parameters are name=value, got {part!r}.")
         value = value.strip()
+        if key.strip() == "gains":
+            args["gains"] = _ir_gains(value, raw)
+            continue
         try:
             args[key.strip()] = value == "True" if value in ("True", "False") else float(value)
         except ValueError:
@@ -335,9 +386,13 @@ def _ir(raw):
         return None
     metric, takes = IR_MEASURES[match["name"]]
     args = _ir_args(match["args"], raw)
+    params, implied, k = [], [], None
     if metric == "num_ret" and "rel" in args:
         metric = "num_rel_ret"  # ir_measures' NumRelRet is NumRet(rel=1)
-    params, implied, k = [], [], None
+    if metric == "set_precision" and args.pop("relative", False):
+        metric = "set_relative_precision"  # ir_measures' SetRelP is SetP(relative=True)
+    if metric == "pairwise_accuracy":
+        implied.append(("ties", "stable"))  # ir_measures sorts by score, ties in run order
     if match["cut"] is not None:
         if takes == "level":
             # ir_measures computes IPrec with pytrec_eval, i.e. trec_eval 9's rounding.
@@ -356,6 +411,8 @@ def _ir(raw):
             pass
         elif key == "dcg" and metric == "ndcg" and value in _DCG:
             implied.append(("gain", _DCG[value]))
+        elif key == "gains" and metric == "ndcg":
+            implied.append(("trec_gains", value))  # ir_measures maps the qrels' labels
         elif key == "rel":
             implied.append(("min_relevance", float(value)))
             if metric == "rbp":
@@ -366,13 +423,15 @@ def _ir(raw):
             raise ValueError(
                 f"metrics entry {raw!r}: parameter {key!r} is not supported here; the "
                 "supported ir_measures parameters are rel, judged_only, dcg='log2' or "
-                "'exp-log2' (nDCG), p (RBP, NERR10), T (INST, INSQ, NERR11), max_rel and "
+                "'exp-log2' and gains={label: gain, ...} (nDCG), relative=True (SetP), "
+                "p (RBP, NERR10), T (INST, INSQ, NERR11), max_rel and "
                 "min_rel=0 (the C/W/L measures)."
             )
-    if metric == "ndcg" and "dcg" not in args:
+    if metric == "ndcg" and "dcg" not in args and "gains" not in args:
         implied.append(("gain", "linear"))  # ir_measures' nDCG is trec_eval's: gain = label
-    if metric in ("judged", "compat"):
-        implied.append(("ties", "doc_id"))  # ir_measures breaks their ties by doc_id ascending
+    if metric in ("judged", "compat") or (metric == "mrr" and k is not None):
+        # ir_measures breaks their ties by doc_id ascending (RR@k: its msmarco provider's)
+        implied.append(("ties", "doc_id"))
     if metric == "rbp" and "p" not in dict(params):
         params.append(("p", 0.8))
     return [ForeignSpec(raw, metric, k=k, params=tuple(params), implied=tuple(implied))]

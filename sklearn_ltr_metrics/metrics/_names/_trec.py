@@ -137,8 +137,9 @@ TREC_METRICS: tuple[Metric, ...] = (
         graded=True,
         ideal=None,
         description="rank-biased precision (1 - p) * sum of gain * p**(rank - 1), gain the "
-        "label over the query's largest judged label when above 1 (p=, default 0.8)",
-        params=(("p", 0.8),),
+        "label over the query's largest judged label when above 1 (p=, default 0.9, "
+        "trec_eval's; ir_measures' RBP is p=0.8)",
+        params=(("p", 0.9),),
     ),
     _whole(
         "rbp_residual",
@@ -306,6 +307,53 @@ TREC_METRICS += (
 #: Other names of the same measures (the metric list pages' names).
 TREC_ALIASES = {
     "success": "hit_rate",
-    "accuracy": "hit_rate",
     "map_cut": "average_precision",
 }
+
+#: Other tools' spellings the package does not take as typed: lower-cased name (before ``@``)
+#: -> what the tool means and the package's name for it (the refusal says it).
+FOREIGN_HINTS = {
+    "pre": "XGBoost's pre@k: write precision@k with conventions='xgboost' (it divides by "
+    "min(k, n_docs))",
+    "ndcg_score": "scikit-learn's ndcg_score: write ndcg (or ndcg@k) with conventions='sklearn'",
+    "dcg_score": "scikit-learn's dcg_score: write dcg (or dcg@k) with conventions='sklearn'",
+    "label_ranking_average_precision_score": "scikit-learn's: write lrap",
+    "hits": "ranx's hits@k, the relevant documents in the top k: write precision@k (times "
+    "k) or, for the whole run, num_rel_ret",
+    "ndcg_burges": "ranx's ndcg_burges: write ndcg with gain='exponential'",
+    "r-precision": "ranx's r-precision: write r_precision",
+    "dcg_burges": "ranx's dcg_burges: write dcg with gain='exponential'",
+    "retrieval_normalized_dcg": "torchmetrics': write ndcg with conventions='torchmetrics'",
+    "retrieval_map": "torchmetrics': write average_precision with conventions='torchmetrics'",
+    "retrieval_mrr": "torchmetrics': write mrr with conventions='torchmetrics'",
+    "retrieval_precision": "torchmetrics': write precision with conventions='torchmetrics'",
+    "retrieval_recall": "torchmetrics': write recall with conventions='torchmetrics'",
+    "retrieval_hit_rate": "torchmetrics': write hit_rate with conventions='torchmetrics'",
+    "retrieval_r_precision": "torchmetrics': write r_precision",
+    "recip_rank": "trec_eval's recip_rank, which takes no cut-off: write mrr@k",
+}
+FOREIGN_HINTS.update(
+    {
+        "retrievalnormalizeddcg": FOREIGN_HINTS["retrieval_normalized_dcg"],
+        "retrievalmap": FOREIGN_HINTS["retrieval_map"],
+        "retrievalmrr": FOREIGN_HINTS["retrieval_mrr"],
+        "retrievalprecision": FOREIGN_HINTS["retrieval_precision"],
+        "retrievalrecall": FOREIGN_HINTS["retrieval_recall"],
+        "retrievalhitrate": FOREIGN_HINTS["retrieval_hit_rate"],
+        "retrievalrprecision": FOREIGN_HINTS["retrieval_r_precision"],
+    }
+)
+
+
+def foreign_hint(raw):
+    """The refusal of another tool's spelling (:data:`FOREIGN_HINTS`, XGBoost's ``ndcg@10-``,
+    ranx's ``rbp.95``), or None."""
+    name, at, cut = raw.strip().partition("@")
+    if at and cut.endswith("-"):
+        return (
+            f"XGBoost's '-' suffix (a query without relevant documents scores 0): write "
+            f"{name.lower()}@{cut[:-1]} with empty_query='zero'"
+        )
+    if name.startswith("rbp.") and name[4:].isdigit():
+        return f"ranx's rbp.{name[4:]}: write rbp.p=0.{name[4:]} (trec_eval's spelling)"
+    return FOREIGN_HINTS.get(name.lower())

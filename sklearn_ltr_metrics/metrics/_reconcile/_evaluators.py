@@ -3,6 +3,8 @@ query's facts, for flat arrays and for TREC runs."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -34,19 +36,22 @@ def flat_evaluator(y_true, y_score, qid, metric, doc_id, query_stats):
 def run_evaluator(run, qrels, metric):
     """``setting -> per-query Series`` for a TREC run (one ``evaluate_run`` call)."""
     from .._evaluate_run import evaluate_run
+    from .._evaluation import DroppedQueriesWarning
 
     def evaluate_one(setting):
         options = {key: setting[key] for key in CONVENTION_KEYS if key != "default_k"}
-        ev = evaluate_run(
-            run,
-            qrels,
-            metrics=[metric],
-            k=setting["default_k"],
-            conventions=None,
-            missing_queries=setting["missing_queries"],
-            unjudged=setting["unjudged"],
-            **options,
-        )
+        with warnings.catch_warnings():  # missing_queries is one of the rules reconciled
+            warnings.simplefilter("ignore", DroppedQueriesWarning)
+            ev = evaluate_run(
+                run,
+                qrels,
+                metrics=[metric],
+                k=setting["default_k"],
+                conventions=None,
+                missing_queries=setting["missing_queries"],
+                unjudged=setting["unjudged"],
+                **options,
+            )
         return ev.per_query[ev.metrics[0]]
 
     return evaluate_one
