@@ -45,6 +45,7 @@ LAYERS = (
 ENGINE_STEPS = (
     "_ranking",
     "_sums",
+    "_threads",
     "_scans",
     "_factorize",
     "_ordering",

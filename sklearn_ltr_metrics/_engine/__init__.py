@@ -43,7 +43,8 @@ kernel runs in threads over queries (or chunks of rows) with no shared state: th
 are the same, bit for bit, for any number of threads.
 
 Threads: a kernel over ``n`` rows runs on at most ``n // ROWS_PER_THREAD`` threads (at least
-one), so small inputs do not wake threads that would cost more than they save.
+one), so small inputs do not wake threads that would cost more than they save. Every step reads
+that grain under one name, ``_threads.ROWS_PER_THREAD``, at call time.
 """
 
 try:
@@ -75,10 +76,8 @@ from ._run_rows import (
 )
 from ._scans import all_strings, object_id_runs, value_range
 from ._support import Support, segment_cumsum
+from ._threads import ROWS_PER_THREAD  # the engine's one grain (its default)
 
-#: Rows per thread below which a compiled kernel runs on fewer threads (the engine's one
-#: grain, defined in ``_rows.pxi`` for both extensions).
-ROWS_PER_THREAD = _ranking.MIN_ROWS_PER_THREAD
 
 __all__ = [
     "ALL",

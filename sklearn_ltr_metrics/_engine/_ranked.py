@@ -26,7 +26,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import _sums
+from . import _sums, _threads
 from ._grouping import active_rule
 from ._support import Support, segment_cumsum
 
@@ -140,9 +140,7 @@ class RankedLists:
         self.err_max_grade = err_max_grade
         self.row_terms = dict(row_terms or {})
         self._support_ranks = support_ranks
-        self.n_threads = getattr(ranking, "n_threads", 1)
-        #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
-        self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)  # the engine's grain
+        self.n_threads = ranking.n_threads
         self._running = {}  # name -> running sums over its support (many cut-offs)
         self._pairs_read = {}  # name -> pairs read per pair so far (FEW_PAIRS_PER_QUERY)
         # Averaging (or block ranks) only matter when some support rows tie.
@@ -151,6 +149,11 @@ class RankedLists:
         )
         self.average_ties = bool(average_ties) and bool(tied)
         self.threshold_ties = bool(threshold_ties) and bool(tied)
+
+    @property
+    def grain(self):
+        """Rows per thread of the compiled kernels (the engine's one grain, ``_threads``)."""
+        return _threads.grain()
 
     @cached_property
     def every_query(self):
