@@ -55,6 +55,7 @@ ENGINE_STEPS = (
     "_cutoffs",
     "_pairs",
     "_support",
+    "_ideal",
     "_ranked",
     "_context",
     "_driver",

@@ -78,7 +78,6 @@ from ._scans import all_strings, object_id_runs, value_range
 from ._support import Support, segment_cumsum
 from ._threads import ROWS_PER_THREAD  # the engine's one grain (its default)
 
-
 __all__ = [
     "ALL",
     "ROWS_PER_THREAD",

@@ -25,7 +25,7 @@ from ._counts import difficulty_values, float_copy, query_counts
 from ._cutoffs import cutoff_pairs
 from ._grouping import active_rule, group_rows
 from ._rank import RowRanking
-from ._ranked import RankedLists, support_rule
+from ._ranked import Judgments, ListOptions, RankedLists, support_rule
 from ._scans import value_range
 
 __all__ = ["evaluate_arrays", "tiebreak_key"]
@@ -164,28 +164,28 @@ def _ranked_lists(
 ):
     """The :class:`RankedLists` every metric kernel reads."""
     ties = options["ties"]
-    if ideal is None:  # the ranked rows are the judged documents
-        ideal_codes_of, ideal_labels = None, None
-    else:
+    judgments = Judgments(judged=judged)
+    if ideal is not None:  # judged documents apart from the ranked rows (TREC input)
         ideal_codes, ideal_labels = ideal
-        ideal_codes_of = ideal_codes.__getitem__
-    return RankedLists(
-        sizes=ranking.grouping.sizes,
-        ranking=ranking,
-        y_true=y_true,
-        y_score=y_score,
+        judgments = Judgments(ideal_labels, ideal_codes.__getitem__, judged)
+    list_options = ListOptions(
+        gains,
         average_ties=ties == "average",
         threshold_ties=ties == "label_ranking",
         threshold=options["min_relevance"],
-        n_pos=np.asarray(counts.n_pos, dtype=np.float64),
-        gains=gains,
         log_base=options["log_base"],
-        ideal_codes_of=ideal_codes_of,
-        ideal_labels=ideal_labels,
-        judged=judged,
         err_max_grade=options["err_max_grade"],
-        support_ranks=support_ranks,
-        row_terms=row_terms,
+        row_terms=dict(row_terms or {}),
+    )
+    n_pos = np.asarray(counts.n_pos, dtype=np.float64)
+    return RankedLists(
+        ranking,
+        support_ranks,
+        y_true=y_true,
+        y_score=y_score,
+        n_pos=n_pos,
+        options=list_options,
+        judgments=judgments,
     )
 
 

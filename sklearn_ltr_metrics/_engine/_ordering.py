@@ -7,9 +7,11 @@ geometry of a few rows instead (``_grouping.rank_support``). Rows come grouped b
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
-__all__ = ["rank_order", "score_keys", "size_buckets"]
+__all__ = ["FullOrder", "rank_order", "score_keys", "size_buckets"]
 
 
 def size_buckets(sizes, growth=1.25):
@@ -136,3 +138,48 @@ def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
         for task in tasks:
             sort_task(task)
     return out
+
+
+class FullOrder:
+    """Every row of every query in ranked order, with its labels and tied blocks: what the rank
+    correlations and the curves read, sorted on first use (``ranking.order``).
+
+    Parameters
+    ----------
+    ranking : RowRanking
+        How the rows rank (its ``order`` and its ``grouping``).
+    y_true, y_score : ndarray
+        Labels and scores of the rows, in input order.
+    """
+
+    def __init__(self, ranking, y_true, y_score):
+        self.ranking = ranking
+        self.y_true = y_true
+        self.y_score = y_score
+
+    @property
+    def starts(self):
+        """First row of each query in ranked order: the grouping's own offsets."""
+        return self.ranking.grouping.offsets[:-1]
+
+    @cached_property
+    def labels(self):
+        """Labels of every row in ranked order."""
+        return self.y_true[self.ranking.order]
+
+    @cached_property
+    def score_blocks(self):
+        """True on rows that start a block of tied scores (and on each query's first row)."""
+        scores = self.y_score[self.ranking.order]
+        blocks = np.ones(scores.size, dtype=bool)
+        np.not_equal(scores[1:], scores[:-1], out=blocks[1:])
+        blocks[self.starts[self.ranking.grouping.sizes > 0]] = True
+        return blocks
+
+    @cached_property
+    def block_first_row(self):
+        return np.flatnonzero(self.score_blocks)
+
+    @cached_property
+    def block_size(self):
+        return np.diff(np.append(self.block_first_row, self.y_true.size))
