@@ -319,7 +319,8 @@ def _row_ids(frames, column, names, codes=None):
     values = pd.Index(pd.concat([frame[column] for frame in frames], ignore_index=True))
     chunks = _arrow_chunks(frames, column)
     arrow = chunks is not None
-    if not arrow and codes is None:
+    if not arrow and (codes is None or _object_runs(values) is None):
+        # Document ids, or query ids in no blocks (rows in random order): by their bytes.
         chunks = _object_string_chunks(frames, column)
     pieces = None if chunks is None else arrow_pieces(chunks)
     if pieces is not None:
@@ -330,17 +331,23 @@ def _row_ids(frames, column, names, codes=None):
     return RowIds(values, code_pieces([found]))
 
 
+def _object_runs(values):
+    """Starts of the runs of one object (or of equal strings) of object ids, found by the
+    engine's compiled scan of their addresses; None for other dtypes, or beyond a run per four
+    rows (ids in no blocks). A run lists its query's rows with one id object, as a parser or
+    ``np.repeat`` builds them."""
+    if values.dtype != object:
+        return None
+    return object_id_runs(np.ascontiguousarray(values.to_numpy()), len(values) // 4)
+
+
 def _head_codes(values):
     """Codes of query ids: a run usually lists a query's rows together, so only the first row
-    of each block is hashed (blocks found by comparing neighbours); ids in no such order are
-    hashed all. Codes in order of first appearance, -1 for a missing id."""
+    of each block is hashed (blocks found by comparing neighbours, or for object ids by their
+    addresses: runs of equal ids held by distinct objects get one code each the same); ids in
+    no such order are hashed all. Codes in order of first appearance, -1 for a missing id."""
     ids = pd.Series(values, copy=False)
-    start = None
-    if ids.dtype == object:
-        # Runs of the very same object (or of equal strings), found by the engine's compiled
-        # scan: a run lists its query's rows with one id object, as a parser or ``np.repeat``
-        # builds them. Runs of equal ids held by distinct objects get one code each the same.
-        start = object_id_runs(np.ascontiguousarray(ids.to_numpy()), len(ids) // 4)
+    start = _object_runs(values)
     if start is None:
         start = np.flatnonzero((ids != ids.shift()).to_numpy())
     if start.size > len(ids) // 4:
