@@ -14,7 +14,7 @@ import pytest
 
 # ranx (a test reference) compiles its numba kernels on first use: about two minutes of a
 # fresh machine's default run, for inputs of a few dozen rows. The tests run ranx's kernels as
-# the Python they are written in; tests/test_references_compiled.py (slow) checks in a fresh
+# the Python they are written in; tests/runs/test_references_compiled.py (slow) checks in a fresh
 # process that ranx compiled by numba gives the same values. NUMBA_DISABLE_JIT=0 keeps the JIT.
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 
@@ -22,7 +22,7 @@ os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 SLOW_DESELECTED = pytest.StashKey[int]()
 
 OPTIONAL_MODULES = {
-    "sklearn_ltr_metrics/metrics/_dask.py": (("dask", "distributed"), "dask"),
+    "sklearn_ltr_metrics/metrics/_distributed/_dask.py": (("dask", "distributed"), "dask"),
     "sklearn_ltr_metrics/plotting/": (("matplotlib",), "plot"),
 }
 

@@ -864,7 +864,7 @@ def print_search_share(quick):
 def print_all_measures(quick, repeat):
     """Every trec_eval measure at once (``all_trec`` but the two that need judgments) against
     the 5 default metrics, both with ``ties="stable"``: target <= 1 + 10 % per extra column."""
-    from sklearn_ltr_metrics.metrics._names import ALL_TREC, TREC_STRINGS
+    from sklearn_ltr_metrics.metrics._names._foreign import ALL_TREC, TREC_STRINGS
 
     n_queries = 1_000 if quick else 10_000
     qid, y, s = web_data(n_queries, np.random.default_rng(7))

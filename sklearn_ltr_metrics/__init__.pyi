@@ -36,6 +36,7 @@ from .metrics import describe_metric as describe_metric
 from .metrics import evaluate as evaluate
 from .metrics import evaluate_dask as evaluate_dask
 from .metrics import evaluate_run as evaluate_run
+from .metrics import get_metric as get_metric
 from .metrics import make_ranking_scorer as make_ranking_scorer
 from .metrics import metric_names as metric_names
 from .metrics import precision_recall_curves as precision_recall_curves
@@ -159,6 +160,7 @@ __all__ = [
     "fuse",
     "fusion_method_names",
     "fusion_params",
+    "get_metric",
     "learning_curve_ranking",
     "make_pool",
     "make_ranking_data",

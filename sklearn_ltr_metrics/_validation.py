@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._engine import all_strings, object_id_runs, value_range
+from ._engine import value_range
 
 __all__ = [
     "check_1d",
@@ -26,8 +26,8 @@ __all__ = [
     "check_numbers",
     "check_positive_int",
     "check_probability",
-    "check_qid",
     "check_scores",
+    "refuse_duplicates",
 ]
 
 #: Largest integer magnitude that float64 holds exactly (every integer up to it is exact).
@@ -299,125 +299,6 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
     return arr
 
 
-def _qid_kind(value):
-    """The kind of a query id for the one-kind rule: ints and floats are both numbers."""
-    if isinstance(value, (bool, np.bool_)):
-        return "bool"
-    if isinstance(value, numbers.Real) and not isinstance(value, (np.datetime64, np.timedelta64)):
-        return "number"
-    if isinstance(value, str):
-        return "str"
-    return type(value).__name__
-
-
-def check_qid(qid, name="qid"):
-    """Query ids as a 1-D numpy array of one kind, without missing values.
-
-    Query ids may be of any hashable type (int, float, str, bytes, tuples, dates...), but all
-    of one kind: ``[1, "a", 1]`` is refused rather than turned into strings (which would make
-    ``1`` and ``"1"`` one query), and ``b"q0"`` is never merged with ``"q0"``. Ints and floats
-    count as one kind (numbers), as pandas groups them. Missing ids (``None``, ``NaN``,
-    ``pd.NA``, ``NaT``) are refused: every row needs a query.
-
-    Parameters
-    ----------
-    qid : array-like
-        A list, tuple, numpy array, pandas Series, Index or Categorical.
-    name : str, default="qid"
-        Parameter name for error messages.
-
-    Returns
-    -------
-    numpy.ndarray
-        The ids; a list of one scalar kind becomes the array numpy makes of it (``int64``,
-        ``float64``, ``<U``...), object arrays stay object arrays.
-
-    Raises
-    ------
-    TypeError
-        Ids of more than one kind, or unhashable ids.
-    ValueError
-        A missing id (naming its row), a 2-D input or an empty one.
-
-    Examples
-    --------
-    >>> check_qid(["q1", "q1", "q2"])
-    array(['q1', 'q1', 'q2'], dtype='<U2')
-    >>> try:
-    ...     check_qid([1, "a", 1])
-    ... except TypeError as err:
-    ...     print(str(err)[:48])
-    qid mixes value types (number, str): row 0 holds
-    """
-    return check_qid_runs(qid, name)[0]
-
-
-def check_qid_runs(qid, name="qid", n_threads=1):
-    """:func:`check_qid`, and the runs that it found in object ids: of the very same object
-    (addresses compared in threads), or else of equal ids when every id is a ``str``
-    (the engine's ``object_id_runs``); None when there are none or too many. The grouping
-    then need not find them again."""
-    if isinstance(qid, (list, tuple)):
-        arr = np.fromiter(qid, dtype=object, count=len(qid))
-        if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
-            check_1d(qid, name)  # raises the 1-D error (or converts nested lists)
-        converted = True
-    else:
-        arr = check_1d(qid, name)
-        converted = False
-    if arr.shape[0] == 0:
-        check_1d(arr, name)  # raises "is empty"
-    if arr.dtype.kind in "fmM":
-        missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
-        if missing.any():
-            _raise_missing_qid(arr, missing, name)
-        return arr, None
-    if arr.dtype != object:
-        return arr, None
-    # One row per run of the very same object has every id object there is: check those.
-    # Strings built one object per row: runs of equal strings, when every id is a str.
-    ids = np.ascontiguousarray(arr)
-    runs = object_id_runs(ids, arr.shape[0] // 4, n_threads)
-    if runs is None and not converted and all_strings(ids):
-        return arr, None  # rows in random order, every id a str: none missing, one kind
-    sample = arr if runs is None else arr[runs]
-    if pd.isna(sample).any():
-        _raise_missing_qid(arr, pd.isna(arr), name)
-    inferred = pd.api.types.infer_dtype(sample, skipna=False)
-    if inferred.startswith("mixed") and inferred != "mixed-integer-float":
-        kinds = [_qid_kind(v) for v in sample]
-        if len(set(kinds)) > 1:
-            second = next(i for i, k in enumerate(kinds) if k != kinds[0])
-            second = second if runs is None else int(runs[second])
-            raise TypeError(
-                f"{name} mixes value types ({', '.join(sorted(set(kinds)))}): row 0 holds "
-                f"{short_repr(arr[0])}, row {second} holds {short_repr(arr[second])}; query ids "
-                "must all be of one kind. Convert them on purpose first, e.g. "
-                f"{name} = [str(q) for q in {name}]."
-            )
-        try:
-            hash(arr[0])
-        except TypeError:
-            raise TypeError(
-                f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
-                f"{short_repr(arr[0])} at row 0; use ints or strings."
-            ) from None
-        return arr, runs
-    if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
-        return np.asarray(arr.tolist()), None
-    if converted and inferred == "boolean":
-        return arr.astype(bool), None
-    return arr, runs
-
-
-def _raise_missing_qid(arr, missing, name):
-    first = _first(missing)
-    raise ValueError(
-        f"{name} has missing values ({int(missing.sum())}, first at row {first}: "
-        f"{short_repr(arr[first])}); every row needs a query id. Drop those rows or give them ids."
-    )
-
-
 def check_n_jobs(n_jobs):
     """Threads for ``n_jobs`` (scikit-learn's convention: None is 1, -1 every core)."""
     if n_jobs is None:
@@ -541,3 +422,12 @@ def float_values(values, name, *, allow_empty=True):
             "finite numbers or NaN (NaN marks a query where the metric is undefined)."
         )
     return arr
+
+
+def refuse_duplicates(frame, columns, message):
+    """Raise ``ValueError`` when two rows of ``frame`` share ``columns``: ``message`` formatted
+    with the first repeated row's values (each ``{column}`` shown as its repr)."""
+    repeated = frame.duplicated(columns)
+    if repeated.any():
+        first = frame[repeated].iloc[0]
+        raise ValueError(message.format(**{c: repr(first[c]) for c in columns}))

@@ -1,4 +1,4 @@
-"""Helpers of the engine's tests (``tests/test_engine_*.py``)."""
+"""Helpers of the engine's tests (``tests/engine/test_*.py``)."""
 
 import numpy as np
 

@@ -62,7 +62,8 @@ def test_contributing_shows_the_real_metric_code():
     (block,) = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
     kernel, entry = block.split("# _registry.py\n")
     package = ROOT / "sklearn_ltr_metrics" / "metrics"
-    kernel_code = kernel.split("\n", 1)[1].strip() + "\n"  # after the "# _kernels.py" line
-    assert kernel_code in (package / "_kernels.py").read_text(encoding="utf-8")
+    kernel_code = kernel.split("\n", 1)[1].strip() + "\n"  # after the "# _kernels/..." line
+    assert kernel_code in (package / "_kernels" / "_ranking.py").read_text(encoding="utf-8")
     entry_code = entry[entry.index("    Metric(") : entry.rindex("    ),") + len("    ),")]
+    entry_code = re.sub(r"  # from .*", "", entry_code)
     assert entry_code in (package / "_registry.py").read_text(encoding="utf-8")

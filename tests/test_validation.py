@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics._validation import check_choice, check_n_jobs, check_qid
+from sklearn_ltr_metrics._qid import check_qid
+from sklearn_ltr_metrics._validation import check_choice, check_n_jobs
 from sklearn_ltr_metrics.metrics import precision_recall_curves
 
 TIES = ("average", "stable", "pessimistic", "optimistic", "trec_eval", "doc_id", "label_ranking")

@@ -150,8 +150,8 @@ def suggest_metric(spec):
 
 def _unknown_name(spec):
     """Whether the name of ``spec`` (before ``@``) is no metric the registry knows."""
-    from ..metrics._names import foreign_specs
-    from ..metrics._registry import get_metric
+    from ..metrics import get_metric
+    from ..metrics._names._foreign import foreign_specs
 
     try:
         if foreign_specs(spec) is not None:

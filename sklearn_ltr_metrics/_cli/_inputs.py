@@ -14,10 +14,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..metrics import convention_options
-from ..metrics._judgment_measures import split_judgment_metrics
+from ..metrics import convention_options, get_metric
+from ..metrics._judgments._measures import split_judgment_metrics
 from ..metrics._options import check_options
-from ..metrics._registry import DEFAULT_METRICS, get_metric, parse_metrics
+from ..metrics._registry import DEFAULT_METRICS, parse_metrics
 from ..report._write import GENERATOR, check_report_target
 from ._argtypes import (
     METRIC_PARAMETERS,

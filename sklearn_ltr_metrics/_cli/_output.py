@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ..report._figures import PLOT_EXTRA_HINT
+from ..plotting._common import PLOT_EXTRA_HINT
 from ..report._render import markdown_table, text_table
 from ._inputs import progress
 

@@ -18,8 +18,7 @@ import argparse
 import numpy as np
 
 from .._engine import STRATEGIES
-from ..metrics import CONVENTIONS, convention_options, describe_metric, metric_names
-from ..metrics._registry import get_metric
+from ..metrics import CONVENTIONS, convention_options, describe_metric, get_metric, metric_names
 from ..stats import correction_names, paired_test_names, pairwise_test_names
 from ._argtypes import (
     DUPLICATES,

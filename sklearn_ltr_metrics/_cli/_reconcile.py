@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from ..metrics._reconcile import check_tools
+from ..metrics._reconcile._tools import check_tools
 from ._argtypes import UsageError, split_list
 from ._inputs import existing, metric_specs, progress
 from ._output import emit, frame_as

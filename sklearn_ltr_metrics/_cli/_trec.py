@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..metrics._judgment_measures import JUDGMENT_SETS, split_judgment_metrics
-from ..metrics._names import ALL_TREC
-from ..metrics._prefs import PREFS_COUNTS
+from ..metrics._judgments._measures import JUDGMENT_SETS, split_judgment_metrics
+from ..metrics._judgments._prefs import PREFS_COUNTS
+from ..metrics._names._foreign import ALL_TREC
 from ..metrics._registry import parse_metrics
 
 __all__ = ["join_parameter_lists", "read_zscores", "trec_layout"]

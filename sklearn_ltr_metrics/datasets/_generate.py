@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._random import legacy_random_state
 from .._validation import check_positive_int
 
 if TYPE_CHECKING:
@@ -89,17 +90,11 @@ def _draw_sizes(rng, n, bounds, median):
 
 
 def _as_generator(random_state):
+    # The package's policy (_random.py) checks the value; a seed or RandomState still draws
+    # the generator's seed as before, so a given random_state gives the same data.
     if isinstance(random_state, np.random.Generator):
         return random_state
-    from sklearn.utils import check_random_state
-
-    try:
-        state = check_random_state(random_state)
-    except ValueError:
-        raise ValueError(
-            f"random_state must be None, an int, a numpy RandomState or Generator, "
-            f"got {random_state!r}."
-        ) from None
+    state = legacy_random_state(random_state)
     return np.random.default_rng(state.randint(np.iinfo(np.int32).max))
 
 

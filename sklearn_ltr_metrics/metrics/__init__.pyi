@@ -2,7 +2,7 @@
 # Do not edit: run the script again.
 
 from ._agreement import rank_agreement as rank_agreement
-from ._dask import evaluate_dask as evaluate_dask
+from ._distributed._dask import evaluate_dask as evaluate_dask
 from ._evaluate import evaluate as evaluate
 from ._evaluate_run import evaluate_run as evaluate_run
 from ._evaluation import RankingEvaluation as RankingEvaluation
@@ -10,16 +10,17 @@ from ._options import CONVENTIONS as CONVENTIONS
 from ._options import convention_options as convention_options
 from ._pr_curves import precision_recall_curves as precision_recall_curves
 from ._pr_points import precision_recall_points as precision_recall_points
-from ._reconcile import Reconciliation as Reconciliation
-from ._reconcile import reconcile as reconcile
-from ._reconcile import reconcile_run as reconcile_run
+from ._reconcile._reconcile import Reconciliation as Reconciliation
+from ._reconcile._reconcile import reconcile as reconcile
+from ._reconcile._reconcile import reconcile_run as reconcile_run
+from ._reconcile._which import which_convention as which_convention
 from ._registry import describe_metric as describe_metric
+from ._registry import get_metric as get_metric
 from ._registry import metric_names as metric_names
 from ._scorer import EstimatorMissingQueryIdsError as EstimatorMissingQueryIdsError
 from ._scorer import MissingQueryIdsError as MissingQueryIdsError
 from ._scorer import RankingScorer as RankingScorer
 from ._scorer import make_ranking_scorer as make_ranking_scorer
-from ._which import which_convention as which_convention
 
 __all__ = [
     "CONVENTIONS",
@@ -33,6 +34,7 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "evaluate_run",
+    "get_metric",
     "make_ranking_scorer",
     "metric_names",
     "precision_recall_curves",

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .._engine import discordant_pairs, group_rows, parse_cutoff, rank_order
-from .._validation import check_1d, check_consistent_length, check_qid, check_scores
+from .._qid import check_qid
+from .._validation import check_1d, check_consistent_length, check_scores
 
 __all__ = ["rank_agreement"]
 

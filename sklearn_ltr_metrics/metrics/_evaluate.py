@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._engine import coded_qid
+from .._qid import check_qid_runs
 from .._validation import (
     check_1d,
     check_consistent_length,
     check_labels,
     check_n_jobs,
-    check_qid_runs,
     check_scores,
 )
 from ._evaluation import RankingEvaluation
-from ._names import merge_columns, option_groups
-from ._options import CONVENTIONS, check_options
+from ._names._foreign import merge_columns, option_groups
+from ._options import CONVENTIONS, check_doc_id, check_options
 from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
 from ._truncate import evaluate_first_rows
@@ -224,6 +224,7 @@ def _evaluate_group(
     """The evaluation of the specs that share ``options``: trec_eval's ``-M`` first (only the
     first ``max_docs`` rows of each query, :func:`evaluate_first_rows`) when it is set.
     ``shared``: the engine's memo of the evaluation's groups (the same arrays)."""
+    check_doc_id(options["ties"], doc_id)  # names may imply ties="doc_id" (ir_measures')
     if options["max_docs"] is not None:
         return evaluate_first_rows(
             y_true, y_score, qid, doc_id, specs, options, query_stats, n_jobs, ids["qid_values"]

@@ -13,16 +13,17 @@ import numpy as np
 import pandas as pd
 
 from .._engine import factorize_qid
+from .._qid import check_qid
 from .._table import difficulty_values
-from .._validation import check_choice, check_columns, check_labels, check_qid, check_scores
+from .._validation import check_choice, check_columns, check_labels, check_scores
 from ._evaluation import RankingEvaluation
-from ._judgment_measures import evaluate_with_judgments, split_judgment_metrics
-from ._kernels_trec import empty_ranking_values
-from ._names import implied_groups, merge_columns, trec_gain_mapping
+from ._judgments._measures import evaluate_with_judgments, split_judgment_metrics
+from ._kernels._relstring import relevance_strings
+from ._kernels._trec import empty_ranking_values
+from ._names._foreign import implied_groups, merge_columns, trec_gain_mapping
 from ._options import check_options, make_gain
 from ._per_query import evaluate_arrays
 from ._registry import parse_metrics
-from ._trec_strings import relevance_strings
 from ._truncate import first_rows
 
 if TYPE_CHECKING:

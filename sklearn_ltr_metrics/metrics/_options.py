@@ -19,7 +19,9 @@ from .._validation import check_choice, short_repr
 __all__ = [
     "CONVENTIONS",
     "CONVENTION_KEYS",
+    "DOC_ID_TIES",
     "OPTION_KEYS",
+    "check_doc_id",
     "check_options",
     "convention_options",
     "make_gain",
@@ -155,10 +157,6 @@ def _check_real(value, name, *, allow_none=False, minimum=None, strict=True, hin
     return out
 
 
-def _check_choice(value, name):
-    return check_choice(value, name, _CONVENTION_SPEC[name][0])
-
-
 def _check_max_docs(value):
     """``max_docs`` as an int >= 1 or None (trec_eval ``-M``); else raise."""
     if value is None:
@@ -173,6 +171,22 @@ def _check_max_docs(value):
             f"max_docs={short_repr(value)} must be >= 1 (or None for every row); e.g. max_docs=100."
         )
     return int(value)
+
+
+#: The tie policies that order tied rows by document id: they need ``doc_id``.
+DOC_ID_TIES = ("trec_eval", "doc_id")
+
+
+def check_doc_id(ties, doc_id, *, fix="pass doc_id=..., or choose another ties= policy"):
+    """The rule "ties broken by document id need ``doc_id``", with its one message.
+
+    ``ValueError`` when ``ties`` (resolved) is one of ``DOC_ID_TIES`` and ``doc_id`` is None;
+    ``fix`` says what the entry point's user passes instead (a scorer receives no ids).
+    """
+    if ties in DOC_ID_TIES and doc_id is None:
+        raise ValueError(
+            f"ties={ties!r} (also set by conventions='trec_eval') breaks ties by doc_id; {fix}."
+        )
 
 
 def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
@@ -211,7 +225,7 @@ def check_options(conventions=None, *, beta=1.0, err_max_grade=4, **options):
     resolved = dict(CONVENTIONS[conventions])
     resolved.update({key: value for key, value in options.items() if value is not None})
     for key in ("ties", "empty_query", "ap_denominator", "precision_denominator"):
-        _check_choice(resolved[key], key)
+        check_choice(resolved[key], key, _CONVENTION_SPEC[key][0])
     make_gain(resolved["gain"])
     resolved["min_relevance"] = _check_real(
         resolved["min_relevance"],

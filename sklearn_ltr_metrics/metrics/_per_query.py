@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from .._engine import evaluate_arrays as _engine_table
 from .._validation import check_n_jobs
-from ._err import err_terms
 from ._evaluation import RankingEvaluation
+from ._kernels._err import err_terms
 from ._options import make_gain
 
 __all__ = ["evaluate_arrays"]

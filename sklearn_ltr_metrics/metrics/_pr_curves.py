@@ -21,13 +21,8 @@ import numpy as np
 import pandas as pd
 
 from .._engine import group_rows, rank_order
-from .._validation import (
-    check_choice,
-    check_consistent_length,
-    check_labels,
-    check_qid,
-    check_scores,
-)
+from .._qid import check_qid
+from .._validation import check_choice, check_consistent_length, check_labels, check_scores
 
 __all__ = ["PR_CURVE_COLUMNS", "precision_recall_curves"]
 

@@ -12,11 +12,28 @@ from dataclasses import dataclass
 
 from .._engine import cutoff_label, parse_cutoff
 from .._validation import unknown_name_error
-from . import _kernels as K
-from ._judgment_measures import describe_judgment_measure, judgment_measure_names
+from ._judgments._measures import describe_judgment_measure, judgment_measure_names
+from ._kernels._ranking import (
+    _average_precision,
+    _capped_recall,
+    _cg,
+    _dcg,
+    _err,
+    _f1,
+    _fbeta,
+    _hit_rate,
+    _judged,
+    _kendall_tau,
+    _lrap,
+    _mrr,
+    _ndcg,
+    _precision,
+    _recall,
+    _spearman,
+)
 from ._metric import Metric, _k_is_n_pos, _whole_list
-from ._names import expand_all_trec, foreign_names, foreign_specs
-from ._registry_trec import TREC_ALIASES, TREC_METRICS
+from ._names._foreign import expand_all_trec, foreign_names, foreign_specs
+from ._names._trec import TREC_ALIASES, TREC_METRICS
 
 __all__ = [
     "ALIASES",
@@ -45,13 +62,13 @@ def _register(*metrics):
 METRICS = _register(
     Metric(
         name="precision",
-        kernel=K._precision,
+        kernel=_precision,
         ideal=None,
         description="hits@k / k (precision_denominator='min_k_n_docs': / min(k, n_docs))",
     ),
     Metric(
         name="recall",
-        kernel=K._recall,
+        kernel=_recall,
         ideal=None,
         undefined="n_pos",
         description="hits@k / n_pos, the IR recall; for per-query cut-offs (k='adaptive') "
@@ -59,45 +76,45 @@ METRICS = _register(
     ),
     Metric(
         name="capped_recall",
-        kernel=K._capped_recall,
+        kernel=_capped_recall,
         undefined="n_pos",
         description="hits@k / min(k, n_pos): the methodology's Recall@K (1 when all "
         "reachable relevant rows are found)",
     ),
     Metric(
         name="hit_rate",
-        kernel=K._hit_rate,
+        kernel=_hit_rate,
         description="1 if a relevant row is in the top k, else 0 (success@k)",
     ),
     Metric(
         name="mrr",
-        kernel=K._mrr,
+        kernel=_mrr,
         description="1 / rank of the first relevant row within k, else 0",
     ),
     Metric(
         name="average_precision",
-        kernel=K._average_precision,
+        kernel=_average_precision,
         undefined="n_pos",
         description="sum of precision at the relevant ranks <= k, divided by n_pos "
         "(ap_denominator=); 'map' is its mean",
     ),
     Metric(
         name="r_precision",
-        kernel=K._precision,
+        kernel=_precision,
         own_cutoff=_k_is_n_pos,
         undefined="n_pos",
         description="precision at k = n_pos (its own cut-off; takes no @k)",
     ),
     Metric(
         name="ndcg",
-        kernel=K._ndcg,
+        kernel=_ndcg,
         graded=True,
         undefined="ideal",
         description="DCG@k / ideal DCG@k (graded; gain=, log_base=)",
     ),
     Metric(
         name="dcg",
-        kernel=K._dcg,
+        kernel=_dcg,
         graded=True,
         value_range=_UNBOUNDED,
         ideal=None,
@@ -105,7 +122,7 @@ METRICS = _register(
     ),
     Metric(
         name="cg",
-        kernel=K._cg,
+        kernel=_cg,
         graded=True,
         value_range=_UNBOUNDED,
         ideal=None,
@@ -113,14 +130,14 @@ METRICS = _register(
     ),
     Metric(
         name="f1",
-        kernel=K._f1,
+        kernel=_f1,
         ideal=None,
         undefined="n_pos",
         description="harmonic mean of precision@k and recall@k (always beta = 1)",
     ),
     Metric(
         name="fbeta",
-        kernel=K._fbeta,
+        kernel=_fbeta,
         ideal=None,
         undefined="n_pos",
         description="F-beta of precision@k and recall@k with beta=; its column is named "
@@ -128,7 +145,7 @@ METRICS = _register(
     ),
     Metric(
         name="err",
-        kernel=K._err,
+        kernel=_err,
         graded=True,
         ideal=None,
         undefined="ideal",
@@ -138,21 +155,21 @@ METRICS = _register(
     ),
     Metric(
         name="kendall_tau",
-        kernel=K._kendall_tau,
+        kernel=_kendall_tau,
         graded=True,
         value_range=_CORRELATION,
         description="Kendall tau-b of scores vs labels over the top k",
     ),
     Metric(
         name="spearman",
-        kernel=K._spearman,
+        kernel=_spearman,
         graded=True,
         value_range=_CORRELATION,
         description="Spearman rho of scores vs labels over the top k",
     ),
     Metric(
         name="lrap",
-        kernel=K._lrap,
+        kernel=_lrap,
         own_cutoff=_whole_list,
         description="label ranking average precision (scikit-learn's): average precision over "
         "the whole list with every row of a tied block at the block's last rank; 1 when a "
@@ -160,7 +177,7 @@ METRICS = _register(
     ),
     Metric(
         name="judged",
-        kernel=K._judged,
+        kernel=_judged,
         ideal=None,
         needs_judgments=True,
         description="share of the top k that has a judgment (evaluate_run only)",
@@ -206,7 +223,38 @@ def metric_names(*, foreign=False):
 
 
 def get_metric(name, *, param="metrics"):
-    """The :class:`Metric` for a (possibly aliased) name, or a ``ValueError`` listing names."""
+    """The registry entry of a metric: what it computes, its range, its ideal value.
+
+    The one door to the registry for the other families (the report, the command line): the
+    entry is read-only (a frozen dataclass).
+
+    Parameters
+    ----------
+    name : str
+        A metric name or alias, any case (see :func:`metric_names`); no ``@k``.
+    param : str, default="metrics"
+        The parameter named by the error for an unknown name.
+
+    Returns
+    -------
+    Metric
+        The entry: ``name``, ``description``, ``graded``, ``value_range``, ``ideal``,
+        ``undefined`` and the cut-off rule (``own_cutoff``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name; the message lists the valid names and the close matches.
+
+    Examples
+    --------
+    >>> from sklearn_ltr_metrics.metrics import get_metric
+    >>> entry = get_metric("NDCG")
+    >>> entry.name, entry.graded, entry.value_range, entry.ideal
+    ('ndcg', True, (0.0, 1.0), 1.0)
+    >>> get_metric("recall").undefined  # no relevant row: recall is undefined
+    'n_pos'
+    """
     key = str(name).strip().lower()
     key = ALIASES.get(key, key)
     if key not in METRICS:

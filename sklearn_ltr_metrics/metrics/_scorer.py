@@ -17,7 +17,7 @@ import numbers
 import numpy as np
 from sklearn.utils.metadata_routing import UNCHANGED, MetadataRequest
 
-from .._qid_column import (
+from .._qid import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
     MissingQueryIdsError,
@@ -28,7 +28,7 @@ from .._table import COUNT_COLUMNS
 from .._validation import short_repr
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
-from ._options import OPTION_KEYS, check_options
+from ._options import OPTION_KEYS, check_doc_id, check_options
 from ._registry import parse_metrics
 
 __all__ = [
@@ -106,12 +106,12 @@ def predict_scores(estimator, X, y=None, response_method=None):
     the methods tried in order. ``predict_proba`` gives the positive class's probability for
     two classes and the expected grade ``sum_c p_c * c`` for more; the default order skips a
     multi-class ``decision_function`` (one column per class). An estimator whose (final
-    Pipeline step's) class sets ``_ltr_needs_labels = True`` (``OracleRanker``) gets
+    Pipeline step's) class sets ``predict_needs_y = True`` (``OracleRanker``) gets
     ``predict(X, y=y)``; inside a Pipeline the earlier steps transform ``X`` first.
     """
     methods = check_response_method(response_method)
     final = _final_step(estimator)
-    if getattr(final, "_ltr_needs_labels", False) and "predict" in methods:
+    if getattr(final, "predict_needs_y", False) and "predict" in methods:
         if y is None:
             raise ValueError(
                 f"{type(final).__name__} ranks by the true labels, so scoring it needs y; "
@@ -231,12 +231,13 @@ class RankingScorer:
                 "one: pass one of them, or a list for a multi-metric scorer."
             )
         self._columns = _keyed_columns(entries, k, resolved)
-        if resolved["ties"] in ("trec_eval", "doc_id"):
-            raise ValueError(
-                f"ties={resolved['ties']!r} (also set by conventions='trec_eval') breaks ties by "
-                "doc_id, which a scorer does not receive; pass ties='average' or 'stable' "
-                "explicitly, or evaluate TREC runs with evaluate_run."
-            )
+        # A scorer receives no document ids.
+        check_doc_id(
+            resolved["ties"],
+            None,
+            fix="a scorer receives no doc ids: pass ties='average' or 'stable' explicitly, or "
+            "evaluate TREC runs with evaluate_run",
+        )
         self.metric = tuple(metric) if self.multimetric else metric
         self.k = k
         self.metrics = tuple(self._columns)
@@ -490,7 +491,7 @@ def make_ranking_scorer(
     -----
     - A query with no relevant row is left out of the mean (``empty_query="skip"``, the
       default); if every query of a fold is, the value is NaN with a ``RuntimeWarning``.
-    - An estimator whose final step sets ``_ltr_needs_labels = True`` (``OracleRanker``) is
+    - An estimator whose final step sets ``predict_needs_y = True`` (``OracleRanker``) is
       called as ``predict(X, y=y)`` with the fold's labels.
     - With routing off, the recommended form is a DataFrame ``X`` with a ``qid`` column
       (``qid_column``): the scorer reads it from each fold's rows of ``X``, as

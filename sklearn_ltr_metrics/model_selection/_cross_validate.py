@@ -24,37 +24,24 @@ from sklearn.model_selection import cross_validate
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .._engine import factorize_qid
-from .._qid_column import (
-    DEFAULT_QID_COLUMN,
-    required_qid,
-)
-from .._validation import check_1d, short_repr, take_rows
+from .._qid import DEFAULT_QID_COLUMN, qid_of
+from .._validation import short_repr, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
 from ._split import query_splits
 
-__all__ = ["check_qid", "check_scoring", "cross_validate_ranking"]
+__all__ = ["check_scoring", "cross_validate_ranking", "qid_codes"]
 
 _COUNTS = ["n_docs", "n_pos", "n_neg"]
 
 
-def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
-
-
-def check_qid(qid, X, qid_column=DEFAULT_QID_COLUMN, *, owner="cross_validate_ranking"):
+def qid_codes(qid, X, qid_column=DEFAULT_QID_COLUMN, *, owner="cross_validate_ranking"):
     """``qid`` as a 1-D array with one entry per row of ``X`` (plus its codes and uniques).
 
     ``qid=None`` reads the column ``qid_column`` of a DataFrame ``X``; with neither,
     :class:`MissingQueryIdsError`. ``X`` itself is left as it is (the package's rankers drop
     the column; other estimators see it).
     """
-    qid_arr = check_1d(required_qid(X, qid, qid_column, owner=owner), "qid")
-    n_rows = _n_rows(X)
-    if qid_arr.shape[0] != n_rows:
-        raise ValueError(
-            f"qid has {qid_arr.shape[0]} entries but X has {n_rows} rows; pass one query id per "
-            "row of X."
-        )
+    qid_arr = qid_of(X, qid, qid_column=qid_column, owner=owner)
     codes, uniques = factorize_qid(qid_arr)
     return qid_arr, codes, uniques
 
@@ -329,7 +316,7 @@ def _check_inputs(estimator, X, qid, qid_column, params):
             f"estimator {type(estimator).__name__} needs fit and predict methods; a ranker's "
             "predict(X) returns one score per row."
         )
-    qid_arr, codes, uniques = check_qid(qid, X, qid_column)
+    qid_arr, codes, uniques = qid_codes(qid, X, qid_column)
     params = {} if params is None else dict(params)
     clash = sorted({"qid", "groups"} & set(params))
     if clash:

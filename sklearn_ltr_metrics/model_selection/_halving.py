@@ -21,10 +21,10 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine import factorize_qid
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import check_1d, short_repr, take_rows
-from ._cross_validate import check_qid
+from ._cross_validate import qid_codes
 from ._search import _check_scores, _QuerySearchMixin
 from ._split import query_splits
 
@@ -236,7 +236,7 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
                 f"RankingHalvingGridSearchCV.fit takes no fit parameters besides qid, got "
                 f"{sorted(params)}."
             )
-        qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner=f"{type(self).__name__}.fit")
+        qid_arr, codes, uniques = qid_codes(qid, X, qid_column, owner=f"{type(self).__name__}.fit")
         folds = query_splits(self.cv, X, y, qid_arr, codes, uniques)
         n_max = min(np.unique(codes[train]).shape[0] for train, _ in folds)
         worker = self._worker()

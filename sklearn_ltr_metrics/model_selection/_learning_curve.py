@@ -13,10 +13,10 @@ import numbers
 
 import numpy as np
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from .._random import check_random_state
 from .._validation import short_repr
-from ._cross_validate import check_qid, check_scoring, cross_validate_ranking
+from ._cross_validate import check_scoring, cross_validate_ranking, qid_codes
 from ._split import query_splits
 
 __all__ = ["learning_curve_ranking"]
@@ -129,7 +129,7 @@ def learning_curve_ranking(
             "scoring must be one metric (a spec or a single-metric scorer), got "
             f"{short_repr(scoring)}."
         )
-    qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner="learning_curve_ranking")
+    qid_arr, codes, uniques = qid_codes(qid, X, qid_column, owner="learning_curve_ranking")
     folds = query_splits(cv, X, y, qid_arr, codes, uniques)
     if not isinstance(shuffle, (bool, np.bool_)):
         raise TypeError(f"shuffle must be True or False, got {short_repr(shuffle)}.")

@@ -18,9 +18,9 @@ from sklearn import config_context
 from sklearn.metrics import get_scorer_names
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN
 from ..metrics import make_ranking_scorer
-from ._cross_validate import check_qid
+from ._cross_validate import qid_codes
 from ._split import query_splits
 
 __all__ = ["RankingGridSearchCV", "RankingRandomizedSearchCV"]
@@ -96,7 +96,7 @@ class _QuerySearchMixin:
         self : object
             The fitted search.
         """
-        qid_arr, codes, uniques = check_qid(qid, X, qid_column, owner=f"{type(self).__name__}.fit")
+        qid_arr, codes, uniques = qid_codes(qid, X, qid_column, owner=f"{type(self).__name__}.fit")
         if "groups" in params:
             raise ValueError(f"{type(self).__name__}.fit uses qid as the groups; drop groups=.")
         worker = self._worker()
@@ -134,7 +134,7 @@ class _QuerySearchMixin:
         float
             The refit metric's mean over queries.
         """
-        qid_arr, _, _ = check_qid(qid, X, qid_column, owner=f"{type(self).__name__}.score")
+        qid_arr, _, _ = qid_codes(qid, X, qid_column, owner=f"{type(self).__name__}.score")
         with config_context(enable_metadata_routing=True):
             return super(_QuerySearchMixin, self._worker()).score(X, y, qid=qid_arr, **params)
 

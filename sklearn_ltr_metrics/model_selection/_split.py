@@ -15,18 +15,11 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator, GroupKFold
 
 from .._engine import factorize_qid
-from .._qid_column import (
-    DEFAULT_QID_COLUMN,
-    required_qid,
-)
+from .._qid import DEFAULT_QID_COLUMN, qid_of
 from .._random import check_random_state
 from .._validation import check_1d, check_consistent_length, check_positive_int, short_repr
 
 __all__ = ["QueryKFold", "StratifiedQueryKFold", "check_query_cv", "query_splits"]
-
-
-def _n_rows(X):
-    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 class _QuerySplitter(BaseCrossValidator):
@@ -85,10 +78,7 @@ class _QuerySplitter(BaseCrossValidator):
                 f"random_state={short_repr(self.random_state)} has no effect without shuffling; "
                 "pass shuffle=True or leave random_state=None."
             )
-        ids = qid if qid is not None else groups
-        owner = f"{type(self).__name__}.split"
-        ids = check_1d(required_qid(X, ids, self.qid_column, owner=owner), "qid")
-        check_consistent_length(X=np.empty(_n_rows(X)), qid=ids)
+        ids = qid_of(X, qid, groups, self.qid_column, owner=f"{type(self).__name__}.split")
         codes, uniques = factorize_qid(ids, "qid")
         if uniques.shape[0] < n_splits:
             raise ValueError(

@@ -6,10 +6,17 @@ imports only the package's shared leaves, never ``stats`` or ``report``.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 
-__all__ = ["COLORS", "PLOT_EXTRA_HINT", "panels", "plain_text"]
+_F = TypeVar("_F", bound=Callable[..., Any])
 
+__all__ = ["COLORS", "PLOT_EXTRA_HINT", "panels", "plain_text", "plot_doc"]
+
+#: What a missing matplotlib says, everywhere (plots, the report, the command line).
 PLOT_EXTRA_HINT = "install the 'plot' extra: pip install sklearn-ltr-metrics[plot]"
 
 #: Colours of the strata (low, medium, high, ...) and of the systems (tab10).
@@ -85,3 +92,37 @@ def check_table(table, name, columns, hint):
         raise ValueError(
             f"{name} lacks the column(s) {missing!r} ({hint}); got {list(table.columns)!r}."
         )
+
+
+#: The docstring lines every plot shares, written once: a line ``{name}`` in a plot's docstring
+#: stands for ``_DOC_PARTS[name]``, indented as that line (:func:`plot_doc`).
+_DOC_PARTS = {
+    "curves": (
+        "curves : DataFrame\n    The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` "
+        "(a report's ``curves``)."
+    ),
+    "ax": "ax : matplotlib Axes, optional\n    Where to draw; default a new figure.",
+    "axes": (
+        "ax : matplotlib Axes or sequence of Axes, optional\n"
+        "    Where to draw, one Axes per system; default a new figure."
+    ),
+    "one_ax": (
+        "ax : matplotlib.axes.Axes, optional\n"
+        "    Draw into this Axes (one system only); default a new figure."
+    ),
+    "title": "title : str, optional\n    Figure title; default says what is drawn.",
+    "returns": "Returns\n-------\nmatplotlib.figure.Figure\n    The figure drawn.",
+}
+
+
+def plot_doc(func: _F) -> _F:
+    """Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``,
+    ``{curves}``, ``{title}``, ``{returns}``) of a plot's
+    docstring, so that every plot documents its common parameters in the same words."""
+
+    def fill(match):
+        indent, name = match.groups()
+        return "\n".join(indent + line for line in _DOC_PARTS[name].splitlines())
+
+    func.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", fill, func.__doc__ or "", flags=re.M)
+    return func

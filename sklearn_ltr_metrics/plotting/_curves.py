@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ._common import COLORS, check_table, panels, plain_text
+from ._common import COLORS, check_table, panels, plain_text, plot_doc
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,6 +49,7 @@ def _curve_table(curves):
     return curves
 
 
+@plot_doc
 def plot_metric_at_k(
     curves: pd.DataFrame,
     *,
@@ -66,8 +67,7 @@ def plot_metric_at_k(
     metric : str, default="capped_recall"
         Which metric of the table to draw: any metric evaluated at several cut-offs.
         ``"capped_recall"`` is the methodology's Recall@K, hits / min(K, n_pos).
-    ax : matplotlib Axes or sequence of Axes, optional
-        Where to draw, one Axes per system; default a new figure.
+    {axes}
     title : str, optional
         Figure title (of the first Axes when ``ax`` is given); default says what is drawn.
 
@@ -141,6 +141,7 @@ def _draw_strata(ax, part):
     plain_text(*legend.get_texts())
 
 
+@plot_doc
 def plot_recall_at_k(
     curves: pd.DataFrame,
     *,
@@ -152,20 +153,14 @@ def plot_recall_at_k(
 
     Parameters
     ----------
-    curves : DataFrame
-        The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` (a report's ``curves``).
+    {curves}
     metric : str, optional
         Default ``"capped_recall"`` (the methodology's Recall@K, 1.0 for a perfect ranking at
         every K) when the table has it, else ``"recall"`` (hits / n_pos).
-    ax : matplotlib Axes or sequence of Axes, optional
-        Where to draw, one Axes per system; default a new figure.
-    title : str, optional
-        Figure title; default says what is drawn.
+    {axes}
+    {title}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure drawn.
+    {returns}
 
     Examples
     --------
@@ -183,6 +178,7 @@ def plot_recall_at_k(
     return plot_metric_at_k(curves, metric=metric, ax=ax, title=title)
 
 
+@plot_doc
 def plot_precision_at_k(
     curves: pd.DataFrame, *, ax: Axes | Sequence[Axes] | None = None, title: str | None = None
 ) -> Figure:
@@ -190,17 +186,11 @@ def plot_precision_at_k(
 
     Parameters
     ----------
-    curves : DataFrame
-        The table of :func:`sklearn_ltr_metrics.stats.cutoff_curves` (a report's ``curves``).
-    ax : matplotlib Axes or sequence of Axes, optional
-        Where to draw, one Axes per system; default a new figure.
-    title : str, optional
-        Figure title; default says what is drawn.
+    {curves}
+    {axes}
+    {title}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure drawn.
+    {returns}
 
     Examples
     --------
@@ -236,6 +226,7 @@ def _pr_tables(curves):
     return {"system": curves}
 
 
+@plot_doc
 def plot_precision_recall(
     curves: pd.DataFrame | Mapping[str, pd.DataFrame],
     *,
@@ -260,15 +251,10 @@ def plot_precision_recall(
         One of the two tables above (or a dict system -> precision-recall table).
     stratum : str, default="all"
         For a ``cutoff_curves`` table: ``"all"`` queries or one stratum label.
-    ax : matplotlib Axes, optional
-        Where to draw; default a new figure.
-    title : str, optional
-        Figure title; default says what is drawn.
+    {ax}
+    {title}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure drawn.
+    {returns}
 
     Examples
     --------

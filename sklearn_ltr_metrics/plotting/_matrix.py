@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import check_table, panels, plain_text
+from ._common import check_table, panels, plain_text, plot_doc
 
 __all__ = ["plot_significance_matrix"]
 
@@ -25,6 +25,7 @@ def _square(rows, systems):
     return diff, marks
 
 
+@plot_doc
 def plot_significance_matrix(table, *, metric=None, ax=None, title=None):
     """Every pair of systems: mean difference (row - column), ``*`` where significant.
 
@@ -35,10 +36,8 @@ def plot_significance_matrix(table, *, metric=None, ax=None, title=None):
         columns ``metric, system_a, system_b, diff, significant``.
     metric : str, optional
         Which metric; default the first in the table.
-    ax : matplotlib Axes, optional
-        Where to draw; default a new figure.
-    title : str, optional
-        Figure title; default says what is drawn.
+    {ax}
+    {title}
 
     Returns
     -------

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ._common import COLORS, check_table, panels, plain_text
+from ._common import COLORS, check_table, panels, plain_text, plot_doc
 
 __all__ = ["plot_query_precision_recall"]
 
@@ -26,6 +26,7 @@ def _systems(points):
     return tables
 
 
+@plot_doc
 def plot_query_precision_recall(points, *, qid=None, ax=None, title=None):
     """One query's precision-recall curve: the raw points and the interpolated curve.
 
@@ -41,15 +42,11 @@ def plot_query_precision_recall(points, *, qid=None, ax=None, title=None):
         system -> such a table.
     qid : object, optional
         The query to draw; default the first query of the (first) table.
-    ax : matplotlib Axes, optional
-        Where to draw; default a new figure.
+    {ax}
     title : str, optional
         Figure title; default names the query.
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure drawn.
+    {returns}
 
     Examples
     --------

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._table import SINGLE_SYSTEM, metric_columns, named_systems, query_frame
-from ._common import COLORS, panels, plain_text
+from ._common import COLORS, panels, plain_text, plot_doc
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,6 +45,7 @@ def _legend_label(system, n_systems, difficulty, metric):
     return f"{name + ': ' if name else ''}Spearman rho = {rho:.2f} (p = {p:.2g})"
 
 
+@plot_doc
 def plot_difficulty(
     per_query: Any,
     *,
@@ -67,15 +68,10 @@ def plot_difficulty(
         pvalue``: a report's ``difficulty`` table, or rows of
         :func:`sklearn_ltr_metrics.stats.difficulty_correlation`), shown in the legend.
         A single table's system is called ``"system"``.
-    ax : matplotlib Axes, optional
-        Where to draw; default a new figure.
-    title : str, optional
-        Figure title; default says what is drawn.
+    {ax}
+    {title}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure drawn.
+    {returns}
 
     Examples
     --------
@@ -118,6 +114,7 @@ def plot_difficulty(
     return fig
 
 
+@plot_doc
 def plot_heatmap(
     per_query: Any,
     *,
@@ -134,15 +131,10 @@ def plot_heatmap(
     metrics : list of str, optional
         Metric columns (default: every metric column of the first table). Values are drawn
         on a 0-1 scale; undefined values are grey.
-    ax : matplotlib Axes or sequence of Axes, optional
-        Where to draw, one Axes per system; default a new figure.
-    title : str, optional
-        Figure title; default says what is drawn.
+    {axes}
+    {title}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure drawn.
+    {returns}
 
     Examples
     --------

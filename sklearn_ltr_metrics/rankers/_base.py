@@ -27,7 +27,7 @@ from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._engine import factorize_qid
-from .._qid_column import (
+from .._qid import (
     DEFAULT_QID_COLUMN,
     EstimatorMissingQueryIdsError,
     missing_qid_message,
@@ -171,7 +171,7 @@ class _RankerMixin:
             (Weighted) mean of NDCG@10 over the queries that have a relevant row.
         """
         features, qid = self._query_ids(X, qid, "score", required=False)
-        if getattr(self, "_ltr_needs_labels", False):
+        if getattr(self, "predict_needs_y", False):
             y_score = self.predict(features, y=y)
         else:
             y_score = self.predict(features)
@@ -323,7 +323,7 @@ class OracleRanker(_BaselineRanker):
     ``predict(X, y=y_true)`` returns ``y_true`` as float scores. Without ``y`` it raises a
     ``ValueError``: the oracle needs the labels. The package's scorers,
     ``cross_validate_ranking`` and ``evaluate`` paths recognise the oracle (class attribute
-    ``_ltr_needs_labels = True``) and pass the labels themselves, as does ``score``.
+    ``predict_needs_y = True``) and pass the labels themselves, as does ``score``.
 
     Parameters
     ----------
@@ -334,6 +334,9 @@ class OracleRanker(_BaselineRanker):
 
     Attributes
     ----------
+    predict_needs_y : bool
+        ``True`` (a class attribute): ``predict`` ranks by the labels it is given. Any
+        estimator that sets it gets ``predict(X, y=y)`` from the package's scorers.
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -348,7 +351,7 @@ class OracleRanker(_BaselineRanker):
     array([2., 0., 1.])
     """
 
-    _ltr_needs_labels = True
+    predict_needs_y = True
 
     def __init__(self, *, qid_column=DEFAULT_QID_COLUMN):
         self.qid_column = qid_column

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN, is_dataframe
 from .._random import random_seed
 from .._validation import (
     check_choice,
@@ -33,7 +33,6 @@ from ._lightgbm_data import (
     _factorize_qid,
     _for_lightgbm,
     _hold_out_queries,
-    _is_dataframe,
     _label_gain,
     _numeric_view,
     _package_eval_metric,
@@ -291,7 +290,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         categories); anything else is checked and converted (NaN allowed).
         """
         if _categorical_columns(X) or (not reset and getattr(self, "categorical_", False)):
-            if not _is_dataframe(X):
+            if not is_dataframe(X):
                 raise TypeError(
                     f"{type(self).__name__} was fitted on a DataFrame with categorical columns "
                     f"{self.categorical_features_}; pass a DataFrame with the same columns."
@@ -323,7 +322,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         check_consistent_length(X_val=hash_val, y_val=y_val)
         codes, _ = _factorize_qid(qid_val, y_val.shape[0], owner="eval_set")
         order = np.argsort(codes, kind="stable")
-        X_val = X_val.iloc[order] if _is_dataframe(X_val) else _for_lightgbm(X_val[order])
+        X_val = X_val.iloc[order] if is_dataframe(X_val) else _for_lightgbm(X_val[order])
         return X_val, y_val[order], codes[order], np.bincount(codes)
 
     def _training_rows(self, X, y, qid, sample_weight, given_X):
@@ -363,7 +362,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         if w is not None:
             keys.insert(1, w)
         order = np.lexsort(keys)
-        X = X.iloc[order] if _is_dataframe(X) else _for_lightgbm(X[order])
+        X = X.iloc[order] if is_dataframe(X) else _for_lightgbm(X[order])
         return X, y[order], codes[order], None if w is None else w[order], sizes
 
     def _hold_out(self, train):
@@ -377,7 +376,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         val_queries = _hold_out_queries(n_queries, self.validation_fraction, self.random_state)
         is_val = val_queries[codes]
         keep = ~is_val
-        take = X.iloc if _is_dataframe(X) else X
+        take = X.iloc if is_dataframe(X) else X
         validation = (
             take[np.flatnonzero(is_val)],
             y[is_val],
@@ -401,7 +400,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         when the package's ``eval_metric`` is monitored.
         """
         X, codes = train[0], train[2]
-        fit_kwargs = {"feature_name": self._feature_name()} if not _is_dataframe(X) else {}
+        fit_kwargs = {"feature_name": self._feature_name()} if not is_dataframe(X) else {}
         callbacks = []
         if validation is None:
             if self.eval_metric is not None:
@@ -500,7 +499,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X, _ = self._check_X(self._features(X), reset=False)
-        if not _is_dataframe(X):
+        if not is_dataframe(X):
             X = _for_lightgbm(X)
         scores = self.booster_.predict(X, num_iteration=self.n_iter_)
         return np.asarray(scores, dtype=np.float64)

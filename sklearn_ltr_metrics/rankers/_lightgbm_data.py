@@ -16,7 +16,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .._engine import factorize_qid
-from .._qid_column import EstimatorMissingQueryIdsError
+from .._qid import (
+    EstimatorMissingQueryIdsError,
+    check_qid_length,
+    is_dataframe,
+    missing_qid_message,
+)
 from .._random import check_random_state
 from .._validation import (
     check_1d,
@@ -47,14 +52,10 @@ def _factorize_qid(qid, n_rows, *, owner):
 
     Query ids may be of any hashable type and need not be sorted or contiguous.
     """
-    if qid is None:  # the package's one missing-qid error type
-        raise EstimatorMissingQueryIdsError(
-            f"{owner} needs qid, one query id per row: ranking models and metrics work within "
-            "queries (LambdaMART learns from pairs of documents of the same query). Pass "
-            f"qid=... with {n_rows} entries, or a DataFrame with a 'qid' column."
-        )
-    qid_arr = check_1d(qid, "qid")
-    check_consistent_length(X=np.empty(n_rows), qid=qid_arr)
+    if qid is None:  # the package's one missing-qid error type and message
+        how = "pass eval_set=(X_val, y_val, qid_val)" if owner == "eval_set" else None
+        raise EstimatorMissingQueryIdsError(missing_qid_message(owner, how=how))
+    qid_arr = check_qid_length(check_1d(qid, "qid"), n_rows)
     codes, uniques = factorize_qid(qid_arr, "qid")
     return codes, np.asarray(uniques)
 
@@ -162,13 +163,9 @@ def _eval_data_kwargs(lgb, X_val, y_val):
 _LIGHTGBM_NAME_CHARS = frozenset('",:[]{}')
 
 
-def _is_dataframe(X):
-    return hasattr(X, "iloc") and hasattr(X, "columns") and hasattr(X, "dtypes")
-
-
 def _categorical_columns(X):
     """Names of a DataFrame's pandas categorical columns (empty for anything else)."""
-    if not _is_dataframe(X):
+    if not is_dataframe(X):
         return []
     return [c for c, dtype in X.dtypes.items() if isinstance(dtype, pd.CategoricalDtype)]
 

@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .._engine import factorize_qid
-from .._qid_column import DEFAULT_QID_COLUMN
+from .._qid import DEFAULT_QID_COLUMN, is_dataframe
 from .._validation import (
     check_1d,
     check_choice,
@@ -34,10 +34,6 @@ __all__ = ["QueryAwareRanker"]
 
 #: How the wrapped ranker's ``fit`` takes the queries, in the order ``"auto"`` tries them.
 _QUERY_PARAMS = ("qid", "group_id", "group")
-
-
-def _is_dataframe(X):
-    return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
 class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
@@ -138,7 +134,7 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         )
 
     def _check_X(self, X, *, reset):
-        if _is_dataframe(X):
+        if is_dataframe(X):
             validate_data(self, X, skip_check_array=True, reset=reset)
             return X
         X = validate_data(

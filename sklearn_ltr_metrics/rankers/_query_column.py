@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._qid_column import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
+from .._qid import DEFAULT_QID_COLUMN, check_qid_column, frame_columns, split_qid_column
 from .._validation import short_repr
 
 __all__ = ["QueryColumn"]

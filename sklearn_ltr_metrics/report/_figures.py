@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import io
 
+from ..plotting._common import PLOT_EXTRA_HINT
 from ._write import PLOT_NAMES
-
-#: What a missing matplotlib says (the same words as the plotting family's).
-PLOT_EXTRA_HINT = "install the 'plot' extra: pip install sklearn-ltr-metrics[plot]"
 
 __all__ = ["CAPTIONS", "report_figures", "report_pngs"]
 

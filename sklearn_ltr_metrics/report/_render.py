@@ -16,7 +16,7 @@ import re
 
 import pandas as pd
 
-from ..metrics._registry import get_metric
+from ..metrics import get_metric
 
 
 def format_number(value, digits=4):

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..plotting._common import plot_doc
 from ._figures import report_figures, report_pngs
 from ._render_html import render_html
 from ._render_json import render_dict, render_json
@@ -241,6 +242,7 @@ class RankingReport:
             )
         return self.curves
 
+    @plot_doc
     def plot_metric_at_k(self, metric=None, *, ax=None):
         """Mean ``metric``@K against K per stratum (default the report's Recall@K metric).
 
@@ -248,65 +250,52 @@ class RankingReport:
         ----------
         metric : str, optional
             Metric name (``"precision"``, ``"ndcg"``...); default the report's Recall@K.
-        ax : matplotlib.axes.Axes, optional
-            Draw into this Axes (one system only); default a new figure.
+        {one_ax}
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure drawn.
+        {returns}
         """
         from ..plotting import plot_metric_at_k
 
         metric = metric or self.settings["recall_metric"] or "capped_recall"
         return plot_metric_at_k(self._curves(), metric=metric, ax=ax)
 
+    @plot_doc
     def plot_recall_at_k(self, *, ax=None):
         """Recall@K against K per stratum: ``capped_recall`` (the methodology's) if evaluated.
 
         Parameters
         ----------
-        ax : matplotlib.axes.Axes, optional
-            Draw into this Axes (one system only); default a new figure.
+        {one_ax}
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure drawn.
+        {returns}
         """
         from ..plotting import plot_recall_at_k
 
         return plot_recall_at_k(self._curves(), metric=self.settings["recall_metric"], ax=ax)
 
+    @plot_doc
     def plot_precision_at_k(self, *, ax=None):
         """Precision@K against K per stratum (:func:`plot_precision_at_k`).
 
         Parameters
         ----------
-        ax : matplotlib.axes.Axes, optional
-            Draw into this Axes (one system only); default a new figure.
+        {one_ax}
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure drawn.
+        {returns}
         """
         from ..plotting import plot_precision_at_k
 
         return plot_precision_at_k(self._curves(), ax=ax)
 
+    @plot_doc
     def plot_precision_recall(self, *, ax=None):
         """Precision against recall per system (:func:`plot_precision_recall`).
 
         Parameters
         ----------
-        ax : matplotlib.axes.Axes, optional
-            Draw into this Axes (one system only); default a new figure.
+        {one_ax}
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure drawn.
+        {returns}
         """
         from ..plotting import plot_precision_recall
 
@@ -315,6 +304,7 @@ class RankingReport:
             return plot_precision_recall(table, ax=ax)
         return plot_precision_recall(self._curves(), ax=ax)
 
+    @plot_doc
     def plot_difficulty(self, metric=None, *, ax=None):
         """Per-query ``metric`` (default the headline) against difficulty.
 
@@ -322,13 +312,9 @@ class RankingReport:
         ----------
         metric : str, optional
             Metric column; default the report's headline metric.
-        ax : matplotlib.axes.Axes, optional
-            Draw into this Axes (one system only); default a new figure.
+        {one_ax}
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure drawn.
+        {returns}
         """
         from ..plotting import plot_difficulty
 
@@ -339,18 +325,15 @@ class RankingReport:
             ax=ax,
         )
 
+    @plot_doc
     def plot_heatmap(self, *, ax=None):
         """Per-query values of every metric, per system (:func:`plot_heatmap`).
 
         Parameters
         ----------
-        ax : matplotlib.axes.Axes, optional
-            Draw into this Axes (one system only); default a new figure.
+        {one_ax}
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            The figure drawn.
+        {returns}
         """
         from ..plotting import plot_heatmap
 

@@ -8,7 +8,7 @@ import pytest
 
 from sklearn_ltr_metrics.runs import fuse
 
-from ..test_runs_fusion import random_runs
+from .test_fusion import random_runs
 
 
 def _as_objects(frames):

@@ -1,0 +1,413 @@
+"""Rank the support (``_rank.py``, ``_rank_support.pxi``) and the full per-query order
+(``_ordering.py``, ``_sort.pxi``), against numpy: brute-force counts and ``np.lexsort``."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._engine import _rank
+from sklearn_ltr_metrics._engine._grouping import group_rows
+from sklearn_ltr_metrics._engine._ordering import rank_order
+from sklearn_ltr_metrics._engine._rank import rank_support
+
+from .._engine import small_grain
+
+
+@pytest.fixture(autouse=True)
+def _threads_on_small_inputs(monkeypatch):
+    """Let the kernels use every thread asked for, however few rows there are."""
+
+    small_grain(monkeypatch, 16)
+
+
+def lexsort_order(qid, score, tiebreak=None):
+    codes, _ = pd.factorize(qid, sort=True)
+    keys = [np.arange(len(qid))]  # stable among ties
+    if tiebreak is not None:
+        keys.append(tiebreak)
+    return np.lexsort((*keys, -score, codes))
+
+
+def _cases():
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 40, 50)
+    grouped = np.repeat(np.arange(50), sizes)
+    yield "grouped sorted ints", grouped
+    names = np.array([f"q{i:02d}" for i in rng.permutation(50)])
+    yield "grouped strings out of order", np.repeat(names, sizes)
+    yield "interleaved", rng.permutation(grouped)
+    yield "one query", np.zeros(30, dtype=int)
+    yield "object strings", np.repeat(names, sizes).astype(object)
+    yield (
+        "object strings, equal but distinct objects",
+        np.array(["".join(["q", str(v)]) for v in np.repeat(np.arange(50), sizes)], dtype=object),
+    )
+    yield "many queries", rng.permutation(np.arange(70_000).repeat(2))
+    yield "negative ints, shuffled", rng.permutation(grouped - 25)
+    yield "unsigned ints, shuffled", rng.permutation(grouped.astype(np.uint64) + 2**40)
+    yield "sparse ints, shuffled", rng.permutation(grouped * 10**12)
+    yield (
+        "int8 spanning more than 127, shuffled",
+        rng.permutation(grouped * 5 - 120).astype(np.int8),
+    )
+    yield (
+        "dense uint64 across 2**63, shuffled",
+        rng.permutation(grouped.astype(np.uint64) + np.uint64(2**63 - 10)),
+    )
+    yield (
+        "uint64 at and above 2**63, shuffled",
+        rng.permutation(
+            grouped.astype(np.uint64) * np.uint64(2**57) + np.uint64(2**63 - 2**57 * 3)
+        ),
+    )
+
+
+@pytest.mark.parametrize(("case", "qid"), list(_cases()))
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_rank_order_matches_lexsort(case, qid, n_threads):
+    rng = np.random.default_rng(1)
+    score = rng.integers(0, 6, qid.size).astype(float)  # many ties
+    grouping = group_rows(qid, n_threads=n_threads)
+    order = rank_order(grouping, score, stable=True, n_threads=n_threads)
+    np.testing.assert_array_equal(order, lexsort_order(qid, score))
+    key = rng.integers(0, 3, qid.size).astype(float)
+    order = rank_order(grouping, score, tiebreak=key, n_threads=n_threads)
+    np.testing.assert_array_equal(order, lexsort_order(qid, score, key))
+    assert list(grouping.uniques) == sorted(set(qid.tolist()))
+    np.testing.assert_array_equal(grouping.codes, pd.factorize(qid, sort=True)[0])
+    rows = rng.integers(0, qid.size, 20)
+    np.testing.assert_array_equal(grouping.codes_of(rows), pd.factorize(qid, sort=True)[0][rows])
+
+
+def brute_force_ranks(qid, score, active, key):
+    """(row, g, t, before) of the active rows in rank order, by comparing every pair."""
+    order = lexsort_order(qid, score, key)
+    out = []
+    for r in order[active[order]]:
+        same = qid == qid[r]
+        tied = same & (score == score[r])
+        precede = (key < key[r]) | ((key == key[r]) & (np.arange(qid.size) < r))
+        out.append((r, (same & (score > score[r])).sum(), tied.sum() - 1, (tied & precede).sum()))
+    return np.array(out, dtype=np.int64).reshape(-1, 4)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_rank_support_matches_brute_force(seed, n_threads):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 80, 40)
+    qid = np.repeat(np.arange(40), sizes)
+    if seed % 2:
+        qid = rng.permutation(qid)
+    score = rng.integers(0, 8 if seed < 3 else 1000, qid.size)
+    score = score.astype(np.int64 if seed % 3 == 0 else np.float64)
+    active = rng.random(qid.size) < (0.9 if seed == 5 else 0.3)
+    key = rng.integers(0, 3, qid.size).astype(float)
+    grouping = group_rows(qid)
+    for tiebreak in (None, key):
+        ranks = rank_support(
+            grouping, score, active, tiebreak=tiebreak, tie_order=True, n_threads=n_threads
+        )
+        expected = brute_force_ranks(
+            qid, score, active, np.zeros(qid.size) if tiebreak is None else key
+        )
+        found = np.column_stack((ranks.row, ranks.greater, ranks.tied, ranks.before))
+        np.testing.assert_array_equal(found, expected)
+        np.testing.assert_array_equal(
+            ranks.counts, np.bincount(grouping.codes[active], minlength=40)
+        )
+
+
+@pytest.fixture(params=[True, False], ids=["wide-vectors", "narrow-vectors"])
+def vector_width(request):
+    """Direct counting on vectors of four (AVX2, where the CPU has it) and of two."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    _ranking.set_wide_vectors(request.param)
+    yield request.param
+    _ranking.set_wide_vectors(True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_direct_counting_and_sorting_rank_alike(seed, dtype, vector_width):
+    """The two per-query methods (direct counting on vectors of four or two for few active
+    rows, with both ways of putting them in rank order; sort and search for many) give the
+    same geometry."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 120, 30)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    score = rng.integers(0, 10, offsets[-1]).astype(dtype)
+    active = (rng.random(offsets[-1]) < 0.5).astype(np.uint8)
+    key = rng.integers(0, 3, offsets[-1]).astype(np.float64)
+    grouped = rng.permutation(offsets[-1]).astype(np.intp) if seed else None
+    direct, sorted_ = (
+        _ranking.rank_support(
+            score,
+            active,
+            offsets,
+            grouped=grouped,
+            key=key,
+            tie_order=True,
+            direct_max=limit,
+            grain=8,
+        )
+        for limit in (10**9, 0)
+    )
+    for a, b in zip(direct, sorted_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_rank_support_without_rows_reads_the_same_labels():
+    """rows=False (what the metric engine asks) leaves the input rows out and gathers the
+    same labels, and the same 32-bit geometry, as rows=True; both give where each query's
+    rows start (the running count)."""
+    rng = np.random.default_rng(7)
+    qid = rng.permutation(np.repeat(np.arange(20), 70))
+    score = np.round(rng.normal(size=qid.size), 1)
+    labels = rng.integers(0, 4, qid.size).astype(float)
+    grouping = group_rows(qid)
+    with_rows, without = (
+        rank_support(grouping, score, labels > 0, labels=labels, rows=rows, n_threads=2)
+        for rows in (True, False)
+    )
+    assert without.row is None
+    np.testing.assert_array_equal(without.labels, labels[with_rows.row])
+    for name in ("counts", "greater", "tied"):
+        np.testing.assert_array_equal(getattr(without, name), getattr(with_rows, name))
+    assert with_rows.greater.dtype == np.int32 and with_rows.tied.dtype == np.int32
+    for ranks in (with_rows, without):
+        np.testing.assert_array_equal(ranks.offsets, np.r_[0, np.cumsum(ranks.counts)])
+
+
+def test_rank_support_refuses_a_query_longer_than_32_bit_counts():
+    from sklearn_ltr_metrics._engine import _ranking
+
+    offsets = np.array([0, 2**31], dtype=np.intp)  # the check reads the offsets alone
+    with pytest.raises(ValueError, match="at most 2147483647 rows per query"):
+        _ranking.rank_support(
+            np.zeros(1), np.zeros(1, np.uint8), offsets, counts=np.zeros(1, np.intp)
+        )
+
+
+def test_rank_support_of_a_query_does_not_depend_on_the_others():
+    rng = np.random.default_rng(3)
+    qid = rng.permutation(np.repeat(np.arange(30), 50))
+    score = np.round(rng.normal(size=qid.size), 1)
+    active = rng.random(qid.size) < 0.2
+    full = rank_support(group_rows(qid), score, active, n_threads=2)
+    keep = qid % 3 == 0
+    part = rank_support(group_rows(qid[keep]), score[keep], active[keep], n_threads=1)
+    rows_kept = np.flatnonzero(keep)
+    in_part = np.isin(full.row, rows_kept)
+    np.testing.assert_array_equal(rows_kept[part.row], full.row[in_part])
+    np.testing.assert_array_equal(part.greater, full.greater[in_part])
+    np.testing.assert_array_equal(part.tied, full.tied[in_part])
+
+
+def test_integer_scores_are_compared_as_integers():
+    qid = np.zeros(3, dtype=int)
+    for score in (
+        np.array([2**60, 2**60 + 1, 2**60], dtype=np.int64),
+        np.array([2**64 - 2, 2**64 - 1, 2**64 - 2], dtype=np.uint64),
+    ):
+        ranks = rank_support(group_rows(qid), score, np.ones(3, bool), tie_order=True)
+        np.testing.assert_array_equal(ranks.row, [1, 0, 2])
+        np.testing.assert_array_equal(ranks.greater, [0, 1, 1])
+        np.testing.assert_array_equal(ranks.tied, [0, 1, 1])
+        np.testing.assert_array_equal(ranks.before, [0, 0, 1])
+        np.testing.assert_array_equal(rank_order(group_rows(qid), score), [1, 0, 2])
+
+
+def test_gain_metrics_never_sort_whole_queries(monkeypatch):
+    """Only the rank correlations need the full per-query order; every other metric reads
+    the rank geometry of the support rows."""
+
+    def no_full_sort(*args, **kwargs):
+        raise AssertionError("a full per-query sort ran")
+
+    monkeypatch.setattr(_rank, "rank_order", no_full_sort)
+    rng = np.random.default_rng(5)
+    qid = rng.permutation(np.repeat(np.arange(20), 30))
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    scores = np.round(rng.normal(size=qid.size), 1)
+    for ties in ("average", "stable", "pessimistic", "optimistic"):
+        ev = evaluate(labels, scores, qid=qid, metrics=["ndcg@5", "map", "mrr", "err"], ties=ties)
+        assert ev.per_query["map"].notna().all()
+    with pytest.raises(AssertionError, match="full per-query sort"):
+        evaluate(labels, scores, qid=qid, metrics=["kendall_tau"])
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_an_active_rule_ranks_and_counts_as_its_mask(monkeypatch, shuffled):
+    """A rule (rows above a threshold, applied by the kernels row by row) gives the counts and
+    the rank geometry of the mask it stands for, in threads."""
+    from sklearn_ltr_metrics._engine._grouping import active_rule
+
+    small_grain(monkeypatch, 8)
+    rng = np.random.default_rng(11)
+    qid = np.repeat(np.arange(25), rng.integers(1, 90, 25))
+    if shuffled:
+        qid = rng.permutation(qid)
+    labels = rng.integers(0, 4, qid.size).astype(float)
+    score = np.round(rng.normal(size=qid.size), 1)
+    for threshold, or_equal in ((0.0, False), (2.0, True), (-np.inf, True)):
+        rule = active_rule(labels, threshold, or_equal)
+        assert isinstance(rule, tuple)
+        mask = labels >= threshold if or_equal else labels > threshold
+        for n_threads in (1, 3):
+            by_rule = group_rows(qid, n_threads=n_threads)
+            by_mask = group_rows(qid, n_threads=n_threads)
+            np.testing.assert_array_equal(by_rule.count(rule), by_mask.count(mask))
+            found, expected = (
+                rank_support(g, score, a, labels=labels, tie_order=True, n_threads=n_threads)
+                for g, a in ((by_rule, rule), (by_mask, mask))
+            )
+            for name in ("counts", "row", "greater", "tied", "before", "labels"):
+                np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
+    # Other dtypes get the mask.
+    np.testing.assert_array_equal(active_rule(np.array([0, 2, 1]), 0), [False, True, True])
+
+
+def test_rank_support_reads_32_and_64_bit_grouped_orders_alike():
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(8)
+    offsets = np.array([0, 50, 51, 200, 260], dtype=np.intp)
+    score = np.round(rng.normal(size=260), 1)
+    active = (rng.random(260) < 0.3).astype(np.uint8)
+    order = rng.permutation(260)
+    narrow, wide = (
+        _ranking.rank_support(score, active, offsets, grouped=order.astype(dtype), grain=8)
+        for dtype in (np.int32, np.intp)
+    )
+    for a, b in zip(narrow, wide, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeypatch, n_threads):
+    """Interleaved rows with many active ones are moved into grouped order (scores, the rule's
+    values, other labels, the tie-break key) by the counting sort, then ranked in order: the
+    rank geometry and the labels are those of reading the rows through the grouped order, for
+    float and integer scores, with and without a key, on both ranking kernels (direct counting
+    and sort-and-search: some queries have more active rows than ``DIRECT_MAX``)."""
+    from sklearn_ltr_metrics._engine import _grouping, _ranking
+    from sklearn_ltr_metrics._engine._grouping import active_rule
+
+    small_grain(monkeypatch, 8)
+    rng = np.random.default_rng(12)
+    qid = rng.permutation(np.repeat(np.arange(40), rng.integers(1, 400, 40)))
+    n = qid.size
+    labels = rng.integers(0, 3, n).astype(float)
+    other = rng.normal(size=n)
+    key = rng.integers(0, 5, n).astype(float)
+    grouping = group_rows(qid, n_threads=n_threads)
+    moved = grouping.gather([labels, key.astype(np.int64)])
+    np.testing.assert_array_equal(moved[0], labels[grouping.grouped])
+    np.testing.assert_array_equal(moved[1], key[grouping.grouped].astype(np.int64))
+    gathered = []
+    real_gather = _grouping.Grouping.gather
+
+    def spy(self, arrays):
+        gathered.append(len(arrays))
+        return real_gather(self, arrays)
+
+    monkeypatch.setattr(_grouping.Grouping, "gather", spy)
+    for scores in (np.round(rng.normal(size=n), 1), rng.integers(0, 6, n)):
+        for lab, tiebreak, tie_order in (
+            (labels, None, False),
+            (other, None, True),
+            (None, key, True),
+            (other, key, True),  # four arrays to move: read through the grouped order
+        ):
+            found = {}
+            for share in (0, 10**9):
+                monkeypatch.setattr(_rank, "_GATHER_SHARE", share)
+                g = group_rows(qid, n_threads=n_threads)
+                found[share] = rank_support(
+                    g,
+                    scores,
+                    active_rule(labels, 0.0),
+                    labels=lab,
+                    tiebreak=tiebreak,
+                    tie_order=tie_order,
+                    n_threads=n_threads,
+                    rows=False,
+                )
+            for name in ("counts", "greater", "tied", "before", "labels"):
+                np.testing.assert_array_equal(
+                    getattr(found[0], name), getattr(found[10**9], name), err_msg=name
+                )
+    assert gathered == [2, 3, 3] * 2  # arrays moved, once a case (with the large share)
+    assert grouping.count(labels > 0).max() > _ranking.DIRECT_MAX
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_rows_moved_into_grouped_order_are_counted_in_order(monkeypatch, n_threads):
+    """Ranking interleaved rows with many active ones moves them into grouped order and
+    counts the active rows there (query by query), not by a pass over the input's codes; the
+    count is kept, so counting the same rule afterwards (the engine's relevant rows) reads
+    nothing. Whether rows are moved is judged on a sample of the rule's first rows; the
+    ranks are the same either way, even when the sample misjudges the rest."""
+    from sklearn_ltr_metrics._engine import _sums
+    from sklearn_ltr_metrics._engine._grouping import active_rule
+
+    small_grain(monkeypatch, 8)
+    monkeypatch.setattr(_rank, "_GATHER_SAMPLE", 100)
+    rng = np.random.default_rng(21)
+    qid = rng.permutation(np.repeat(np.arange(50), rng.integers(1, 80, 50)))
+    score = np.round(rng.normal(size=qid.size), 1)
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    code_counts = []
+    real = _sums.code_count
+
+    def spy(*args):
+        code_counts.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_sums, "code_count", spy)
+    rule = active_rule(labels, 0.0)
+    g = group_rows(qid, n_threads=n_threads)
+    ranks = rank_support(g, score, rule, labels=labels, rows=False, n_threads=n_threads)
+    assert code_counts == []  # counted on the moved rows
+    assert g.count(rule) is ranks.counts  # kept: nothing counted again
+    expected = np.bincount(qid, weights=labels > 0, minlength=50).astype(np.intp)
+    np.testing.assert_array_equal(ranks.counts, expected)
+    # A sample that sees no active row reads the rows in place: the same ranks.
+    hidden = labels.copy()
+    hidden[:100] = 0.0
+    found = {}
+    for sample in (100, qid.size):
+        monkeypatch.setattr(_rank, "_GATHER_SAMPLE", sample)
+        g = group_rows(qid, n_threads=n_threads)
+        found[sample] = rank_support(
+            g, score, active_rule(hidden, 0.0), labels=hidden, rows=False, n_threads=n_threads
+        )
+    for name in ("counts", "greater", "tied", "labels", "offsets"):
+        np.testing.assert_array_equal(
+            getattr(found[100], name), getattr(found[qid.size], name), err_msg=name
+        )
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_argsort_per_query_matches_lexsort(n_threads):
+    """The full per-query sort of ``_sort.pxi`` (the benchmark's sort floor): descending score,
+    then the key, then input order, inside each contiguous query, as ``np.lexsort``."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(1, 60, 40)
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    for scores in (np.round(rng.normal(size=qid.size), 1), rng.integers(0, 5, qid.size)):
+        scores = scores.astype(np.float64) if scores.dtype.kind == "f" else scores
+        key = rng.integers(0, 3, qid.size).astype(np.float64)
+        for k in (None, key):
+            got = _ranking.argsort_per_query(scores, offsets, k, n_threads, 8)
+            tiebreak = np.zeros(qid.size) if k is None else k
+            want = np.lexsort((np.arange(qid.size), tiebreak, -scores, qid))
+            np.testing.assert_array_equal(got, want)

@@ -1,0 +1,151 @@
+"""The run-rows step (``_run_rows.py``, ``_run_rows.pxi``), against pandas and numpy: ids read
+from Arrow buffers (``string`` and ``large_string``, chunks, slices), the per-query coding and
+ranking, the per-segment order and the ids gathered back."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sklearn_ltr_metrics._engine import (
+    arrow_pieces,
+    code_pieces,
+    gather_ids,
+    id_blocks,
+    query_layout,
+    query_rows,
+    repeat_ids,
+    segment_order,
+)
+from sklearn_ltr_metrics.runs._stack import stack_runs
+
+from .._engine import small_grain
+
+pa = pytest.importorskip("pyarrow")  # the Arrow ids the step reads
+
+IDS = ["", "a", "é", "文档", "😀" * 3, "x" * 8, "y" * 15, "z" * 16, "w" * 17, "doc-1" * 9]
+
+
+def chunks_of(values, arrow_type):
+    """``values`` as Arrow chunks of ``arrow_type``: three pieces, the middle one a slice."""
+    array = pa.array(["pad", *values], type=arrow_type)
+    third = len(values) // 3
+    return [array.slice(1, third), array.slice(1 + third, third), array.slice(1 + 2 * third)]
+
+
+@pytest.mark.parametrize("arrow_type", [pa.string(), pa.large_string()])
+def test_id_blocks_code_like_factorize(arrow_type):
+    rng = np.random.default_rng(0)
+    values = list(np.repeat(rng.choice(IDS, 60), rng.integers(1, 4, 60)))
+    pieces = arrow_pieces(chunks_of(values, arrow_type))
+    breaks = np.array([0, 7], dtype=np.intp)
+    codes, first, starts = id_blocks(pieces, breaks)
+    expected, uniques = pd.factorize(pd.Series(values, dtype=object))
+    np.testing.assert_array_equal(codes, expected)
+    assert [values[i] for i in first] == list(uniques)
+    new_block = np.r_[True, np.array(values[1:]) != np.array(values[:-1])]
+    new_block[breaks] = True
+    np.testing.assert_array_equal(starts, np.flatnonzero(new_block))
+    # Integer codes as 8-byte records: the same codes.
+    np.testing.assert_array_equal(id_blocks(code_pieces([expected]), breaks)[0], expected)
+
+
+def test_other_arrow_types_and_missing_ids_are_not_read():
+    assert arrow_pieces([pa.array(["a", None])]) is None
+    assert arrow_pieces([pa.array([1, 2])]) is None
+    assert arrow_pieces([pa.array(["a"], type=pa.string_view())]) is None
+
+
+def test_gather_ids_gives_the_ids_back():
+    values = IDS * 3
+    pieces = arrow_pieces(chunks_of(values, pa.large_string()))
+    rng = np.random.default_rng(1)
+    rows, order = rng.integers(0, len(values), 50), rng.permutation(50)
+    sizes = np.array([len(values[r].encode()) for r in rows])
+    offsets, data = gather_ids(pieces, rows, sizes, order)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    array = pa.Array.from_buffers(pa.large_string(), 50, buffers)
+    assert array.to_pylist() == [values[i] for i in rows[order]]
+
+
+def test_repeat_ids_repeats_each_id():
+    values = IDS * 2
+    pieces = arrow_pieces(chunks_of(values, pa.string()))
+    rows, counts = np.array([3, 0, 19, 7, 4]), np.array([2, 0, 3, 1, 5])
+    offsets, data = repeat_ids(pieces, rows, counts)
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    array = pa.Array.from_buffers(pa.large_string(), counts.sum(), buffers)
+    assert array.to_pylist() == [values[r] for r in np.repeat(rows, counts)]
+
+
+def reference_order(values, offsets):
+    """By segment, then value descending (``-0.0`` as ``0.0``), then position."""
+    segment = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    return np.lexsort((np.arange(values.size), -(values + 0.0), segment))
+
+
+@pytest.mark.parametrize("kind", ["spread", "clustered", "ties", "special"])
+def test_segment_order_equals_a_stable_sort(kind, monkeypatch):
+    """Short segments (merge sort), long ones (bucket pass; radix sort when clustered)."""
+    rng = np.random.default_rng(2)
+    sizes = np.array([0, 1, 5, 95, 96, 300, 1000, 3000])
+    n = sizes.sum()
+    values = {
+        "spread": rng.normal(size=n),
+        "clustered": np.where(rng.random(n) < 0.98, 1.0 + 1e-12 * rng.random(n), 1e6),
+        "ties": rng.integers(0, 5, n).astype(float),
+        "special": rng.choice([np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0, 1e-300], n),
+    }[kind]
+    offsets = np.r_[0, np.cumsum(sizes)]
+    small_grain(monkeypatch, 64)
+    for n_threads in (1, 3):
+        order, ranked = segment_order(values, offsets, n_threads)
+        np.testing.assert_array_equal(order, reference_order(values, offsets))
+        np.testing.assert_array_equal(ranked, values[order])
+
+
+def test_query_rows_code_rank_and_count_per_query():
+    """Against a pandas reference: pairs in order of first appearance per query, ranks by
+    score descending with ties in row order, duplicates found."""
+    rng = np.random.default_rng(3)
+    qid = rng.choice(["q1", "q2", "é"], 200)
+    doc = rng.choice(IDS + [f"d{i}" for i in range(30)], 200)
+    run = np.repeat([0, 1], 100)
+    score = rng.integers(0, 6, 200).astype(float)
+    frame = pd.DataFrame({"qid": qid, "doc_id": doc, "run": run, "score": score})
+    frame = frame.drop_duplicates(["qid", "doc_id", "run"])
+    n = len(frame)
+    run_bounds = np.array([0, (frame["run"] == 0).sum(), n], dtype=np.intp)
+    q_codes, _ = pd.factorize(frame["qid"])
+    codes, first, starts = id_blocks(code_pieces([q_codes]), run_bounds[:-1])
+    layout = query_layout(codes, starts, first.size)
+    pieces = arrow_pieces([pa.array(frame["doc_id"].tolist(), type=pa.large_string())])
+    out = query_rows(pieces, run_bounds, frame["score"].to_numpy(), layout, n_threads=2)
+    grouped = frame.assign(code=codes, row=np.arange(n)).sort_values(["code", "row"])
+    np.testing.assert_array_equal(out.run, grouped["run"])
+    np.testing.assert_array_equal(out.score, grouped["score"])
+    rank = grouped.groupby(["code", "run"])["score"].rank(method="first", ascending=False)
+    np.testing.assert_array_equal(out.position, rank.to_numpy() - 1)
+    pair_codes = grouped.groupby("code", sort=False)["doc_id"].transform(
+        lambda d: pd.factorize(d)[0]
+    ) + np.repeat(np.r_[0, np.cumsum(out.n_candidates)[:-1]], np.bincount(codes))
+    np.testing.assert_array_equal(out.pair, pair_codes)
+    np.testing.assert_array_equal(out.duplicate, -1)
+    np.testing.assert_array_equal(out.group_rows, pd.crosstab(codes, frame["run"]).to_numpy())
+    pairs = grouped.drop_duplicates(["code", "doc_id"])
+    np.testing.assert_array_equal(out.pair_row, pairs["row"])
+    np.testing.assert_array_equal(out.pair_size, [len(d.encode()) for d in pairs["doc_id"]])
+
+
+@pytest.mark.parametrize("dtype", ["str", "string[pyarrow]", object])
+def test_stack_reads_arrow_ids_from_their_buffers(dtype):
+    """Arrow-stored ids (``str``, ``string[pyarrow]``) take the buffer path, object ids the
+    factorize path, and the output keeps the input's dtype."""
+    frame = pd.DataFrame({"qid": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, 0.5]})
+    frame = frame.astype({"qid": dtype, "doc_id": dtype})
+    stack = stack_runs([frame, frame])
+    arrow = dtype is not object
+    assert stack.query_ids.arrow is arrow and stack.document_ids.arrow is arrow
+    qid, doc_id = stack.pair_ids(np.arange(stack.n_pairs))
+    assert pd.Series(qid).dtype == frame["qid"].dtype
+    assert pd.Series(doc_id).dtype == frame["doc_id"].dtype
+    assert list(doc_id) == ["a", "b"]
