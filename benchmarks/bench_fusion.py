@@ -4,6 +4,7 @@ Run from the repository root (ranx from the ``bench`` extra)::
 
     python benchmarks/bench_fusion.py                # 1,000 queries x 1,000 documents per run
     python benchmarks/bench_fusion.py --queries 100  # a quick check (100k rows per run)
+    python benchmarks/bench_fusion.py --object-ids   # ids as Python strings (object columns)
 
 Each run retrieves 1,000 documents per query out of 2,000 candidates, so runs overlap on about
 half their documents. ranx gets prebuilt ``ranx.Run`` objects (building them is not timed; its
@@ -63,10 +64,21 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--object-ids",
+        action="store_true",
+        help="ids as Python strings in object columns (older pandas code, most readers)",
+    )
     args = parser.parse_args(argv)
     frames = make_frames(args.queries)
+    if args.object_ids:
+        frames = [frame.astype({"qid": object, "doc_id": object}) for frame in frames]
     shuffled = [frame.sample(frac=1, random_state=i) for i, frame in enumerate(frames)]
-    print(f"3 runs x {len(frames[0]):,} rows ({args.queries:,} queries x 1,000 documents)")
+    kind = "object" if args.object_ids else "pandas str"
+    print(
+        f"3 runs x {len(frames[0]):,} rows ({args.queries:,} queries x 1,000 documents), "
+        f"ids: {kind}"
+    )
     try:
         import ranx
     except ImportError:

@@ -61,6 +61,7 @@ LAYERS = (
 ENGINE_STEPS = (
     "_ranking",
     "_sums",
+    "_threads",
     "_scans",
     "_factorize",
     "_ordering",
@@ -68,10 +69,9 @@ ENGINE_STEPS = (
     "_rank",
     "_counts",
     "_cutoffs",
-    "_pairs",
     "_support",
+    "_ideal",
     "_ranked",
-    "_context",
     "_driver",
     "_run_rows",  # the side path of runs to fuse (sklearn_ltr_metrics.runs)
 )

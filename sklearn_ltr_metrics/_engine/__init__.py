@@ -25,9 +25,9 @@ reference in ``tests/test_engine_<step>.py``)::
       v
     QueryCounts: n_pos, n_neg (query_stats applied)
       |  cut-offs            _cutoffs.py       ((query, k) pairs of every metric)
-      |  kernels             _support.py, _ranked.py (_sums: support_sums, lookup, ...)
+      |  kernels             _support.py, _ideal.py, _ranked.py (_sums: support_sums, ...)
       |                      the metric kernels come from the registry, with their specs;
-      |                      each reads one KernelContext (_context.py): lists, pairs, options
+      |                      each reads one KernelContext (_driver.py): lists, pairs, options
       v
     per-query table: n_docs, n_pos, n_neg, difficulty, one column per metric
 
@@ -43,7 +43,8 @@ kernel runs in threads over queries (or chunks of rows) with no shared state: th
 are the same, bit for bit, for any number of threads.
 
 Threads: a kernel over ``n`` rows runs on at most ``n // ROWS_PER_THREAD`` threads (at least
-one), so small inputs do not wake threads that would cost more than they save.
+one), so small inputs do not wake threads that would cost more than they save. Every step reads
+that grain under one name, ``_threads.ROWS_PER_THREAD``, at call time.
 """
 
 try:
@@ -55,14 +56,12 @@ except ImportError as exc:  # a source checkout whose extension was never built
         "repository root."
     ) from exc
 
-from ._context import KernelContext
 from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
-from ._driver import evaluate_arrays, tiebreak_key
+from ._driver import KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
-from ._ordering import rank_order
-from ._pairs import discordant_pairs
+from ._ordering import discordant_pairs, rank_order
 from ._rank import rank_support
 from ._run_rows import (
     arrow_pieces,
@@ -76,10 +75,7 @@ from ._run_rows import (
 )
 from ._scans import all_strings, object_id_runs, value_range
 from ._support import Support, segment_cumsum
-
-#: Rows per thread below which a compiled kernel runs on fewer threads (the engine's one
-#: grain, defined in ``_rows.pxi`` for both extensions).
-ROWS_PER_THREAD = _ranking.MIN_ROWS_PER_THREAD
+from ._threads import ROWS_PER_THREAD  # the engine's one grain (its default)
 
 __all__ = [
     "ALL",

@@ -76,6 +76,46 @@ def _code_arrays(intp n, intp limit):
     return np.empty(n, dtype=np.int32), np.empty(max(1, min(n, limit + 1)), dtype=np.intp)
 
 
+cdef struct _Addresses:
+    # The hash table of :func:`object_codes`: addresses (0: empty) and their codes, open
+    # addressing in ``2**bits`` slots.
+    uintptr_t* keys
+    int32_t* vals
+    int bits
+
+
+cdef bint _addresses(_Addresses* t, int bits) noexcept nogil:
+    """An empty table of ``2**bits`` slots in ``t``; False (nothing held) when out of memory."""
+    t.bits = bits
+    t.keys = <uintptr_t*> calloc(<size_t> 1 << bits, sizeof(uintptr_t))
+    t.vals = <int32_t*> malloc((<size_t> 1 << bits) * sizeof(int32_t))
+    if t.keys == NULL or t.vals == NULL:
+        free(t.keys)
+        free(t.vals)
+        t.keys = NULL
+        t.vals = NULL
+        return False
+    return True
+
+
+cdef bint _grown_addresses(_Addresses* t) noexcept nogil:
+    """``t`` moved into a table of twice the slots, every key at its home or after it; False
+    when out of memory (``t`` then holds nothing)."""
+    cdef _Addresses old = t[0]
+    cdef intp j, c
+    if _addresses(t, old.bits + 1):
+        for j in range((<intp> 1 << old.bits)):
+            if old.keys[j] != 0:
+                c = _slot(old.keys[j], t.bits)
+                while t.keys[c] != 0:
+                    c = (c + 1) & ((<intp> 1 << t.bits) - 1)
+                t.keys[c] = old.keys[j]
+                t.vals[c] = old.vals[j]
+    free(old.keys)
+    free(old.vals)
+    return t.keys != NULL
+
+
 def object_codes(values, intp limit):
     """Code of every row's object by its identity (the same address, the same code, in order
     of first appearance), and the row where each distinct object first appears:
@@ -90,13 +130,9 @@ def object_codes(values, intp limit):
     """
     cdef cnp.ndarray arr = values
     cdef const uintptr_t* data = <const uintptr_t*> cnp.PyArray_DATA(arr)
-    cdef intp n = arr.shape[0], i, h, k = 0, j, c
-    cdef int bits = 12
+    cdef intp n = arr.shape[0], i, h, k = 0
     cdef uintptr_t key
-    cdef uintptr_t* keys
-    cdef int32_t* vals
-    cdef uintptr_t* old_keys
-    cdef int32_t* old_vals
+    cdef _Addresses t
     cdef bint given_up = False
     arrays = _code_arrays(n, limit)
     if arrays is None:
@@ -104,51 +140,30 @@ def object_codes(values, intp limit):
     codes_arr, first_arr = arrays
     cdef int32_t[::1] codes = codes_arr
     cdef intp[::1] first = first_arr
-    keys = <uintptr_t*> calloc(<size_t> 1 << bits, sizeof(uintptr_t))
-    vals = <int32_t*> malloc((<size_t> 1 << bits) * sizeof(int32_t))
-    if keys == NULL or vals == NULL:
-        free(keys)
-        free(vals)
+    if not _addresses(&t, 12):
         raise MemoryError()
     with nogil:
         for i in range(n):
             key = data[i]
-            h = _slot(key, bits)
-            while keys[h] != 0 and keys[h] != key:
-                h = (h + 1) & ((<intp> 1 << bits) - 1)
-            if keys[h] == key:
-                codes[i] = vals[h]
+            h = _slot(key, t.bits)
+            while t.keys[h] != 0 and t.keys[h] != key:
+                h = (h + 1) & ((<intp> 1 << t.bits) - 1)
+            if t.keys[h] == key:
+                codes[i] = t.vals[h]
                 continue
             if _too_many(i, k, limit):
                 given_up = True  # too many objects, or nearly one per row so far
                 break
-            keys[h] = key
-            vals[h] = <int32_t> k
+            t.keys[h] = key
+            t.vals[h] = <int32_t> k
             first[k] = i
             codes[i] = <int32_t> k
             k = k + 1
-            if 2 * k > (<intp> 1 << bits):  # half full: twice the slots, every key again
-                old_keys = keys
-                old_vals = vals
-                bits = bits + 1
-                keys = <uintptr_t*> calloc(<size_t> 1 << bits, sizeof(uintptr_t))
-                vals = <int32_t*> malloc((<size_t> 1 << bits) * sizeof(int32_t))
-                if keys == NULL or vals == NULL:
-                    given_up = True
-                    free(old_keys)
-                    free(old_vals)
-                    break
-                for j in range((<intp> 1 << (bits - 1))):
-                    if old_keys[j] != 0:
-                        c = _slot(old_keys[j], bits)
-                        while keys[c] != 0:
-                            c = (c + 1) & ((<intp> 1 << bits) - 1)
-                        keys[c] = old_keys[j]
-                        vals[c] = old_vals[j]
-                free(old_keys)
-                free(old_vals)
-    free(keys)
-    free(vals)
+            if 2 * k > (<intp> 1 << t.bits) and not _grown_addresses(&t):
+                given_up = True  # half full, and no memory for twice the slots
+                break
+    free(t.keys)
+    free(t.vals)
     if given_up:
         return None
     return codes_arr, first_arr[:k].copy()
@@ -170,10 +185,17 @@ cdef inline uint64_t _record_hash(const uint8_t* p, intp size) noexcept nogil:
     return h ^ (h >> 33)
 
 
+cdef inline uint64_t* _new_slots(int bits) noexcept nogil:
+    """An empty table of ``2**bits`` tagged slots (a slot: the top 32 bits of a hash, then
+    code + 1; 0: empty), as :func:`record_codes` and the run rows' tables use them; NULL when
+    out of memory."""
+    return <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+
+
 cdef uint64_t* _grown_slots(uint64_t* old_slots, int bits) noexcept nogil:
-    """The slots of :func:`record_codes` moved into a table of ``2**bits`` slots (twice as
+    """Tagged slots (:func:`_new_slots`) moved into a table of ``2**bits`` slots (twice as
     many), each at its home or after it; the old table is freed. NULL when out of memory."""
-    cdef uint64_t* slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    cdef uint64_t* slots = _new_slots(bits)
     cdef uint64_t slot
     cdef intp j, c
     if slots != NULL:
@@ -215,8 +237,7 @@ def record_codes(values, intp limit):
     codes_arr, first_arr = arrays
     cdef int32_t[::1] codes = codes_arr
     cdef intp[::1] first = first_arr
-    # A slot: the top 32 bits of the hash, then code + 1 (0: empty).
-    slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    slots = _new_slots(bits)
     store = <uint8_t*> malloc(<size_t> (room * size + 1))  # the distinct records, in order
     if slots == NULL or store == NULL:
         free(slots)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import _sums
+from . import _sums, _threads
 
 __all__ = ["QueryCounts", "difficulty_values", "divide_or_nan", "float_copy", "query_counts"]
 
@@ -23,7 +23,7 @@ def float_copy(values, n_threads):
     """A float64 copy of per-query ``values`` (float64 or int64), written in threads: with a
     million queries, serial copies are a share of an evaluation that shows at 16 threads."""
     if values.ndim == 1 and values.dtype in (np.float64, np.int64):
-        return _sums.as_float64(np.ascontiguousarray(values), n_threads)
+        return _sums.as_float64(np.ascontiguousarray(values), n_threads, _threads.grain())
     return values.astype(np.float64)
 
 
@@ -44,6 +44,7 @@ def divide_or_nan(numerator, denominator, n_threads=1):
             np.ascontiguousarray(numerator, dtype=np.float64),
             np.ascontiguousarray(denominator),
             n_threads,
+            _threads.grain(),
         )
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.asarray(np.true_divide(numerator, denominator, dtype=np.float64))

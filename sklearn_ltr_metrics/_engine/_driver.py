@@ -17,18 +17,70 @@ Every step works on all queries at once; none loops over queries in Python.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from ._context import KernelContext
-from ._counts import difficulty_values, float_copy, query_counts
+from ._counts import difficulty_values, divide_or_nan, float_copy, query_counts
 from ._cutoffs import cutoff_pairs
 from ._grouping import active_rule, group_rows
 from ._rank import RowRanking
-from ._ranked import RankedLists, support_rule
+from ._ranked import Judgments, ListOptions, RankedLists, support_rule
 from ._scans import value_range
 
-__all__ = ["evaluate_arrays", "tiebreak_key"]
+__all__ = ["KernelContext", "evaluate_arrays", "tiebreak_key"]
+
+
+@dataclass(frozen=True)
+class KernelContext:
+    """What a kernel reads: the ranked lists, the ``(query, cut-off)`` pairs and the options.
+
+    Attributes
+    ----------
+    lists : RankedLists
+        The ranked lists of every query (:mod:`._ranked`).
+    query : ndarray of intp
+        The query code of each pair (``lists.every_query`` for one pair per query).
+    k : ndarray of float64
+        The requested cut-off of each pair (``inf`` for the whole list).
+    kk : ndarray of int64
+        The rows actually inside each pair's cut-off.
+    k_eff : ndarray of float64
+        The cut-off a denominator uses (the list's length for the whole list).
+    options : dict
+        The resolved options (:func:`~._options.check_options`) and the spec's parameters.
+    """
+
+    lists: object
+    query: np.ndarray
+    k: np.ndarray
+    kk: np.ndarray
+    k_eff: np.ndarray
+    options: dict
+
+    def at(self, values):
+        """Per-query ``values`` read at each pair (no gather for one pair per query)."""
+        return self.lists.at(values, self.query)
+
+    def divide(self, numerator, denominator):
+        """numerator / denominator per pair, NaN where the denominator is not above 0."""
+        return divide_or_nan(numerator, denominator, self.lists.n_threads)
+
+    def hits(self):
+        """Relevant rows inside each pair's cut-off (their expectation under tie averaging)."""
+        return self.lists.hits(self.query, self.kk)
+
+    @property
+    def n_pos(self):
+        """Relevant documents of each pair's query."""
+        return self.at(self.lists.n_pos)
+
+    def with_options(self, **values):
+        """The same pairs with some options replaced."""
+        return KernelContext(
+            self.lists, self.query, self.k, self.kk, self.k_eff, {**self.options, **values}
+        )
 
 
 def evaluate_arrays(
@@ -164,28 +216,28 @@ def _ranked_lists(
 ):
     """The :class:`RankedLists` every metric kernel reads."""
     ties = options["ties"]
-    if ideal is None:  # the ranked rows are the judged documents
-        ideal_codes_of, ideal_labels = None, None
-    else:
+    judgments = Judgments(judged=judged)
+    if ideal is not None:  # judged documents apart from the ranked rows (TREC input)
         ideal_codes, ideal_labels = ideal
-        ideal_codes_of = ideal_codes.__getitem__
-    return RankedLists(
-        sizes=ranking.grouping.sizes,
-        ranking=ranking,
-        y_true=y_true,
-        y_score=y_score,
+        judgments = Judgments(ideal_labels, ideal_codes.__getitem__, judged)
+    list_options = ListOptions(
+        gains,
         average_ties=ties == "average",
         threshold_ties=ties == "label_ranking",
         threshold=options["min_relevance"],
-        n_pos=np.asarray(counts.n_pos, dtype=np.float64),
-        gains=gains,
         log_base=options["log_base"],
-        ideal_codes_of=ideal_codes_of,
-        ideal_labels=ideal_labels,
-        judged=judged,
         err_max_grade=options["err_max_grade"],
-        support_ranks=support_ranks,
-        row_terms=row_terms,
+        row_terms=dict(row_terms or {}),
+    )
+    n_pos = np.asarray(counts.n_pos, dtype=np.float64)
+    return RankedLists(
+        ranking,
+        support_ranks,
+        y_true=y_true,
+        y_score=y_score,
+        n_pos=n_pos,
+        options=list_options,
+        judgments=judgments,
     )
 
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from . import _ranking
-from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD  # the engine's one grain
+from . import _ranking, _threads
 
 __all__ = ["QueryRuns", "coded_qid", "factorize_qid"]
 
@@ -50,7 +49,7 @@ def factorize_qid(qid, name="qid"):
     return codes, uniques
 
 
-def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_THREAD):
+def _factorize(qid, name="qid", *, n_threads=1, per_row=True):
     """``(codes, uniques, sizes)`` of :func:`factorize_qid`; ``sizes`` (rows per id) where it
     comes for free (dense integer ids), else None. ``per_row=False``: dense integer ids give
     their codes as ``(ids, low, code_of)`` (see :func:`_dense_int_codes`)."""
@@ -61,7 +60,7 @@ def _factorize(qid, name="qid", *, n_threads=1, per_row=True, grain=_ROWS_PER_TH
         # their codes are their positions, no table and no hashing.
         return np.arange(values.size, dtype=np.intp), values.copy(), None
     is_int = is_array and values.dtype.kind in "iu"
-    dense = _dense_int_codes(values, n_threads, per_row, grain) if is_int else None
+    dense = _dense_int_codes(values, n_threads, per_row) if is_int else None
     if dense is not None:
         return dense
     if is_int and values.size and np.all(values[1:] >= values[:-1]):
@@ -148,7 +147,7 @@ def _strictly_increasing(values):
     return True
 
 
-def _dense_int_codes(values, n_threads=1, per_row=True, grain=_ROWS_PER_THREAD):
+def _dense_int_codes(values, n_threads=1, per_row=True):
     """``(codes, uniques, sizes)`` of integer ids that span at most about twice as many values
     as there are rows (a compiled counting table, no hashing); None otherwise.
 
@@ -169,7 +168,7 @@ def _dense_int_codes(values, n_threads=1, per_row=True, grain=_ROWS_PER_THREAD):
         ids, base = values.astype(np.int64, copy=False), low
     ids = np.ascontiguousarray(ids)
     kernel = _ranking.dense_codes if per_row else _ranking.dense_table
-    codes, present, sizes = kernel(ids, base, high - low + 1, n_threads, grain)
+    codes, present, sizes = kernel(ids, base, high - low + 1, n_threads, _threads.grain())
     uniques = (present.astype(wide_type) + wide_type(low)).astype(values.dtype)
     return (codes if per_row else (ids, base, codes)), uniques, sizes
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ranking, _sums
-from ._factorize import _ROWS_PER_THREAD, QueryRuns, _factorize, factorize_qid
+from . import _ranking, _sums, _threads
+from ._factorize import QueryRuns, _factorize, factorize_qid
 
 __all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows"]
 
@@ -97,7 +97,7 @@ class Grouping:
             self._kernel_codes,
             self.n_groups,
             self._n_threads,
-            _ROWS_PER_THREAD,
+            _threads.grain(),
             self.sizes,
             **options,
         )
@@ -138,10 +138,10 @@ class Grouping:
             # Rows in grouped order (as they came, or moved there): a count per group.
             offsets = self.offsets.astype(np.intp, copy=False)
             counted = rule if moved is None else _compiled_active(moved)
-            counts = _sums.segment_count(counted, offsets, self._n_threads, _ROWS_PER_THREAD)
+            counts = _sums.segment_count(counted, offsets, self._n_threads, _threads.grain())
         else:
             codes = self._kernel_codes
-            counts = _sums.code_count(codes, rule, self.n_groups, self._n_threads, _ROWS_PER_THREAD)
+            counts = _sums.code_count(codes, rule, self.n_groups, self._n_threads, _threads.grain())
         self._counted = (active, counts)
         return counts
 
@@ -177,13 +177,13 @@ def _runs(qid, limit, n_threads):
     if kind in _RUN_ID_VIEWS or qid.dtype == np.float64:
         ids = np.ascontiguousarray(qid)
         ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
-        runs = _ranking.run_starts(ids, limit, n_threads, _ROWS_PER_THREAD, heads=True)
+        runs = _ranking.run_starts(ids, limit, n_threads, _threads.grain(), heads=True)
         return None if runs is None else (runs[0], runs[1].view(qid.dtype))
     if qid.dtype == object:
         # Runs of the very same object first (addresses compared in threads, nothing written
         # per row); adjacent runs of equal ids are merged by their codes (group_rows).
         ids = np.ascontiguousarray(qid)
-        starts = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
+        starts = _ranking.identity_runs(ids, limit, n_threads, _threads.grain())
         if starts is None:  # ids built one object per row: runs of equal ids
             starts = _ranking.object_runs(ids, limit)
     else:
@@ -234,9 +234,7 @@ def _group_rows(qid, name, n_threads, runs):
         whole = _group_runs(run_start, run_codes, uniques, n, n_threads)
         if whole is not None:
             return whole
-    codes, uniques, sizes = _factorize(
-        qid, name, n_threads=n_threads, per_row=False, grain=_ROWS_PER_THREAD
-    )
+    codes, uniques, sizes = _factorize(qid, name, n_threads=n_threads, per_row=False)
     if sizes is None:  # ids that were hashed or already sorted: count them
         codes = np.ascontiguousarray(codes, dtype=np.intp)
         sizes = np.bincount(codes, minlength=uniques.shape[0])

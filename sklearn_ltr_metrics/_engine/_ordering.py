@@ -1,4 +1,5 @@
-"""The full per-query order of rows: by query, then descending score (then a tie-break key).
+"""The full per-query order of rows: by query, then descending score (then a tie-break key);
+and the discordant pairs of two orders (Kendall's tau and distance).
 
 Only the rank correlations and the curves need every row in order; the metrics read the rank
 geometry of a few rows instead (``_grouping.rank_support``). Rows come grouped by query from
@@ -7,9 +8,11 @@ geometry of a few rows instead (``_grouping.rank_support``). Rows come grouped b
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
-__all__ = ["rank_order", "score_keys", "size_buckets"]
+__all__ = ["FullOrder", "discordant_pairs", "rank_order", "score_keys", "size_buckets"]
 
 
 def size_buckets(sizes, growth=1.25):
@@ -135,4 +138,92 @@ def rank_order(grouping, y_score, *, stable=False, tiebreak=None, n_threads=1):
     else:
         for task in tasks:
             sort_task(task)
+    return out
+
+
+class FullOrder:
+    """Every row of every query in ranked order, with its labels and tied blocks: what the rank
+    correlations and the curves read, sorted on first use (``ranking.order``).
+
+    Parameters
+    ----------
+    ranking : RowRanking
+        How the rows rank (its ``order`` and its ``grouping``).
+    y_true, y_score : ndarray
+        Labels and scores of the rows, in input order.
+    """
+
+    def __init__(self, ranking, y_true, y_score):
+        self.ranking = ranking
+        self.y_true = y_true
+        self.y_score = y_score
+
+    @property
+    def starts(self):
+        """First row of each query in ranked order: the grouping's own offsets."""
+        return self.ranking.grouping.offsets[:-1]
+
+    @cached_property
+    def labels(self):
+        """Labels of every row in ranked order."""
+        return self.y_true[self.ranking.order]
+
+    @cached_property
+    def score_blocks(self):
+        """True on rows that start a block of tied scores (and on each query's first row)."""
+        scores = self.y_score[self.ranking.order]
+        blocks = np.ones(scores.size, dtype=bool)
+        np.not_equal(scores[1:], scores[:-1], out=blocks[1:])
+        blocks[self.starts[self.ranking.grouping.sizes > 0]] = True
+        return blocks
+
+    @cached_property
+    def block_first_row(self):
+        return np.flatnonzero(self.score_blocks)
+
+    @cached_property
+    def block_size(self):
+        return np.diff(np.append(self.block_first_row, self.y_true.size))
+
+
+def discordant_pairs(seg, a, b, n_seg):
+    """Per segment, the pairs ordered strictly one way by ``a`` and strictly the other by ``b``.
+
+    Rows are sorted by (segment, a, b); the discordant pairs are then the strict inversions
+    of ``b``, counted by a bottom-up merge sort over all segments at once: at each level, one
+    sort of integer keys (block, value, half) counts, for every element of a block's right
+    half, the elements of its left half with a strictly larger value. O(n log^2 n) in total,
+    no loop over segments.
+    """
+    order = np.lexsort((b, a, seg))
+    seg = seg[order]
+    counts = np.bincount(seg, minlength=n_seg)
+    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    index = np.arange(seg.size) - starts[seg]
+    _, b_rank = np.unique(b[order], return_inverse=True)
+    b_rank = b_rank.ravel().astype(np.int64)
+    n_values = int(b_rank.max()) + 1 if b_rank.size else 1
+    out = np.zeros(n_seg)
+    width = 1
+    longest = int(counts.max()) if counts.size else 0
+    while width < longest:
+        # A block of 2 * width rows of one segment, numbered globally (increasing).
+        block = starts[seg] + index // (2 * width)
+        right = ((index // width) % 2).astype(np.int64)
+        # Sort by (block, value, half): among equal values the left half comes first, so
+        # the left elements after a right element are strictly larger.
+        merged = np.argsort((block * n_values + b_rank) * 2 + right, kind="stable")
+        block_m = block[merged]
+        new = np.ones(merged.size, dtype=bool)
+        new[1:] = block_m[1:] != block_m[:-1]
+        first = np.flatnonzero(new)
+        lengths = np.diff(np.append(first, merged.size))
+        is_left = 1 - right[merged]
+        left_seen = np.cumsum(is_left)
+        before_block = np.repeat(np.where(first > 0, left_seen[first - 1], 0), lengths)
+        left_total = np.repeat(np.add.reduceat(is_left, first), lengths)
+        greater = left_total - (left_seen - before_block)
+        counted = np.where(right[merged] == 1, greater, 0)
+        out += np.bincount(seg[merged], weights=counted, minlength=n_seg)
+        width *= 2
     return out

@@ -15,8 +15,8 @@ from functools import cached_property, partial
 
 import numpy as np
 
-from . import _ranking
-from ._grouping import _ROWS_PER_THREAD, _compiled_active, _rule_mask
+from . import _ranking, _threads
+from ._grouping import _compiled_active, _rule_mask
 from ._ordering import rank_order, score_keys
 
 __all__ = ["RowRanking", "SupportRanks", "rank_support"]
@@ -182,7 +182,7 @@ def _rank_grouped(
         key=key,
         tie_order=tie_order,
         n_threads=n_threads,
-        grain=_ROWS_PER_THREAD,
+        grain=_threads.grain(),
         counts=counts,
         labels=labels,
         rows=rows,
@@ -231,11 +231,6 @@ class RowRanking:
             labels=labels,
             rows=False,
         )
-
-    @property
-    def grain(self):
-        """Rows per thread of the compiled kernels (fewer rows run on fewer threads)."""
-        return _ROWS_PER_THREAD
 
     @cached_property
     def order(self):

@@ -22,25 +22,77 @@ kernels.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from . import _sums
+from . import _sums, _threads
 from ._grouping import active_rule
-from ._support import Support, segment_cumsum
+from ._ideal import Grades, IdealGains
+from ._ordering import FullOrder
+from ._support import Support
 
-__all__ = ["RankedLists", "support_rule"]
+__all__ = ["Judgments", "ListOptions", "RankedLists", "support_rule"]
 
-#: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
-MAX_LEVEL_TABLE = 20_000_000
-#: Integer labels up to this value are looked up in a table rather than sorted.
-MAX_INT_LABEL = 65535
 #: Up to this many (query, cut-off) pairs per query, sums are read per pair (each pair re-reads
 #: its rows, nothing is written per row); more pairs share running sums of every support row.
 #: The pairs are counted over every call for the same sum (all_trec asks hits at 9 cut-offs
 #: for P, 10 for Rprec_mult, ...), so a sum asked again and again is computed once.
 FEW_PAIRS_PER_QUERY = 8
+
+
+@dataclass(frozen=True)
+class ListOptions:
+    """The options the ranked lists read (checked by the caller).
+
+    Attributes
+    ----------
+    gains : Gain
+        Maps an array of labels to gains (:func:`make_gain`).
+    average_ties : bool
+        Whether metric terms are averaged over each tied block (``ties="average"``).
+    threshold_ties : bool
+        Whether every row of a tied block takes the block's last rank (``ties="label_ranking"``).
+    threshold : float or None
+        Rows with ``label >= threshold`` are relevant (``label > 0`` when None).
+    log_base : float
+        Base of the DCG discount ``1 / log_base(rank + 1)``.
+    err_max_grade : float
+        Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
+    row_terms : dict
+        Per-row terms the metrics family defines, by name: ``name -> f(support)`` giving one
+        float per support row (``"err"``: ERR's terms). The engine sums them over the support
+        (:meth:`RankedLists.term_sums`) and knows nothing of their formulas.
+    """
+
+    gains: object
+    average_ties: bool = False
+    threshold_ties: bool = False
+    threshold: float | None = None
+    log_base: float = 2.0
+    err_max_grade: float = 4.0
+    row_terms: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Judgments given apart from the ranked rows (TREC input); the defaults: none, the ranked
+    rows are the judged documents.
+
+    Attributes
+    ----------
+    labels : ndarray or None
+        The judged labels of every query, for the ideal DCG.
+    codes_of : callable or None
+        Maps indices of ``labels`` to their query codes.
+    judged : ndarray of bool or None
+        Whether each ranked row has a judgment, in input order.
+    """
+
+    labels: np.ndarray | None = None
+    codes_of: object = None
+    judged: np.ndarray | None = None
 
 
 def _log_comb(n, k):
@@ -63,94 +115,63 @@ class RankedLists:
 
     Nothing here sorts whole queries: the metric terms read the rank geometry of their support
     rows (:class:`Support`, from ``ranking.support``); only the rank correlations ask for the
-    full ranked order (``labels``, tied blocks), which ``ranking.order`` sorts on first use.
+    full ranked order (:class:`~._ordering.FullOrder`, sorted on first use). What the labels
+    alone give is held apart (:class:`~._ideal.Grades`, :class:`~._ideal.IdealGains`).
 
     Parameters
     ----------
-    sizes : ndarray of int64
-        Rows (documents) of each query, all >= 1.
     ranking : RowRanking
-        How the rows rank (``support(active)`` and the lazy full ``order``).
+        How the rows rank (``support(active)`` and the lazy full ``order``), grouped by query.
+    support_ranks : SupportRanks
+        The ranks of the rows of :func:`support_rule`, with their labels: the caller ranks
+        them first (rows moved into query order are counted then).
     y_true : ndarray of float64
         Graded labels of the rows, in input order.
     y_score : ndarray
         Scores of the rows, in input order (read only for the full ranked order's ties).
-    average_ties : bool
-        Whether metric terms are averaged over each tied block (``ties="average"``).
-    threshold_ties : bool
-        Whether every row of a tied block takes the block's last rank (``ties="label_ranking"``).
-    threshold : float or None
-        Rows with ``label >= threshold`` are relevant (``label > 0`` when None).
     n_pos : ndarray of float64
         Relevant documents per query (the denominators; may exceed the ranked rows).
-    gains : Gain
-        Maps an array of labels to gains (:func:`make_gain`).
-    log_base : float
-        Base of the DCG discount ``1 / log_base(rank + 1)``.
-    ideal_labels : ndarray or None
-        The judged labels of every query, for the ideal DCG; None when the ranked rows are
-        the judged documents (their labels are then read from the support).
-    ideal_codes_of : callable or None
-        Maps indices of ``ideal_labels`` to their query codes.
-    judged : ndarray of bool, optional
-        Whether each row has a judgment, in input order (TREC input only).
-    err_max_grade : float
-        Grade that gives the ERR stop probability ``1 - 2 ** -err_max_grade``.
-    row_terms : dict, optional
-        Per-row terms the metrics family defines, by name: ``name -> f(support)`` giving one
-        float per support row (``"err"``: ERR's terms). The engine sums them over the support
-        (:meth:`term_sums`) and knows nothing of their formulas.
-    support_ranks : SupportRanks
-        The ranks of the rows of :func:`support_rule`, with their labels: the caller ranks
-        them first (rows moved into query order are counted then).
+    options : ListOptions
+    judgments : Judgments, optional
+        Judgments apart from the ranked rows (TREC input).
     """
 
-    def __init__(
-        self,
-        *,
-        sizes,
-        ranking,
-        y_true,
-        y_score,
-        average_ties,
-        threshold,
-        n_pos,
-        gains,
-        threshold_ties=False,
-        log_base=2.0,
-        ideal_codes_of,
-        ideal_labels,
-        judged=None,
-        err_max_grade=4.0,
-        support_ranks,
-        row_terms=None,
-    ):
-        self.sizes = sizes
-        self.n_queries = sizes.shape[0]
+    def __init__(self, ranking, support_ranks, *, y_true, y_score, n_pos, options, judgments=None):
+        judgments = Judgments() if judgments is None else judgments
         self.ranking = ranking
+        self.sizes = ranking.grouping.sizes
+        self.n_queries = self.sizes.shape[0]
+        self.n_threads = ranking.n_threads
         self.y_true = y_true
         self.y_score = y_score
-        self.threshold = threshold
         self.n_pos = n_pos
-        self.gains = gains
-        self.log_base = float(log_base)
-        self.ideal_codes_of = ideal_codes_of
-        self.ideal_labels = ideal_labels
-        self.judged = judged
-        self.err_max_grade = err_max_grade
-        self.row_terms = dict(row_terms or {})
+        self.options = options
+        self.gains = options.gains
+        self.threshold = options.threshold
+        self.err_max_grade = options.err_max_grade
+        self.row_terms = dict(options.row_terms)
+        self.ideal_labels = judgments.labels
+        self.ideal_codes_of = judgments.codes_of
+        self.judged = judgments.judged
         self._support_ranks = support_ranks
-        self.n_threads = getattr(ranking, "n_threads", 1)
-        #: Rows per thread of the compiled kernels (fewer rows run on fewer threads).
-        self.grain = getattr(ranking, "grain", _sums.MIN_ROWS_PER_THREAD)  # the engine's grain
+        self.order = FullOrder(ranking, y_true, y_score)
+        self.grades = Grades(support_ranks, options.gains, self.n_threads)
+        self.ideal = IdealGains(
+            self.grades, options.log_base, self.n_queries, judgments.labels, judgments.codes_of
+        )
         self._running = {}  # name -> running sums over its support (many cut-offs)
         self._pairs_read = {}  # name -> pairs read per pair so far (FEW_PAIRS_PER_QUERY)
         # Averaging (or block ranks) only matter when some support rows tie.
-        tied = self._any_tied(self._support_ranks) or (
-            judged is not None and self._any_tied(self._judged_ranks)
+        tied = self._any_tied(support_ranks) or (
+            self.judged is not None and self._any_tied(self._judged_ranks)
         )
-        self.average_ties = bool(average_ties) and bool(tied)
-        self.threshold_ties = bool(threshold_ties) and bool(tied)
+        self.average_ties = bool(options.average_ties) and bool(tied)
+        self.threshold_ties = bool(options.threshold_ties) and bool(tied)
+
+    @property
+    def grain(self):
+        """Rows per thread of the compiled kernels (the engine's one grain, ``_threads``)."""
+        return _threads.grain()
 
     @cached_property
     def every_query(self):
@@ -162,10 +183,28 @@ class RankedLists:
         (read only) when the pairs are :attr:`every_query`."""
         return values if pair_query is self.every_query else values[pair_query]
 
+    # -- the full ranked lists (correlations only): :class:`FullOrder`, sorted on first use
     @property
     def starts(self):
         """First row of each query in ranked order (the correlations): the grouping's own."""
-        return self.ranking.grouping.offsets[:-1]
+        return self.order.starts
+
+    @property
+    def labels(self):
+        """Labels of every row in ranked order."""
+        return self.order.labels
+
+    @property
+    def score_blocks(self):
+        return self.order.score_blocks
+
+    @property
+    def block_first_row(self):
+        return self.order.block_first_row
+
+    @property
+    def block_size(self):
+        return self.order.block_size
 
     def _any_tied(self, ranks):
         """Whether a row of these support ranks ties with another row (in threads)."""
@@ -175,61 +214,11 @@ class RankedLists:
     def is_relevant(self, labels):
         return labels >= self.threshold if self.threshold is not None else labels > 0
 
-    # -- the full ranked lists (correlations only): sorted on first use -------------------
-    @cached_property
-    def labels(self):
-        """Labels of every row in ranked order."""
-        return self.y_true[self.ranking.order]
-
-    @cached_property
-    def score_blocks(self):
-        """True on rows that start a block of tied scores (and on each query's first row)."""
-        scores = self.y_score[self.ranking.order]
-        blocks = np.ones(scores.size, dtype=bool)
-        np.not_equal(scores[1:], scores[:-1], out=blocks[1:])
-        blocks[self.starts[self.sizes > 0]] = True
-        return blocks
-
-    @cached_property
-    def block_first_row(self):
-        return np.flatnonzero(self.score_blocks)
-
-    @cached_property
-    def block_size(self):
-        return np.diff(np.append(self.block_first_row, self.y_true.size))
-
     # -- the support and the per-row terms on it -----------------------------------------
-    @cached_property
-    def _support_labels(self):
-        """Labels of the support rows, in the support's order."""
-        return self._support_ranks.labels
-
-    @cached_property
+    @property
     def largest_label(self):
-        """The largest label of the support rows (the positive labels; every label under a
-        gain mapping that scores label 0), 0.0 when there are none: the largest label when it
-        is positive, and any labels <= 0 pass the label checks as 0 does."""
-        labels = self._support_labels  # float64, as the ranking writes it
-        if not labels.size:
-            return 0.0
-        return float(_sums.value_range(labels, self.n_threads, self.grain)[1])
-
-    @cached_property
-    def _top_grade(self):
-        """The largest support label when all are integers in ``[0, MAX_INT_LABEL]`` (small
-        grades, the usual case: per-grade tables replace per-row work), else None."""
-        labels = self._support_labels
-        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, self.grain):
-            return int(self.largest_label)
-        return None
-
-    @cached_property
-    def _grade_gains(self):
-        """Gain of every grade 0..top, where the support's labels are small grades and the
-        gain is a formula (a mapping only knows its own labels); else None."""
-        if self._top_grade is None or self.gains.kind == "mapping":
-            return None
-        return self.gains(np.arange(self._top_grade + 1.0))
+        """The largest label of the support rows (:attr:`Grades.largest`)."""
+        return self.grades.largest
 
     def _few_pairs(self, n_pairs):
         """Whether sums are read per pair (each pair re-reads its rows) rather than by running
@@ -309,7 +298,7 @@ class RankedLists:
 
     def _support_gains(self, s):
         """Gains of the support rows (averaged over tied blocks where ties are averaged)."""
-        gain_of = self._grade_gains
+        gain_of = self.grades.gain_of
         if gain_of is None or self.average_ties:
             return s.block_mean(self.gains(s.labels))
         return gain_of[s.labels.astype(np.intp)]
@@ -319,7 +308,7 @@ class RankedLists:
             return self.term_sums_of("cg", self._support_gains, pair_query, kk)
 
         def arrays_of(s):
-            gain_of = None if self.average_ties else self._grade_gains
+            gain_of = None if self.average_ties else self.grades.gain_of
             if gain_of is not None:  # gains looked up per grade in the compiled pass
                 gains = {"labels": s.labels, "gain_of": gain_of}
             else:
@@ -399,113 +388,21 @@ class RankedLists:
 
         return self.term_sums_of("judged", term, pair_query, kk, support=self._judged_support)
 
-    # -- ideal DCG ---------------------------------------------------------------------
+    # -- ideal DCG: :class:`IdealGains` ---------------------------------------------------
     def discount(self, rank):
         """The DCG discount's denominator ``log_base(rank + 1)`` of 1-based ``rank``."""
-        rank1 = np.asarray(rank, dtype=np.float64) + 1.0
-        if self.log_base == 2.0:
-            return np.log2(rank1)
-        return np.log(rank1) / np.log(self.log_base)
+        return self.ideal.discount(rank)
 
-    @cached_property
+    @property
     def ideal_levels(self):
-        """Each query's distinct positive gains among its judged labels, and their counts.
+        """Each query's gain levels (:attr:`IdealGains.levels`)."""
+        return self.ideal.levels
 
-        Returns ``(gain, count, upper, offsets)``: per (query, level) run, queries in order and
-        gains descending inside a query, the gain, how many judged labels have it, and how many
-        have at least that gain (``upper``); ``offsets`` delimit each query's runs. The runs
-        of a query depend on its own labels only, so its ideal DCG does too.
-        """
-        n_q = self.n_queries
-        top = self._top_grade if self.ideal_labels is None else None
-        if top is not None and self._grade_gains is not None and n_q * (top + 1) <= MAX_LEVEL_TABLE:
-            # The judged labels are the ranked rows' small integer grades, and the gain is a
-            # formula (defined on every grade): grades of equal gain are one level, levels in
-            # descending gain, and the runs of each query are counted from its support rows
-            # (compiled, in threads; the support is in query order).
-            neg_levels, level_of = np.unique(-self._grade_gains, return_inverse=True)
-            level_of = level_of.ravel().astype(np.intp)
-            positive = -neg_levels > 0  # a prefix: the levels run in descending gain
-            level_of[~positive[level_of]] = -1
-            return _sums.ideal_levels(
-                self._support_labels,
-                self._support_ranks.offsets,
-                level_of,
-                -neg_levels[positive],
-                self.n_threads,
-                self.grain,
-            )
-        labels, codes_of = self._ideal_rows()
-        neg_levels, level = np.unique(-self.gains(labels), return_inverse=True)
-        level, distinct = level.ravel(), -neg_levels
-        width = max(distinct.size, 1)
-        table = None
-        if n_q * width <= MAX_LEVEL_TABLE:
-            keys = codes_of(np.arange(level.size)).astype(np.int64) * width + level
-            table = np.bincount(keys, minlength=n_q * width).reshape(n_q, width)
-        if table is not None:
-            table[:, distinct <= 0] = 0  # levels without gain do not count
-            keys = np.flatnonzero(table)
-            counts = table.ravel()[keys]
-        else:
-            keep = np.flatnonzero(distinct[level] > 0)
-            keys = codes_of(keep).astype(np.int64) * width + level[keep]
-            keys, counts = np.unique(keys, return_counts=True)
-        query = keys // width
-        per_query = np.bincount(query, minlength=n_q)
-        offsets = np.concatenate(([0], np.cumsum(per_query)))
-        upper = segment_cumsum(counts, offsets)
-        return distinct[keys % width], counts, upper, offsets
-
-    def _ideal_rows(self):
-        """The judged labels that can have a gain, and a map of their indices to query codes."""
-        if self.ideal_labels is None:
-            # The ranked rows are the judged documents: the support rows (positive labels,
-            # or every row for a gain mapping that scores label 0), in query order.
-            counts = self._support_ranks.counts
-
-            def support_codes(index):
-                return np.repeat(np.arange(self.n_queries), counts)[index]
-
-            return self._support_labels, support_codes
-        labels = self.ideal_labels
-        rows = None if self.gains.scores_nonpositive else np.flatnonzero(labels > 0)
-
-        def codes_of(index):
-            return self.ideal_codes_of(index if rows is None else rows[index])
-
-        return (labels if rows is None else labels[rows]), codes_of
-
-    @cached_property
+    @property
     def has_positive_gain(self):
         """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
-        offsets = self.ideal_levels[3]
-        return np.diff(offsets) > 0
+        return self.ideal.has_positive_gain
 
     def ideal_dcg(self, pair_query, pair_k):
-        """DCG of the best ordering of each query's judged labels, cut at ``pair_k``.
-
-        Per pair, a sum over its query's gain levels (in descending order) of the gain times
-        the discounts of the ranks that level fills: the terms and their order depend on the
-        query alone, so the value is the same whatever other queries are evaluated with it
-        (compiled, parallel over pairs: ``ideal_dcg`` of ``_sums``).
-        """
-        gain, count, upper, offsets = self.ideal_levels
-        if gain.size == 0:
-            return np.zeros(pair_query.size)
-        # ``upper`` grows inside each query: its largest value is the longest query's count.
-        longest = int(upper.max())
-        disc_cum = np.concatenate(
-            ([0.0], np.cumsum(1.0 / self.discount(np.arange(1, longest + 1))))
-        )
-        return _sums.ideal_dcg(
-            np.ascontiguousarray(gain, dtype=np.float64),
-            np.ascontiguousarray(count, dtype=np.int64),
-            np.ascontiguousarray(upper, dtype=np.int64),
-            np.ascontiguousarray(offsets, dtype=np.intp),
-            np.ascontiguousarray(pair_query, dtype=np.intp),
-            np.ascontiguousarray(pair_k, dtype=np.float64),
-            disc_cum,
-            self.n_threads,
-            self.grain,
-        )
+        """DCG of the best ordering of each query's judged labels, cut at ``pair_k``."""
+        return self.ideal.dcg(pair_query, pair_k)

@@ -191,7 +191,7 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     cdef const uint8_t* prev = NULL
     cdef _IdTable t
     t.bits, t.k, t.room = 12, 0, 1024
-    t.slots = <uint64_t*> calloc(<size_t> 1 << t.bits, sizeof(uint64_t))
+    t.slots = _new_slots(t.bits)
     t.key_ptr = <const uint8_t**> malloc(t.room * sizeof(uint8_t*))
     t.key_len = <intp*> malloc(t.room * sizeof(intp))
     t.first = <intp*> malloc(t.room * sizeof(intp))
@@ -247,7 +247,7 @@ cdef struct _QueryScratch:
 
 cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
     cdef _QueryScratch b
-    b.slots = <uint64_t*> calloc(<size_t> 1 << bits, sizeof(uint64_t))
+    b.slots = _new_slots(bits)
     b.slot_of = <intp*> malloc(rows * sizeof(intp))
     b.local = <_Local*> malloc(rows * sizeof(_Local))
     b.perm = <intp*> malloc(rows * sizeof(intp))

@@ -30,8 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _ranking
-from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD  # the engine's one grain
+from . import _ranking, _threads
 
 __all__ = [
     "IdPieces",
@@ -132,7 +131,7 @@ def query_layout(codes, starts, n_queries, n_threads=1):
     else:
         sizes = np.bincount(codes, minlength=n_queries)
         grouped, _ = _ranking.counting_sort(
-            codes, n_queries, n_threads, _ROWS_PER_THREAD, sizes=sizes
+            codes, n_queries, n_threads, _threads.grain(), sizes=sizes
         )
         rows = grouped.astype(np.intp, copy=False)
     row_offsets = np.zeros(n_queries + 1, dtype=np.intp)
@@ -173,7 +172,7 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
         np.ascontiguousarray(scores, dtype=np.float64),
         *layout,
         n_threads,
-        _ROWS_PER_THREAD,
+        _threads.grain(),
     )
     return QueryRows(*out)
 
@@ -184,7 +183,7 @@ def segment_order(values, offsets, n_threads=1):
     the values in that order."""
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    return _ranking.score_order(values, offsets, n_threads, _ROWS_PER_THREAD)
+    return _ranking.score_order(values, offsets, n_threads, _threads.grain())
 
 
 def repeat_ids(pieces, rows, counts):
@@ -212,5 +211,5 @@ def gather_ids(pieces, rows, sizes, order=None, n_threads=1):
         sizes,
         order,
         n_threads,
-        _ROWS_PER_THREAD,
+        _threads.grain(),
     )

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ranking, _sums
-from ._ranking import MIN_ROWS_PER_THREAD as _ROWS_PER_THREAD
+from . import _ranking, _sums, _threads
 
 __all__ = ["all_strings", "object_id_runs", "value_range"]
 
@@ -20,7 +19,7 @@ def value_range(arr, n_threads=1):
     one compiled pass over float64 (in ``n_threads`` threads on large arrays), numpy's two
     reductions otherwise. Exact, so the same for any number of threads."""
     if arr.dtype == np.float64 and arr.ndim == 1 and arr.flags.c_contiguous:
-        return _sums.value_range(arr, n_threads, _ROWS_PER_THREAD)
+        return _sums.value_range(arr, n_threads, _threads.grain())
     return arr.min(), arr.max()
 
 
@@ -28,7 +27,7 @@ def object_id_runs(ids, limit, n_threads=1):
     """Starts of the runs of an object array of ids: runs of the very same object (addresses
     compared in threads), or else, for ids built one object per row, runs of equal ids when
     every id is a ``str``; None beyond ``limit`` runs. ``ids`` is C-contiguous."""
-    runs = _ranking.identity_runs(ids, limit, n_threads, _ROWS_PER_THREAD)
+    runs = _ranking.identity_runs(ids, limit, n_threads, _threads.grain())
     if runs is None:
         runs = _ranking.object_runs(ids, limit, strings_only=True)
     return runs

@@ -12,12 +12,12 @@ from functools import cached_property
 
 import numpy as np
 
-from . import _sums
+from . import _sums, _threads
 
 __all__ = ["Support", "segment_cumsum"]
 
 
-def segment_cumsum(values, offsets, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD):
+def segment_cumsum(values, offsets, n_threads=1):
     """Inclusive running sums of ``values`` restarting at every segment of ``offsets``.
 
     ``offsets`` (``n_segments + 1`` entries, empty segments allowed) delimit the segments.
@@ -31,10 +31,10 @@ def segment_cumsum(values, offsets, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD
     else:
         values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
-    return _sums.segment_cumsum(values, offsets, n_threads, grain)
+    return _sums.segment_cumsum(values, offsets, n_threads, _threads.grain())
 
 
-def _sorted_in_blocks(values, first, size, n_threads=1, grain=_sums.MIN_ROWS_PER_THREAD):
+def _sorted_in_blocks(values, first, size, n_threads=1):
     """``values`` (float64) sorted inside each block (``size`` rows from ``first``),
     ascending, in compiled threads. A new array, or ``values`` itself when no block holds two
     rows."""
@@ -46,7 +46,7 @@ def _sorted_in_blocks(values, first, size, n_threads=1, grain=_sums.MIN_ROWS_PER
         np.ascontiguousarray(first, dtype=np.intp),
         np.ascontiguousarray(size, dtype=np.intp),
         n_threads,
-        grain,
+        _threads.grain(),
     )
     return out
 
@@ -96,7 +96,7 @@ class Support:
             # Where a row sits in its tied block changes no term under these policies: the
             # labels are put in one order inside each block (ascending), so that the sums
             # over a block, added in floating point, do not depend on the rows' input order.
-            labels = _sorted_in_blocks(labels, first, members, ctx.n_threads, ctx.grain)
+            labels = _sorted_in_blocks(labels, first, members, ctx.n_threads)
         if ctx.average_ties:
             # Widen to whole tied blocks: the term of a tied row is spread over its block.
             size = tied[first] + 1
@@ -153,7 +153,7 @@ class Support:
         first row, so a query's values never depend on which other queries are evaluated with
         it, nor on the number of threads.
         """
-        return segment_cumsum(term, self.offsets, self.ctx.n_threads, self.ctx.grain)
+        return segment_cumsum(term, self.offsets, self.ctx.n_threads)
 
     def at(self, cumulative, pair_query, kk):
         """Prefix value of each pair at its cut-off: the sum over its top ``kk`` rows."""
@@ -164,7 +164,7 @@ class Support:
             np.ascontiguousarray(pair_query, dtype=np.intp),
             np.ascontiguousarray(kk, dtype=np.int64),
             self.ctx.n_threads,
-            self.ctx.grain,
+            _threads.grain(),
         )
 
     def block_mean(self, values):

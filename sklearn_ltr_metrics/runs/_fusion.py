@@ -465,8 +465,10 @@ default="min-max"
     Ids stored as Arrow strings (pandas' ``str`` dtype, as :func:`read_trec_run` returns
     them) are read from their buffers and the output's ids built from their bytes, without
     Python string objects: each query's documents are coded in a hash table of that query
-    alone. Ids of other kinds (object, integers) are coded by :func:`pandas.factorize` first;
-    the output's id columns keep the input's dtype.
+    alone. Ids held as Python strings (object columns, every id a ``str``) are copied into
+    Arrow strings once by pyarrow and read the same way (the output keeps the objects). Ids of
+    other kinds (integers, bytes, mixed) are coded by :func:`pandas.factorize` first; the
+    output's id columns keep the input's dtype.
 
     Values equal ranx's (``ranx.fuse``) per ``(qid, doc_id)`` for every method, with these
     readings of what ranx leaves to chance:

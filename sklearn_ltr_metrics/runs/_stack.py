@@ -12,7 +12,8 @@ order; read as they are when a run is already in rank order, as TREC files are).
 other, in order of first appearance.
 
 Ids stored by Arrow (pandas' ``str`` columns) are read from their buffers, never turned into
-Python objects; ids of other kinds are first coded by :func:`pandas.factorize`. Everything
+Python objects; ids held as Python strings (object columns) are copied into Arrow strings once;
+ids of other kinds are first coded by :func:`pandas.factorize`. Everything
 after (normalisations, fusion, pools) works on the integer arrays: segment sums with
 :func:`numpy.bincount`, per-group extremes with ``ufunc.at``, no Python loop over queries.
 """
@@ -31,6 +32,7 @@ from .._engine import (
     code_pieces,
     gather_ids,
     id_blocks,
+    object_id_runs,
     query_layout,
     query_rows,
     repeat_ids,
@@ -285,27 +287,70 @@ def _arrow_chunks(frames, column):
     return chunks
 
 
+def _object_string_chunks(frames, column):
+    """Arrow arrays of ``column`` where every run holds it as Python strings (object dtype,
+    every id a ``str``: pyarrow infers ``string`` for nothing else), their bytes copied once by
+    pyarrow so that the engine codes them by their bytes, as Arrow columns, and no Python
+    object is hashed; None otherwise (other kinds, a missing id, no pyarrow)."""
+    if any(frame[column].dtype != object for frame in frames):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pandas' own string storage brings it
+        return None
+    chunks = []
+    for frame in frames:
+        try:
+            array = pa.array(frame[column].to_numpy(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # mixed kinds: coded by value
+            return None
+        pieces = array.chunks if isinstance(array, pa.ChunkedArray) else [array]
+        if array.type not in (pa.string(), pa.large_string()) or array.null_count:
+            return None
+        chunks.extend(pieces)
+    return chunks
+
+
 def _row_ids(frames, column, names, codes=None):
     """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
     strings, else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
-    a missing id is refused naming its run and row."""
+    a missing id is refused naming its run and row. Document ids held as Python strings
+    (``codes`` None) are read as Arrow strings made from them, and given back as the input's
+    objects."""
     values = pd.Index(pd.concat([frame[column] for frame in frames], ignore_index=True))
     chunks = _arrow_chunks(frames, column)
+    arrow = chunks is not None
+    if not arrow and (codes is None or _object_runs(values) is None):
+        # Document ids, or query ids in no blocks (rows in random order): by their bytes.
+        chunks = _object_string_chunks(frames, column)
     pieces = None if chunks is None else arrow_pieces(chunks)
     if pieces is not None:
-        return RowIds(values, pieces, arrow=True)
+        return RowIds(values, pieces, arrow=arrow)
     found = (codes or pd.factorize)(values)[0]
     if (found < 0).any():
         _raise_missing(frames, column, names, int(np.flatnonzero(found < 0)[0]))
     return RowIds(values, code_pieces([found]))
 
 
+def _object_runs(values):
+    """Starts of the runs of one object (or of equal strings) of object ids, found by the
+    engine's compiled scan of their addresses; None for other dtypes, or beyond a run per four
+    rows (ids in no blocks). A run lists its query's rows with one id object, as a parser or
+    ``np.repeat`` builds them."""
+    if values.dtype != object:
+        return None
+    return object_id_runs(np.ascontiguousarray(values.to_numpy()), len(values) // 4)
+
+
 def _head_codes(values):
     """Codes of query ids: a run usually lists a query's rows together, so only the first row
-    of each block is hashed (blocks found by comparing neighbours); ids in no such order are
-    hashed all. Codes in order of first appearance, -1 for a missing id."""
+    of each block is hashed (blocks found by comparing neighbours, or for object ids by their
+    addresses: runs of equal ids held by distinct objects get one code each the same); ids in
+    no such order are hashed all. Codes in order of first appearance, -1 for a missing id."""
     ids = pd.Series(values, copy=False)
-    start = np.flatnonzero((ids != ids.shift()).to_numpy())
+    start = _object_runs(values)
+    if start is None:
+        start = np.flatnonzero((ids != ids.shift()).to_numpy())
     if start.size > len(ids) // 4:
         return pd.factorize(values)
     head_codes, uniques = pd.factorize(ids.iloc[start])

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics._engine import (
-    _run_rows,
     arrow_pieces,
     code_pieces,
     gather_ids,
@@ -18,6 +17,8 @@ from sklearn_ltr_metrics._engine import (
     segment_order,
 )
 from sklearn_ltr_metrics.runs._stack import stack_runs
+
+from .._engine import small_grain
 
 pa = pytest.importorskip("pyarrow")  # the Arrow ids the step reads
 
@@ -95,7 +96,7 @@ def test_segment_order_equals_a_stable_sort(kind, monkeypatch):
         "special": rng.choice([np.inf, -np.inf, 0.0, -0.0, 1.5, -2.0, 1e-300], n),
     }[kind]
     offsets = np.r_[0, np.cumsum(sizes)]
-    monkeypatch.setattr(_run_rows, "_ROWS_PER_THREAD", 64)
+    small_grain(monkeypatch, 64)
     for n_threads in (1, 3):
         order, ranked = segment_order(values, offsets, n_threads)
         np.testing.assert_array_equal(order, reference_order(values, offsets))

@@ -272,9 +272,9 @@ def test_evaluate_dask_refuses_ids_of_two_kinds_in_different_partitions():
 def test_finite_checks_in_threads_find_every_bad_value(monkeypatch):
     """Large label and score arrays are checked in parts, in threads: a NaN, an infinity or
     a negative label in any part is still found and named."""
-    from sklearn_ltr_metrics._engine import _scans
+    from .._engine import small_grain
 
-    monkeypatch.setattr(_scans, "_ROWS_PER_THREAD", 4)
+    small_grain(monkeypatch, 4)
     qid = np.repeat(np.arange(10), 10)
     for where in (0, 57, 99):
         for bad, match in ((np.nan, "NaN or infinite"), (-np.inf, "NaN or infinite")):

@@ -412,7 +412,7 @@ def test_lightgbm_preset_ap_denominator_and_empty_one():
 
 
 def test_ideal_dcg_continuous_labels_take_the_sorting_path(monkeypatch):
-    from sklearn_ltr_metrics._engine import _ranked as _metrics
+    from sklearn_ltr_metrics._engine import _ideal as _metrics
 
     rng = np.random.default_rng(5)
     labels = rng.random(200) * 3  # continuous grades: many distinct gains

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sklearn_ltr_metrics._engine import _run_rows
 from sklearn_ltr_metrics.runs import fuse, fusion_method_names
 
+from .._engine import small_grain
 from .test_fusion import PARAMS, as_dict, assert_same, random_runs, to_ranx
 
 pa = pytest.importorskip("pyarrow")  # pandas' str columns are stored by it
@@ -151,7 +151,7 @@ def test_threads_give_the_same_frame(monkeypatch):
     """Every kernel on several threads (a small grain): the same frame, bit for bit."""
     frames = random_runs(14, n_queries=40, pool=60)
     expected = fuse(frames, "wsum", weights=[1.0, 2.0, 0.5], n_jobs=1)
-    monkeypatch.setattr(_run_rows, "_ROWS_PER_THREAD", 8)
+    small_grain(monkeypatch, 8)
     for n_jobs in (2, 3, -1):
         got = fuse(frames, "wsum", weights=[1.0, 2.0, 0.5], n_jobs=n_jobs)
         pd.testing.assert_frame_equal(got, expected)

@@ -4,7 +4,7 @@ The other tests run ranx's numba kernels as plain Python (``NUMBA_DISABLE_JIT``,
 root ``conftest.py``): the same code, without minutes of compilation on a fresh machine. This
 slow test runs ranx in a fresh process with numba's JIT on, for every fusion method, and
 checks that the compiled values equal the package's, as the interpreted ones do in
-``test_runs_fusion.py``.
+``tests/runs/test_fusion.py``.
 """
 
 import json
@@ -34,7 +34,7 @@ SCRIPT = textwrap.dedent(
     assert not config.DISABLE_JIT, "numba's JIT is off"
     warnings.filterwarnings("ignore", message=".*unsafe cast")
     import ranx
-    from tests.test_runs_fusion import PARAMS, random_runs
+    from tests.runs.test_fusion import PARAMS, random_runs
     def to_ranx(frame):
         run = {}
         for q, d, s in zip(frame["qid"], frame["doc_id"], frame["score"]):

@@ -1,0 +1,202 @@
+"""The support's grades and the ideal DCG: what the labels alone give, before any rank.
+
+:class:`Grades` holds the labels of the support rows (the positive rows, every row under a gain
+mapping that scores label 0) and what they allow: the largest label, whether they are small
+integer grades, the gain of every grade. :class:`IdealGains` holds the judged labels of every
+query (the support's, or the separate judgments of TREC input) as gain levels, and the DCG of
+their best ordering at any cut-off. Neither reads a rank: :class:`~._ranked.RankedLists`
+holds one of each beside the support's ranks.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from . import _sums, _threads
+from ._support import segment_cumsum
+
+__all__ = ["MAX_INT_LABEL", "MAX_LEVEL_TABLE", "Grades", "IdealGains"]
+
+#: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
+MAX_LEVEL_TABLE = 20_000_000
+#: Integer labels up to this value are looked up in a table rather than sorted.
+MAX_INT_LABEL = 65535
+
+
+class Grades:
+    """The labels of the support rows (``support_ranks.labels``, float64, in the support's
+    order) and what they allow, each computed on first use (compiled, in threads)."""
+
+    def __init__(self, support_ranks, gains, n_threads):
+        self.ranks = support_ranks
+        self.gains = gains
+        self.n_threads = n_threads
+
+    @property
+    def labels(self):
+        return self.ranks.labels
+
+    @cached_property
+    def largest(self):
+        """The largest label of the support rows, 0.0 when there are none: the largest label
+        when it is positive, and any labels <= 0 pass the label checks as 0 does."""
+        if not self.labels.size:
+            return 0.0
+        return float(_sums.value_range(self.labels, self.n_threads, _threads.grain())[1])
+
+    @cached_property
+    def top(self):
+        """The largest label when all are integers in ``[0, MAX_INT_LABEL]`` (small grades,
+        the usual case: per-grade tables replace per-row work), else None."""
+        labels = self.labels
+        grain = _threads.grain()
+        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, grain):
+            return int(self.largest)
+        return None
+
+    @cached_property
+    def gain_of(self):
+        """Gain of every grade 0..top, where the labels are small grades and the gain is a
+        formula (a mapping only knows its own labels); else None."""
+        if self.top is None or self.gains.kind == "mapping":
+            return None
+        return self.gains(np.arange(self.top + 1.0))
+
+
+class IdealGains:
+    """The ideal DCG of every query: its judged labels' gain levels and the discounts they fill.
+
+    Parameters
+    ----------
+    grades : Grades
+        The support's labels: the judged documents when ``judged_labels`` is None.
+    log_base : float
+        Base of the DCG discount ``1 / log_base(rank + 1)``.
+    n_queries : int
+    judged_labels : ndarray or None
+        The judged labels of every query (TREC input), or None.
+    judged_codes_of : callable or None
+        Maps indices of ``judged_labels`` to their query codes.
+    """
+
+    def __init__(self, grades, log_base, n_queries, judged_labels=None, judged_codes_of=None):
+        self.grades = grades
+        self.gains = grades.gains
+        self.log_base = float(log_base)
+        self.n_queries = n_queries
+        self.judged_labels = judged_labels
+        self.judged_codes_of = judged_codes_of
+
+    def discount(self, rank):
+        """The DCG discount's denominator ``log_base(rank + 1)`` of 1-based ``rank``."""
+        rank1 = np.asarray(rank, dtype=np.float64) + 1.0
+        if self.log_base == 2.0:
+            return np.log2(rank1)
+        return np.log(rank1) / np.log(self.log_base)
+
+    @cached_property
+    def levels(self):
+        """Each query's distinct positive gains among its judged labels, and their counts.
+
+        Returns ``(gain, count, upper, offsets)``: per (query, level) run, queries in order and
+        gains descending inside a query, the gain, how many judged labels have it, and how many
+        have at least that gain (``upper``); ``offsets`` delimit each query's runs. The runs
+        of a query depend on its own labels only, so its ideal DCG does too.
+        """
+        n_q, grades = self.n_queries, self.grades
+        top = grades.top if self.judged_labels is None else None
+        if top is not None and grades.gain_of is not None and n_q * (top + 1) <= MAX_LEVEL_TABLE:
+            # The judged labels are the ranked rows' small integer grades, and the gain is a
+            # formula (defined on every grade): grades of equal gain are one level, levels in
+            # descending gain, and the runs of each query are counted from its support rows
+            # (compiled, in threads; the support is in query order).
+            neg_levels, level_of = np.unique(-grades.gain_of, return_inverse=True)
+            level_of = level_of.ravel().astype(np.intp)
+            positive = -neg_levels > 0  # a prefix: the levels run in descending gain
+            level_of[~positive[level_of]] = -1
+            return _sums.ideal_levels(
+                grades.labels,
+                grades.ranks.offsets,
+                level_of,
+                -neg_levels[positive],
+                grades.n_threads,
+                _threads.grain(),
+            )
+        return self._counted_levels()
+
+    def _counted_levels(self):
+        """:attr:`levels` of any labels: counted in a (query, level) table, else sorted."""
+        n_q = self.n_queries
+        labels, codes_of = self._rows()
+        neg_levels, level = np.unique(-self.gains(labels), return_inverse=True)
+        level, distinct = level.ravel(), -neg_levels
+        width = max(distinct.size, 1)
+        if n_q * width <= MAX_LEVEL_TABLE:
+            keys = codes_of(np.arange(level.size)).astype(np.int64) * width + level
+            table = np.bincount(keys, minlength=n_q * width).reshape(n_q, width)
+            table[:, distinct <= 0] = 0  # levels without gain do not count
+            keys = np.flatnonzero(table)
+            counts = table.ravel()[keys]
+        else:
+            keep = np.flatnonzero(distinct[level] > 0)
+            keys = codes_of(keep).astype(np.int64) * width + level[keep]
+            keys, counts = np.unique(keys, return_counts=True)
+        query = keys // width
+        per_query = np.bincount(query, minlength=n_q)
+        offsets = np.concatenate(([0], np.cumsum(per_query)))
+        upper = segment_cumsum(counts, offsets)
+        return distinct[keys % width], counts, upper, offsets
+
+    def _rows(self):
+        """The judged labels that can have a gain, and a map of their indices to query codes."""
+        if self.judged_labels is None:
+            # The ranked rows are the judged documents: the support rows (positive labels,
+            # or every row for a gain mapping that scores label 0), in query order.
+            counts = self.grades.ranks.counts
+
+            def support_codes(index):
+                return np.repeat(np.arange(self.n_queries), counts)[index]
+
+            return self.grades.labels, support_codes
+        labels = self.judged_labels
+        rows = None if self.gains.scores_nonpositive else np.flatnonzero(labels > 0)
+
+        def codes_of(index):
+            return self.judged_codes_of(index if rows is None else rows[index])
+
+        return (labels if rows is None else labels[rows]), codes_of
+
+    @cached_property
+    def has_positive_gain(self):
+        """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
+        return np.diff(self.levels[3]) > 0
+
+    def dcg(self, pair_query, pair_k):
+        """DCG of the best ordering of each query's judged labels, cut at ``pair_k``.
+
+        Per pair, a sum over its query's gain levels (in descending order) of the gain times
+        the discounts of the ranks that level fills: the terms and their order depend on the
+        query alone, so the value is the same whatever other queries are evaluated with it
+        (compiled, parallel over pairs: ``ideal_dcg`` of ``_sums``).
+        """
+        gain, count, upper, offsets = self.levels
+        if gain.size == 0:
+            return np.zeros(pair_query.size)
+        # ``upper`` grows inside each query: its largest value is the longest query's count.
+        longest = int(upper.max())
+        disc_cum = np.concatenate(
+            ([0.0], np.cumsum(1.0 / self.discount(np.arange(1, longest + 1))))
+        )
+        return _sums.ideal_dcg(
+            np.ascontiguousarray(gain, dtype=np.float64),
+            np.ascontiguousarray(count, dtype=np.int64),
+            np.ascontiguousarray(upper, dtype=np.int64),
+            np.ascontiguousarray(offsets, dtype=np.intp),
+            np.ascontiguousarray(pair_query, dtype=np.intp),
+            np.ascontiguousarray(pair_k, dtype=np.float64),
+            disc_cum,
+            self.grades.n_threads,
+            _threads.grain(),
+        )
