@@ -191,5 +191,5 @@ class RankingSequentialFeatureSelector(_QuerySelectorMixin, SequentialFeatureSel
     >>> selector = RankingSequentialFeatureSelector(
     ...     ranker, n_features_to_select=2, cv=3, scoring="ndcg@10").fit(frame, y)
     >>> selector.transform(frame).shape[1], list(selector.get_feature_names_out())
-    (2, ['a', 'd'])
+    (2, ['a', 'b'])
     """

@@ -43,6 +43,10 @@ from sklearn_ltr_metrics.rankers import LambdaMARTRanker, QueryAwareRanker
 
 from ..conftest import missing_data
 
+# Real and generated queries without relevant documents are left out of the means on
+# purpose here; DroppedQueriesWarning itself is tested in tests/metrics.
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
+
 METRICS = ["ndcg@10", "map"]
 N_FEATURES = 6
 CV = 3

@@ -25,6 +25,10 @@ from sklearn_ltr_metrics.model_selection import (
 )
 from sklearn_ltr_metrics.rankers import LambdaMARTRanker
 
+# Real and generated queries without relevant documents are left out of the means on
+# purpose here; DroppedQueriesWarning itself is tested in tests/metrics.
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
+
 METRICS = ["ndcg@10", "map"]
 
 

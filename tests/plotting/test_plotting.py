@@ -88,11 +88,12 @@ def test_recall_at_k_draws_capped_recall_per_stratum(evaluations, curves):
     assert [ax.get_title() for ax in fig.axes] == ["good", "weak"]
     assert fig.axes[0].get_ylabel() == "mean capped_recall@K"  # the methodology's Recall@K
     lines = fig.axes[0].get_lines()
-    # low (2, 5), medium (12, 30), high (60, 70) and all.
+    # The methodology's strata: Low (3-10) holds 5 (2 is below it), Medium (12, 30), High
+    # (60, 70), and all.
     assert [line.get_label() for line in lines] == [
-        "low (n=2)",
-        "medium (n=2)",
-        "high (n=2)",
+        "Low (3-10) (n=1)",
+        "Medium (11-50) (n=2)",
+        "High (51+) (n=2)",
         "all (n=6)",
     ]
     ev = evaluations["good"]

@@ -16,6 +16,10 @@ from sklearn_ltr_metrics.rankers import LambdaMARTRanker
 
 from .._data import make_data
 
+# Real and generated queries without relevant documents are left out of the means on
+# purpose here; DroppedQueriesWarning itself is tested in tests/metrics.
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
+
 
 @pytest.fixture(scope="module")
 def mq2008(datasets_dir):

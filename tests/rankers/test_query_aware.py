@@ -31,6 +31,10 @@ xgboost = pytest.importorskip(
     reason="xgboost is missing: the 'test' extra has it (pip install -e '.[test]')",
 )
 
+# Real and generated queries without relevant documents are left out of the means on
+# purpose here; DroppedQueriesWarning itself is tested in tests/metrics.
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
+
 
 def lgbm(**params):
     return lightgbm.LGBMRanker(

@@ -10,9 +10,12 @@ exactly the number ``evaluate`` gives on the eval set.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..._validation import short_repr
+from .._evaluation import DroppedQueriesWarning
 
 __all__ = ["LightGBMMetric", "as_lightgbm_metric"]
 
@@ -46,6 +49,7 @@ class LightGBMMetric:
     def __init__(self, scorer):
         self.scorer = scorer
         self.name = scorer.metrics[0]
+        self._warned = False  # the eval set's dropped queries are said once, not every round
 
     def _value(self, y_true, y_pred, weight, group):
         if group is None:
@@ -60,7 +64,11 @@ class LightGBMMetric:
             )
         y_pred = np.asarray(y_pred, dtype=np.float64)
         qid = _query_ids(group, y_pred.shape[0])
-        value = self.scorer.evaluate_scores(y_true, y_pred, qid=qid).mean(self.name)
+        with warnings.catch_warnings():
+            if self._warned:
+                warnings.simplefilter("ignore", DroppedQueriesWarning)
+            self._warned = True
+            value = self.scorer.evaluate_scores(y_true, y_pred, qid=qid).mean(self.name)
         return self.name, float(value), self.scorer.greater_is_better
 
     def __call__(self, y_true, y_pred, weight, group):
