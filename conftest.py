@@ -29,9 +29,10 @@ OPTIONAL_MODULES = {
     "sklearn_ltr_metrics/plotting/": (("matplotlib",), "plot"),
     "sklearn_ltr_metrics/metrics/_distributed/_spark.py": (("pyspark",), "spark"),
     "sklearn_ltr_metrics/runs/_spark.py": (("pyspark",), "spark"),
+    "sklearn_ltr_metrics/clicks/_spark.py": (("pyspark",), "spark"),
 }
 #: Modules whose doctests use the shared Spark session as ``spark``.
-SPARK_DOCTESTS = ("_distributed/_spark.py", "runs/_spark.py")
+SPARK_DOCTESTS = ("_distributed/_spark.py", "runs/_spark.py", "clicks/_spark.py")
 
 
 @pytest.fixture(scope="session")

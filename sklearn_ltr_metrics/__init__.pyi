@@ -15,6 +15,7 @@ from ._version import __version__ as __version__
 from .clicks import PropensityEstimate as PropensityEstimate
 from .clicks import click_model_names as click_model_names
 from .clicks import counterfactual_evaluate as counterfactual_evaluate
+from .clicks import counterfactual_evaluate_spark as counterfactual_evaluate_spark
 from .clicks import counterfactual_metric_names as counterfactual_metric_names
 from .clicks import estimate_propensity as estimate_propensity
 from .clicks import interleave as interleave
@@ -178,6 +179,7 @@ __all__ = [
     "convention_options",
     "correction_names",
     "counterfactual_evaluate",
+    "counterfactual_evaluate_spark",
     "counterfactual_metric_names",
     "cross_validate_ranking",
     "cutoff_curves",

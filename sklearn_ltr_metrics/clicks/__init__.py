@@ -9,7 +9,8 @@ from, ``rank`` is 1-based); :func:`~sklearn_ltr_metrics.io.read_click_log` and
   models; RandTop-k and RandPair interventions);
 - :func:`estimate_propensity` estimates the examination probability per rank;
 - :func:`counterfactual_evaluate` estimates a new ranking's metric (IPS, SNIPS, clipped IPS)
-  as a :class:`~sklearn_ltr_metrics.RankingEvaluation`;
+  as a :class:`~sklearn_ltr_metrics.RankingEvaluation`, and
+  :func:`counterfactual_evaluate_spark` the same on a log held in Spark;
 - :func:`interleave` and :func:`interleaving_outcome` compare two rankers online.
 
 See the user guide's *Click logs* page for the formulas, assumptions and references.
@@ -25,5 +26,6 @@ __getattr__, __dir__, __all__ = attach(
         "._outcome": ("interleaving_outcome",),
         "._propensity": ("PropensityEstimate", "estimate_propensity"),
         "._simulate": ("click_model_names", "simulate", "simulate_clicks"),
+        "._spark": ("counterfactual_evaluate_spark",),
     },
 )

@@ -11,11 +11,13 @@ from ._propensity import estimate_propensity as estimate_propensity
 from ._simulate import click_model_names as click_model_names
 from ._simulate import simulate as simulate
 from ._simulate import simulate_clicks as simulate_clicks
+from ._spark import counterfactual_evaluate_spark as counterfactual_evaluate_spark
 
 __all__ = [
     "PropensityEstimate",
     "click_model_names",
     "counterfactual_evaluate",
+    "counterfactual_evaluate_spark",
     "counterfactual_metric_names",
     "estimate_propensity",
     "interleave",

@@ -218,6 +218,7 @@ def _assert_same(got, expected):
     assert got.conventions == expected.conventions
 
 
+@pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
 @pytest.mark.parametrize(
     ("qid_kind", "ties", "as_index"),
     [("int", "average", False), ("str", "stable", False), ("int", "stable", True)],

@@ -149,6 +149,7 @@ def _run_and_qrels(n_queries=15, seed=2):
     return run, pd.concat([qrels, extra], ignore_index=True)  # two queries the run misses
 
 
+@pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
 @pytest.mark.parametrize(
     "options",
     [{"missing_queries": "zero", "unjudged": "remove"}, {"conventions": None, "ties": "doc_id"}],

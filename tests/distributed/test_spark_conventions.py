@@ -64,6 +64,7 @@ def rankings(spark):
     arrays.unpersist()
 
 
+@pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
 def test_spark_preset_equals_ranking_evaluator(rankings):
     from pyspark.ml.evaluation import RankingEvaluator
 
