@@ -40,9 +40,7 @@ def test_queries_and_documents_follow_the_model():
     documents = frame["document"].str.split()
     assert documents.map(len).between(5, 9).all()
     assert frame["document"].str.fullmatch(r"w\d+( w\d+)*").all()  # no stray spaces
-    shared = pd.Series(
-        [len(set(q) & set(d)) for q, d in zip(query_terms, documents, strict=True)]
-    )
+    shared = pd.Series([len(set(q) & set(d)) for q, d in zip(query_terms, documents, strict=True)])
     relevant = frame["label"].to_numpy() > 0
     # Relevant documents share query terms more often than the others, and more of them.
     share = (shared > 0).groupby(relevant).mean()
