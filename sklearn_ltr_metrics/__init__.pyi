@@ -25,6 +25,7 @@ from .clicks import simulate as simulate
 from .clicks import simulate_clicks as simulate_clicks
 from .datasets import BM25_FEATURE as BM25_FEATURE
 from .datasets import make_ranking_data as make_ranking_data
+from .datasets import make_text_ranking_data as make_text_ranking_data
 from .io import DataFormatError as DataFormatError
 from .io import read_click_log as read_click_log
 from .io import read_letor as read_letor
@@ -211,6 +212,7 @@ __all__ = [
     "make_ranking_scorer",
     "make_report",
     "make_report_diff",
+    "make_text_ranking_data",
     "metric_names",
     "normalization_names",
     "optimize_fusion",

@@ -35,10 +35,10 @@ DEMO_METRICS = (
 
 def _systems(args):
     from ..datasets import BM25_FEATURE
-    from ..rankers import FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
+    from ..rankers import BM25Ranker, FeatureRanker, LambdaMARTRanker, OracleRanker, RandomRanker
 
     return {
-        "BM25": FeatureRanker(BM25_FEATURE),
+        "BM25": BM25Ranker() if args.text else FeatureRanker(BM25_FEATURE),
         "Random": RandomRanker(random_state=args.random_state),
         "LambdaMART": LambdaMARTRanker(
             n_estimators=args.n_estimators, n_jobs=args.n_jobs, random_state=args.random_state
@@ -64,18 +64,38 @@ def _cross_validate(name, estimator, X, y, qid, folds):
     return per_query, result["per_cutoff"]
 
 
+#: The generator and the BM25 baseline, without and with ``--text``.
+_DATA = {False: "make_ranking_data", True: "make_text_ranking_data"}
+_BASELINE = {
+    False: "FeatureRanker(BM25_FEATURE)",
+    True: "BM25Ranker() on the query and document text (LambdaMART on the numeric features)",
+}
+
+
+def _data(args):
+    """``(X, y, qid, inputs)``: the numeric data, and each system's own ``X`` where it has
+    one (with ``--text``, BM25 gets the query and document text columns)."""
+    from ..datasets import make_ranking_data, make_text_ranking_data
+
+    if not args.text:
+        return (*make_ranking_data(args.n_queries, random_state=args.random_state), {})
+    frame = make_text_ranking_data(args.n_queries, random_state=args.random_state)
+    X = frame.drop(columns=["query", "document", "qid", "label"]).to_numpy()
+    inputs = {"BM25": frame[["query", "document"]]}
+    return X, frame["label"].to_numpy(), frame["qid"].to_numpy(), inputs
+
+
 def run_demo(args):
     """``ltr-eval demo``: generate, cross-validate four rankers, print and write the report."""
     from sklearn.model_selection import GroupKFold
 
-    from ..datasets import make_ranking_data
     from ..report import make_report
 
     force = check_output(args, replace_demo=True)
     if args.n_queries < args.folds:
         raise UsageError(f"--n-queries {args.n_queries} must be at least --folds {args.folds}.")
     start = time.perf_counter()
-    X, y, qid = make_ranking_data(args.n_queries, random_state=args.random_state)
+    X, y, qid, inputs = _data(args)
     progress(
         f"generated {args.n_queries} queries, {len(y)} documents "
         f"({int((y > 0).sum())} relevant); {args.folds} group folds over qid"
@@ -83,7 +103,9 @@ def run_demo(args):
     folds = list(GroupKFold(n_splits=args.folds).split(X, y, groups=qid))
     per_query, per_cutoff = {}, {}
     for name, estimator in _systems(args).items():
-        per_query[name], per_cutoff[name] = _cross_validate(name, estimator, X, y, qid, folds)
+        per_query[name], per_cutoff[name] = _cross_validate(
+            name, estimator, inputs.get(name, X), y, qid, folds
+        )
     progress("summarising (bootstrap intervals, strata, paired tests)...")
     report = make_report(
         per_query,
@@ -94,9 +116,9 @@ def run_demo(args):
         random_state=args.random_state,
         title="ltr-eval demo: LambdaMART against baselines",
         notes=[
-            f"Data: make_ranking_data({args.n_queries}, random_state={args.random_state}); "
+            f"Data: {_DATA[args.text]}({args.n_queries}, random_state={args.random_state}); "
             f"{args.folds}-fold GroupKFold cross-validation over qid "
-            f"(LambdaMART: {args.n_estimators} trees); BM25 = FeatureRanker(BM25_FEATURE); "
+            f"(LambdaMART: {args.n_estimators} trees); BM25 = {_BASELINE[args.text]}; "
             "Oracle ranks by the true labels (the ceiling). Headline: capped_recall@adaptive, "
             "the methodology's Recall@K = hits / min(K, n_pos) at adaptive cut-offs."
         ],
@@ -123,7 +145,8 @@ def add_parser(sub, commands):
         ),
         epilog=(
             "examples:\n  ltr-eval demo\n"
-            "  ltr-eval demo --n-queries 60 --output quick\n\n" + EXIT_CODES
+            "  ltr-eval demo --n-queries 60 --output quick\n"
+            "  ltr-eval demo --text --n-queries 20\n\n" + EXIT_CODES
         ),
         formatter_class=formatter,
     )
@@ -154,6 +177,12 @@ def add_parser(sub, commands):
         default=1,
         metavar="N",
         help="LightGBM threads (default: 1)",
+    )
+    demo.add_argument(
+        "--text",
+        action="store_true",
+        help="generate query and document text too (make_text_ranking_data) and make the "
+        "BM25 baseline BM25Ranker on that text instead of the synthetic bm25 feature",
     )
     add_report_options(demo, formats=False)
     demo.set_defaults(subparser=demo, func=commands.get("demo"), output="ltr_report")

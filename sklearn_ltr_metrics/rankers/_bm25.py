@@ -155,7 +155,8 @@ class BM25Ranker(_RankerMixin, BaseEstimator):
         else:
             idf = np.log(n - df + 0.5) - np.log(df + 0.5)
             idf[idf < 0] = OKAPI_EPSILON * idf.mean()
-        lengths = np.fromiter((len(t) for t in map(self._tokenizer(), distinct)), float)
+        # Every token of the collection is in its own vocabulary: the lengths are row sums.
+        lengths = np.asarray(counts.sum(axis=1), dtype=np.float64).ravel()
         self.vocabulary_ = vectorizer.vocabulary_
         self.idf_ = idf
         self.n_documents_ = int(n)
