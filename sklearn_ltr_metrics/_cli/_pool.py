@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._argtypes import EXIT_CODES, bounded_int, formatter
+from ._argtypes import EXIT_CODES, add_count, formatter
 from ._inputs import add_run_files, existing, read_runs
 from ._output import emit, frame_as
 
@@ -62,13 +62,7 @@ def add_parser(sub, commands):
         formatter_class=formatter,
     )
     add_run_files(pool_parser, output_help="write the table there (default: stdout)")
-    pool_parser.add_argument(
-        "--depth",
-        type=bounded_int(1, 10**9, "a pool depth"),
-        default=100,
-        metavar="N",
-        help="pool depth (default: 100)",
-    )
+    add_count(pool_parser, "--depth", (1, 10**9), "a pool depth", 100, "pool depth (default: 100)")
     pool_parser.add_argument("--qrels", metavar="FILE", help="TREC qrels: report the pool bias")
     pool_parser.add_argument(
         "--metrics",
