@@ -52,7 +52,8 @@ def _per_query_of(table):
 
 def _query_columns(table, name):
     """``table`` (or an evaluation's ``per_query``) with ``qid`` (and ``fold``) as columns and
-    a fresh RangeIndex; a TypeError or ValueError naming ``name`` when it cannot be."""
+    a fresh RangeIndex (a MultiIndex's levels as they are); a TypeError naming ``name`` for
+    anything but a DataFrame."""
     table = _per_query_of(table)
     if not isinstance(table, pd.DataFrame):
         raise TypeError(
@@ -61,15 +62,10 @@ def _query_columns(table, name):
         )
     if "qid" in table.columns:
         return table.reset_index(drop=True)
-    if not isinstance(table.index, pd.MultiIndex):
-        # evaluate's table: the index holds the query ids, whatever its name.
-        return table.reset_index(names="qid")
-    if "qid" not in table.index.names:
-        raise ValueError(
-            f"{name} has a MultiIndex {list(table.index.names)!r} without a 'qid' level; "
-            "index it by qid (or by fold and qid)."
-        )
-    return table.reset_index()
+    if isinstance(table.index, pd.MultiIndex):
+        return table.reset_index()
+    # evaluate's table: the index holds the query ids, whatever its name.
+    return table.reset_index(names="qid")
 
 
 def keyed_table(table, name):
@@ -80,6 +76,11 @@ def keyed_table(table, name):
     keys are an error.
     """
     df = _query_columns(table, name)
+    if "qid" not in df.columns:  # a MultiIndex without a qid level
+        raise ValueError(
+            f"{name} has a MultiIndex {list(_per_query_of(table).index.names)!r} without a "
+            "'qid' level; index it by qid (or by fold and qid)."
+        )
     keys = ["fold", "qid"] if "fold" in df.columns else ["qid"]
     df = df.set_index(keys)
     if df.index.has_duplicates:
