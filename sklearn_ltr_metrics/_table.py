@@ -50,6 +50,24 @@ def _per_query_of(table):
     return getattr(table, "per_query", table)
 
 
+def _query_columns(table, name):
+    """``table`` (or an evaluation's ``per_query``) with ``qid`` (and ``fold``) as columns and
+    a fresh RangeIndex (a MultiIndex's levels as they are); a TypeError naming ``name`` for
+    anything but a DataFrame."""
+    table = _per_query_of(table)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(
+            f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
+            f"'per_query' of cross_validate_ranking) or an evaluation, got {type(table).__name__}."
+        )
+    if "qid" in table.columns:
+        return table.reset_index(drop=True)
+    if isinstance(table.index, pd.MultiIndex):
+        return table.reset_index()
+    # evaluate's table: the index holds the query ids, whatever its name.
+    return table.reset_index(names="qid")
+
+
 def keyed_table(table, name):
     """Return a copy of a per-query table indexed by its query key, (fold, qid) or qid.
 
@@ -57,24 +75,12 @@ def keyed_table(table, name):
     ``fold`` column, ``qid`` as a column), or an evaluation (its ``per_query``). Duplicate
     keys are an error.
     """
-    table = _per_query_of(table)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a pandas DataFrame of per-query values (the per_query table of "
-            f"evaluate or cross_validate_ranking), got {type(table).__name__}."
+    df = _query_columns(table, name)
+    if "qid" not in df.columns:  # a MultiIndex without a qid level
+        raise ValueError(
+            f"{name} has a MultiIndex {list(_per_query_of(table).index.names)!r} without a "
+            "'qid' level; index it by qid (or by fold and qid)."
         )
-    if "qid" in table.columns:
-        df = table.copy()
-    elif isinstance(table.index, pd.MultiIndex):
-        df = table.reset_index()
-        if "qid" not in df.columns:
-            raise ValueError(
-                f"{name} has a MultiIndex {list(table.index.names)!r} without a 'qid' level; "
-                "index it by qid (or by fold and qid)."
-            )
-    else:
-        # evaluate's table: the index holds the query ids, whatever its name.
-        df = table.reset_index(names="qid")
     keys = ["fold", "qid"] if "fold" in df.columns else ["qid"]
     df = df.set_index(keys)
     if df.index.has_duplicates:
@@ -111,18 +117,7 @@ def query_frame(table, name, *, counts=False):
     ``per_query`` attribute. With ``counts=True`` the result also has ``n_pos`` and ``n_neg``
     (``n_neg`` derived from ``n_docs`` when missing).
     """
-    table = _per_query_of(table)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(
-            f"{name} must be a per-query DataFrame (evaluate(...).per_query, or the "
-            f"'per_query' of cross_validate_ranking) or an evaluation, got {type(table).__name__}."
-        )
-    if "qid" in table.columns:
-        frame = table.reset_index(drop=True)
-    elif isinstance(table.index, pd.MultiIndex):
-        frame = table.reset_index()
-    else:
-        frame = table.reset_index(names="qid")
+    frame = _query_columns(table, name)
     if counts:
         n_pos, n_neg = count_values(frame, name)
         if "n_neg" not in frame.columns:

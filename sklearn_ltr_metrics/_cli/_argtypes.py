@@ -30,6 +30,7 @@ __all__ = [
     "Parser",
     "SpecList",
     "UsageError",
+    "add_count",
     "add_inputs",
     "add_qrels_format",
     "bounded_int",
@@ -107,6 +108,13 @@ def bounded_int(minimum=1, maximum=10**9, what="a count"):
     return convert
 
 
+def add_count(parser, flag, bounds, what, default, help, metavar="N"):
+    """Add the integer option ``flag``: ``bounded_int(*bounds, what)``, ``default`` and ``help``."""
+    parser.add_argument(
+        flag, type=bounded_int(*bounds, what), default=default, metavar=metavar, help=help
+    )
+
+
 def parse_cutoff_token(token, where):
     """One cut-off of ``--k`` or of ``name@K``: an int, ``all`` or a strategy name."""
     text = token.strip().lower()
@@ -157,21 +165,22 @@ def parse_gain(text):
     return mapping
 
 
-def probability(text):
+def _number(text):
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
+def probability(text):
+    value = _number(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must lie strictly between 0 and 1")
     return value
 
 
 def finite(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = _number(text)
     if not np.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value

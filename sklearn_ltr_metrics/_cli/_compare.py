@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..report._render import markdown_table, text_table
 from ..stats import correction_names, paired_test_names, pairwise_test_names
-from ._argtypes import EXIT_CODES, UsageError, add_qrels_format, bounded_int, formatter, probability
+from ._argtypes import EXIT_CODES, UsageError, add_count, add_qrels_format, formatter, probability
 from ._inputs import check_output, metric_specs, progress, read_trec, run_names
 from ._output import emit, frame_as, report_as, with_curves, write_report
 from ._parser import add_duplicates, add_metric_options, add_report_options, metric_help
@@ -34,6 +34,8 @@ __all__ = [
 
 
 #: What ``ltr-eval compare --help`` says first.
+_DEPTH_HELP = "reranking depth of --reranks (default: 100)"
+
 COMPARE_DESCRIPTION = (
     "Evaluate several runs on the same qrels and test each against the baseline,\n"
     "query by query: mean and bootstrap interval, difference, p-value (corrected for\n"
@@ -152,13 +154,7 @@ def _add_stage_options(compare):
         help="with --stages: stages that only rerank the top --depth of another (by file "
         "stem); the stage table's ceiling column checks their Recall@depth is their input's",
     )
-    compare.add_argument(
-        "--depth",
-        type=bounded_int(1, 10**9, "a depth"),
-        default=100,
-        metavar="N",
-        help="reranking depth of --reranks (default: 100)",
-    )
+    add_count(compare, "--depth", (1, 10**9), "a depth", 100, _DEPTH_HELP)
 
 
 def add_parser(sub, commands):

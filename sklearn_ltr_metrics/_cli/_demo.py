@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from ._argtypes import EXIT_CODES, UsageError, bounded_int, formatter
+from ._argtypes import EXIT_CODES, UsageError, add_count, formatter
 from ._inputs import check_output, progress
 from ._output import CURVE_CUTOFFS, CURVE_METRICS, emit, write_report
 from ._parser import add_report_options
@@ -129,6 +129,15 @@ def run_demo(args):
     return 0
 
 
+#: The demo's integer options: flag, bounds, what a value is, default, help.
+_DEMO_COUNTS = (
+    ("--n-queries", (1, 10**6), "a number of queries", 120, "queries to generate (default: 120)"),
+    ("--folds", (2, 1000), "a number of folds", 5, "GroupKFold folds over qid (default: 5)"),
+    ("--n-estimators", (1, 10**5), "a number of trees", 100, "LambdaMART trees (default: 100)"),
+    ("--n-jobs", (1, 4096), "a number of threads", 1, "LightGBM threads (default: 1)"),
+)
+
+
 def add_parser(sub, commands):
     demo = sub.add_parser(
         "demo",
@@ -150,34 +159,8 @@ def add_parser(sub, commands):
         ),
         formatter_class=formatter,
     )
-    demo.add_argument(
-        "--n-queries",
-        type=bounded_int(1, 10**6, "a number of queries"),
-        default=120,
-        metavar="N",
-        help="queries to generate (default: 120)",
-    )
-    demo.add_argument(
-        "--folds",
-        type=bounded_int(2, 1000, "a number of folds"),
-        default=5,
-        metavar="N",
-        help="GroupKFold folds over qid (default: 5)",
-    )
-    demo.add_argument(
-        "--n-estimators",
-        type=bounded_int(1, 10**5, "a number of trees"),
-        default=100,
-        metavar="N",
-        help="LambdaMART trees (default: 100)",
-    )
-    demo.add_argument(
-        "--n-jobs",
-        type=bounded_int(1, 4096, "a number of threads"),
-        default=1,
-        metavar="N",
-        help="LightGBM threads (default: 1)",
-    )
+    for flag, bounds, what, default, text in _DEMO_COUNTS:
+        add_count(demo, flag, bounds, what, default, text)
     demo.add_argument(
         "--text",
         action="store_true",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 
 from ..runs import fuse, fusion_method_names, fusion_params, normalization_names
-from ._argtypes import EXIT_CODES, formatter
-from ._inputs import add_run_files, read_runs
+from ._argtypes import EXIT_CODES
+from ._inputs import read_runs, run_files_parser
 
 __all__ = ["add_parser", "cmd_fuse"]
 
@@ -59,19 +59,23 @@ def cmd_fuse(args):
     return 0
 
 
+#: ``ltr-eval fuse``: name, its --run count and --output help, and its texts.
+_PARSER = {
+    "name": "fuse",
+    "min_runs": 2,
+    "output_help": "the fused TREC run (default: stdout)",
+    "help": "fuse TREC runs into one run (rrf, combsum, combmnz, wsum, ...)",
+    "description": "Fuse TREC runs into one, by one of ranx's fusion methods, under its\n"
+    "names; values equal ranx.fuse's per (query, document).",
+    "epilog": "examples:\n  ltr-eval fuse --run bm25.run --run dense.run --method rrf --param k=60"
+    " --output hybrid.run\n  ltr-eval fuse --run a.run --run b.run --method wsum --param "
+    "weights=0.3,0.7\n\n" + EXIT_CODES,
+}
+
+
 def add_parser(sub, commands):
     """Add ``fuse`` to the subparsers ``sub`` of ``ltr-eval``."""
-    fuse_parser = sub.add_parser(
-        "fuse",
-        help="fuse TREC runs into one run (rrf, combsum, combmnz, wsum, ...)",
-        description="Fuse TREC runs into one, by one of ranx's fusion methods, under its\n"
-        "names; values equal ranx.fuse's per (query, document).",
-        epilog="examples:\n  ltr-eval fuse --run bm25.run --run dense.run --method rrf --param k=60"
-        " --output hybrid.run\n  ltr-eval fuse --run a.run --run b.run --method wsum --param "
-        "weights=0.3,0.7\n\n" + EXIT_CODES,
-        formatter_class=formatter,
-    )
-    add_run_files(fuse_parser, output_help="the fused TREC run (default: stdout)")
+    fuse_parser = run_files_parser(sub, commands, **_PARSER)
     fuse_parser.add_argument(
         "--method",
         default="rrf",
@@ -92,4 +96,3 @@ def add_parser(sub, commands):
         help="a method parameter: k=60, gamma=0.5, sigma=0.01, phi=0.8, weights=0.3,0.7",
     )
     fuse_parser.add_argument("--tag", default="fused", help="run tag written (default: fused)")
-    fuse_parser.set_defaults(subparser=fuse_parser, func=commands.get("fuse"), min_runs=2)

@@ -28,6 +28,7 @@ from ._argtypes import (
     METRIC_PARAMETERS,
     UsageError,
     convention_keys,
+    formatter,
     parse_cutoff_token,
     parse_gain,
     parse_value,
@@ -413,10 +414,15 @@ def read_runs(args):
     return {name: read_trec_run(existing(path, "run file")) for name, path in paths}
 
 
-def add_run_files(parser, *, output_help):
-    """``--run`` (repeated), ``--output`` and ``--force`` of ``fuse`` and ``pool``."""
+def run_files_parser(sub, commands, name, *, min_runs, output_help, **texts):
+    """The parser of ``fuse`` and ``pool``: ``sub.add_parser(name, **texts)`` with ``--run``
+    (repeated, at least ``min_runs``), ``--output`` and ``--force``; ``args.func`` is
+    ``commands.get(name)``."""
+    parser = sub.add_parser(name, formatter_class=formatter, **texts)
+    parser.set_defaults(subparser=parser, func=commands.get(name), min_runs=min_runs)
     parser.add_argument(
         "--run", action="append", required=True, metavar="FILE", help="a TREC run; repeat"
     )
     parser.add_argument("--output", metavar="FILE", help=output_help)
     parser.add_argument("--force", action="store_true", help="replace an existing --output")
+    return parser

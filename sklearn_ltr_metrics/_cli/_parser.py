@@ -23,9 +23,12 @@ from ._argtypes import (
     FORMATS,
     METRIC_PARAMETERS,
     SpecList,
-    bounded_int,
+    add_count,
     preset_names,
 )
+
+_RESAMPLES = "bootstrap resamples of queries for the intervals (default: 1000)"
+_SEED = "seed of the bootstrap and tests (default: 0)"
 
 __all__ = [
     "add_duplicates",
@@ -116,20 +119,8 @@ def add_report_options(parser, *, formats=True):
         action="store_true",
         help="replace an existing report directory (never a folder holding other files)",
     )
-    group.add_argument(
-        "--n-resamples",
-        type=bounded_int(1, 10**7, "a number of resamples"),
-        default=1000,
-        metavar="N",
-        help="bootstrap resamples of queries for the intervals (default: 1000)",
-    )
-    group.add_argument(
-        "--random-state",
-        type=bounded_int(0, 2**32 - 1, "a seed"),
-        default=0,
-        metavar="SEED",
-        help="seed of the bootstrap and tests (default: 0)",
-    )
+    add_count(group, "--n-resamples", (1, 10**7), "a number of resamples", 1000, _RESAMPLES)
+    add_count(group, "--random-state", (0, 2**32 - 1), "a seed", 0, _SEED, metavar="SEED")
 
 
 def add_metric_options(parser):

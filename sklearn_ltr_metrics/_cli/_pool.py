@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._argtypes import EXIT_CODES, bounded_int, formatter
-from ._inputs import add_run_files, existing, read_runs
+from ._argtypes import EXIT_CODES, add_count
+from ._inputs import existing, read_runs, run_files_parser
 from ._output import emit, frame_as
 
 __all__ = ["add_parser", "cmd_pool"]
@@ -48,27 +48,25 @@ def cmd_pool(args):
     return 0
 
 
+#: ``ltr-eval pool``: name, its --run count and --output help, and its texts.
+_PARSER = {
+    "name": "pool",
+    "min_runs": 1,
+    "output_help": "write the table there (default: stdout)",
+    "help": "the judgment pool of TREC runs; with --qrels, each run's pool bias",
+    "description": "The union of the runs' top --depth documents per query (what to judge),\n"
+    "or with --qrels the leave-one-run-out report: each metric with the full qrels,\n"
+    "without the judged documents only that run pooled, and on condensed lists.",
+    "epilog": "examples:\n  ltr-eval pool --run a.run --run b.run --depth 100 --format csv\n"
+    "  ltr-eval pool --run a.run --run b.run --qrels qrels.txt --metrics ndcg@10,map\n\n"
+    + EXIT_CODES,
+}
+
+
 def add_parser(sub, commands):
     """Add ``pool`` to the subparsers ``sub`` of ``ltr-eval``."""
-    pool_parser = sub.add_parser(
-        "pool",
-        help="the judgment pool of TREC runs; with --qrels, each run's pool bias",
-        description="The union of the runs' top --depth documents per query (what to judge),\n"
-        "or with --qrels the leave-one-run-out report: each metric with the full qrels,\n"
-        "without the judged documents only that run pooled, and on condensed lists.",
-        epilog="examples:\n  ltr-eval pool --run a.run --run b.run --depth 100 --format csv\n"
-        "  ltr-eval pool --run a.run --run b.run --qrels qrels.txt --metrics ndcg@10,map\n\n"
-        + EXIT_CODES,
-        formatter_class=formatter,
-    )
-    add_run_files(pool_parser, output_help="write the table there (default: stdout)")
-    pool_parser.add_argument(
-        "--depth",
-        type=bounded_int(1, 10**9, "a pool depth"),
-        default=100,
-        metavar="N",
-        help="pool depth (default: 100)",
-    )
+    pool_parser = run_files_parser(sub, commands, **_PARSER)
+    add_count(pool_parser, "--depth", (1, 10**9), "a pool depth", 100, "pool depth (default: 100)")
     pool_parser.add_argument("--qrels", metavar="FILE", help="TREC qrels: report the pool bias")
     pool_parser.add_argument(
         "--metrics",
@@ -79,4 +77,3 @@ def add_parser(sub, commands):
     pool_parser.add_argument(
         "--format", choices=("text", "csv", "json"), default="text", help="(default: text)"
     )
-    pool_parser.set_defaults(subparser=pool_parser, func=commands.get("pool"), min_runs=1)

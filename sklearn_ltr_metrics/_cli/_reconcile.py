@@ -15,8 +15,8 @@ from ..metrics._reconcile._tools import check_tools
 from ._argtypes import (
     EXIT_CODES,
     UsageError,
+    add_count,
     add_inputs,
-    bounded_int,
     finite,
     formatter,
     split_list,
@@ -146,6 +146,7 @@ _RECONCILE_TOOLS = (
 
 
 _RECONCILE_TOL = "tolerance of --value (default: 1e-4)"
+_RECONCILE_QUERIES = "queries listed per pair of tools (default: 3)"
 
 
 def add_parser(sub, commands):
@@ -177,13 +178,7 @@ def add_parser(sub, commands):
         help="a number seen elsewhere: list the settings that reproduce it (tables, LETOR)",
     )
     group.add_argument("--tol", type=finite, default=1e-4, metavar="T", help=_RECONCILE_TOL)
-    group.add_argument(
-        "--queries",
-        type=bounded_int(0, 10**6, "a number of queries"),
-        default=3,
-        metavar="N",
-        help="queries listed per pair of tools (default: 3)",
-    )
+    add_count(group, "--queries", (0, 10**6), "a number of queries", 3, _RECONCILE_QUERIES)
     parser.add_argument(
         "--format",
         choices=("text", "markdown"),

@@ -101,6 +101,12 @@ def _log_comb(n, k):
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
+def _of_order(name, doc):
+    """A read-only property reading ``self.order.<name>`` (the full ranked lists, sorted on
+    first use: only the rank correlations ask for them)."""
+    return property(lambda self: getattr(self.order, name), doc=doc)
+
+
 def support_rule(y_true, gains, positive):
     """The rows of the support, as the kernels read them (:func:`active_rule`): every row
     under a gain mapping that scores label 0, else ``positive``, the caller's rule of the
@@ -184,27 +190,11 @@ class RankedLists:
         return values if pair_query is self.every_query else values[pair_query]
 
     # -- the full ranked lists (correlations only): :class:`FullOrder`, sorted on first use
-    @property
-    def starts(self):
-        """First row of each query in ranked order (the correlations): the grouping's own."""
-        return self.order.starts
-
-    @property
-    def labels(self):
-        """Labels of every row in ranked order."""
-        return self.order.labels
-
-    @property
-    def score_blocks(self):
-        return self.order.score_blocks
-
-    @property
-    def block_first_row(self):
-        return self.order.block_first_row
-
-    @property
-    def block_size(self):
-        return self.order.block_size
+    starts = _of_order("starts", "First row of each query in ranked order: the grouping's own.")
+    labels = _of_order("labels", "Labels of every row in ranked order.")
+    score_blocks = _of_order("score_blocks", "True on rows that start a block of tied scores.")
+    block_first_row = _of_order("block_first_row", "Ranked position of each tied block's start.")
+    block_size = _of_order("block_size", "Rows in each tied block.")
 
     def _any_tied(self, ranks):
         """Whether a row of these support ranks ties with another row (in threads)."""

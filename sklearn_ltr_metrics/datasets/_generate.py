@@ -50,13 +50,17 @@ METHODOLOGY_NEG_MOMENTS = (1673.0, 1066.0)
 _GRADE_PROBABILITIES = np.array([0.5, 0.25, 0.15, 0.10])  # grades 1, 2, 3, 4
 
 
-def _check_range(value, name):
-    ok = (
+def _is_pair(value, kind):
+    """Whether ``value`` is a tuple or list of two ``kind`` instances (booleans never)."""
+    return (
         isinstance(value, (tuple, list))
         and len(value) == 2
-        and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value)
+        and all(isinstance(v, kind) and not isinstance(v, bool) for v in value)
     )
-    if not ok:
+
+
+def _check_range(value, name):
+    if not _is_pair(value, numbers.Integral):
         raise TypeError(f"{name} must be a pair of integers (low, high), got {value!r}.")
     low, high = int(value[0]), int(value[1])
     if not 1 <= low <= high:
@@ -79,12 +83,7 @@ def _check_moments(value, name, bounds, default, default_bounds):
     if value is None:
         # The methodology's distribution, stretched over the range asked for.
         return _beta_shape(*default, default_bounds)
-    ok = (
-        isinstance(value, (tuple, list))
-        and len(value) == 2
-        and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value)
-    )
-    if not ok:
+    if not _is_pair(value, numbers.Real):
         raise TypeError(f"{name} must be a pair of numbers (mean, sd) or None, got {value!r}.")
     mean, sd = float(value[0]), float(value[1])
     if low == high:
