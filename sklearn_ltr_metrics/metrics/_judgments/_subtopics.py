@@ -14,7 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
-from .._kernels._diversity import DEPTH, greedy_ideal, list_sums, ndeval_values, order_by
+from ..._engine import greedy_ideal_gains
+from .._kernels._diversity import (
+    DEPTH,
+    greedy_ideal,
+    ideal_sums,
+    list_sums,
+    ndeval_values,
+    order_by,
+)
 
 __all__ = ["SubtopicJudgments", "diversity_columns", "flat_judgments"]
 
@@ -120,9 +128,37 @@ def subtopic_classes(j):
     )
 
 
+#: The compiled greedy ideal scans a query's pairs once per rank: past this many pair reads
+#: in all (a whole ideal list of a query with thousands of relevant documents, for nNRBP),
+#: the vectorised one over classes of documents, whose work per rank is per class, takes over.
+COMPILED_MAX_READS = 200_000_000
+
+
 def _ideal_sums(j, alpha, beta, depth):
-    """:func:`greedy_ideal` of the judged relevant documents."""
-    return greedy_ideal(subtopic_classes(j), j.n_queries, j.qs_query.size, alpha, beta, depth)
+    """The sums of ndeval's greedy ideal of the judged relevant documents: compiled, one query
+    per thread (:func:`greedy_ideal_gains`), or :func:`greedy_ideal` when the compiled scans
+    would read more than ``COMPILED_MAX_READS`` pairs. Both give the same values, bit for
+    bit."""
+    query = j.doc_q[j.trip_doc]
+    if depth > DEPTH:
+        pairs = np.bincount(query, minlength=j.n_queries)
+        reads = np.minimum(j.n_rel, depth) @ pairs.astype(np.float64)
+        if reads > COMPILED_MAX_READS:
+            classes = subtopic_classes(j)
+            return greedy_ideal(classes, j.n_queries, j.qs_query.size, alpha, beta, depth)
+    gains, nrbp = greedy_ideal_gains(
+        query,
+        j.trip_doc,
+        j.doc_key[j.trip_doc],
+        j.trip_qs,
+        j.n_queries,
+        j.qs_query.size,
+        alpha,
+        beta,
+        depth,
+        DEPTH,
+    )
+    return ideal_sums(gains, nrbp)
 
 
 #: The measures over the whole ranking (the others stop at rank DEPTH).

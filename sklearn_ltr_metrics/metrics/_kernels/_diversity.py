@@ -32,6 +32,7 @@ __all__ = [
     "DEPTH",
     "coverage_counts",
     "greedy_ideal",
+    "ideal_sums",
     "list_sums",
     "ndeval_values",
     "order_by",
@@ -143,6 +144,12 @@ def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
             lengths = pair_start[picked + 1] - pair_start[picked]
             offsets = np.repeat(pair_start[picked] - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
             gain[pair_qs[offsets + np.arange(lengths.sum())]] *= 1.0 - alpha
+    return ideal_sums(gains, nrbp)
+
+
+def ideal_sums(gains, nrbp):
+    """:func:`greedy_ideal`'s answer from the ideal lists' gains at ranks ``1..DEPTH``
+    (``(n_queries, DEPTH)``) and their NRBP sums."""
     ranks = np.arange(1.0, DEPTH + 1.0)
     return {
         "dcg": np.cumsum(gains * _discounts(DEPTH), axis=1),
