@@ -7,9 +7,9 @@
 # largest score, the sum over its pairs of ``gain[qs]`` added in subtopic order from 0.0
 # (``(1 - alpha) ** (times qs is covered)``), ties to the greatest ``key`` (ndeval: the greatest
 # doc_id); the taken document's subtopics then have their gain multiplied by ``1 - alpha``.
-# A document's score is kept at its first pair (``score``) and summed again, in the same order,
-# only when one of its subtopics was just covered (``mask``: the query's subtopics as bits,
-# every bit where it has more than 64). The same additions and products as the vectorised
+# A query's documents are compacted once (their pairs, key, score, subtopic bits), the taken
+# ones swapped out; a score is summed again, in the same order, only when one of its subtopics
+# was just covered (``mask``: the query's subtopics as bits, every bit past 64 subtopics). The same additions and products as the vectorised
 # reference (``greedy_ideal`` in ``metrics/_kernels/_diversity.py``): the same values, bit for
 # bit, for any number of threads.
 
@@ -21,60 +21,59 @@ cdef inline double _doc_score(const intp* qs, const double* gain, intp i, intp e
     return s
 
 
-cdef void _greedy_init(const intp* doc, const intp* qs, const double* gain, intp lo, intp hi,
-                       intp* end, uint64_t* mask, double* score) noexcept nogil:
-    """Per document of ``lo..hi`` (at its first pair): its end, subtopic bits and score."""
-    cdef intp i = lo, j, low = qs[lo], high = qs[lo]
+cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, const double* gain,
+                       intp lo, intp hi, intp* start, intp* end, int64_t* dkey, uint64_t* mask,
+                       double* score) noexcept nogil:
+    """The documents of ``lo..hi``, compacted at ``lo, lo + 1, ...``: their pairs
+    (``start..end``), key, subtopic bits and score. Returns their number."""
+    cdef intp i = lo, j, t = lo, low = qs[lo], high = qs[lo]
+    cdef uint64_t bits
     for j in range(lo, hi):
         low, high = min(low, qs[j]), max(high, qs[j])
     while i < hi:
         j = i
-        mask[i] = 0
+        bits = 0
         while j < hi and doc[j] == doc[i]:
-            mask[i] |= (<uint64_t> 1) << ((qs[j] - low) & 63)
+            bits |= (<uint64_t> 1) << ((qs[j] - low) & 63)
             j = j + 1
-        if high - low >= 64:
-            mask[i] = ~(<uint64_t> 0)
-        end[i] = j
-        score[i] = _doc_score(qs, gain, i, j)
+        start[t], end[t], dkey[t] = i, j, key[i]
+        mask[t] = ~(<uint64_t> 0) if high - low >= 64 else bits
+        score[t] = _doc_score(qs, gain, i, j)
+        t = t + 1
         i = j
+    return t - lo
 
 
 cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, double* gain,
-                        uint8_t* taken, intp* end, uint64_t* mask, double* score, intp lo,
-                        intp hi, double alpha, double beta, intp depth, double* gains,
+                        intp* start, intp* end, int64_t* dkey, uint64_t* mask, double* score,
+                        intp lo, intp hi, double alpha, double beta, intp depth, double* gains,
                         intp width, double* nrbp) noexcept nogil:
     """The greedy ideal of the pairs ``lo..hi`` (one query): the winner's score at each of the
     first ``width`` ranks in ``gains``, and ``sum_i score_i * beta**(i-1)`` over the first
-    ``depth`` ranks in ``nrbp[0]``."""
-    cdef intp step, i, j, best_at
+    ``depth`` ranks in ``nrbp[0]``. A taken document is swapped out of the compacted ones."""
+    cdef intp step, t, j, b, last, nd = _greedy_init(doc, key, qs, gain, lo, hi, start, end,
+                                                     dkey, mask, score)
     cdef double best, decay = 1.0, total = 0.0
+    cdef int64_t best_key
     cdef uint64_t covered
-    _greedy_init(doc, qs, gain, lo, hi, end, mask, score)
-    for step in range(depth):
-        best = -1.0
-        best_at = -1
-        i = lo
-        while i < hi:
-            if not taken[i] and (score[i] > best or (
-                    score[i] == best and best_at >= 0 and key[i] > key[best_at])):
-                best, best_at = score[i], i
-            i = end[i]
-        if best_at < 0:
-            break
-        taken[best_at] = 1
+    for step in range(min(depth, nd)):
+        b, best, best_key = lo, score[lo], dkey[lo]
+        for t in range(lo + 1, lo + nd - step):
+            if score[t] > best or (score[t] == best and dkey[t] > best_key):
+                b, best, best_key = t, score[t], dkey[t]
         if step < width:
             gains[step] = best
         total = total + best * decay
         decay = decay * beta
-        for j in range(best_at, end[best_at]):
+        for j in range(start[b], end[b]):
             gain[qs[j]] = gain[qs[j]] * (1.0 - alpha)
-        covered = mask[best_at]
-        i = lo
-        while i < hi:
-            if not taken[i] and (mask[i] & covered):
-                score[i] = _doc_score(qs, gain, i, end[i])
-            i = end[i]
+        covered = mask[b]
+        last = lo + nd - step - 1
+        start[b], end[b], dkey[b], mask[b], score[b] = (
+            start[last], end[last], dkey[last], mask[last], score[last])
+        for t in range(lo, last):
+            if mask[t] & covered:
+                score[t] = _doc_score(qs, gain, start[t], end[t])
     nrbp[0] = total
 
 
@@ -89,13 +88,14 @@ def greedy_ideal_gains(const intp[::1] offsets, const intp[::1] doc, const int64
     gains_arr = np.zeros((nq, width), dtype=np.float64)
     nrbp_arr = np.zeros(nq, dtype=np.float64)
     gain_arr = np.ones(max(n_qs, 1), dtype=np.float64)
-    taken_arr = np.zeros(m, dtype=np.uint8)
-    end_arr, mask_arr = np.empty(m, dtype=np.intp), np.empty(m, dtype=np.uint64)
+    start_arr, end_arr = np.empty(m, dtype=np.intp), np.empty(m, dtype=np.intp)
+    dkey_arr, mask_arr = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.uint64)
     score_arr = np.empty(m, dtype=np.float64)
     cdef double* gains = <double*> cnp.PyArray_DATA(gains_arr)
     cdef double* nrbp = <double*> cnp.PyArray_DATA(nrbp_arr)
     cdef double* gain = <double*> cnp.PyArray_DATA(gain_arr)
-    cdef uint8_t* taken = <uint8_t*> cnp.PyArray_DATA(taken_arr)
+    cdef intp* start = <intp*> cnp.PyArray_DATA(start_arr)
+    cdef int64_t* dkey = <int64_t*> cnp.PyArray_DATA(dkey_arr)
     cdef intp* end = <intp*> cnp.PyArray_DATA(end_arr)
     cdef uint64_t* mask = <uint64_t*> cnp.PyArray_DATA(mask_arr)
     cdef double* score = <double*> cnp.PyArray_DATA(score_arr)
@@ -106,6 +106,7 @@ def greedy_ideal_gains(const intp[::1] offsets, const intp[::1] doc, const int64
     with nogil:
         for q in prange(nq, schedule="dynamic", chunksize=64, num_threads=max(n_threads, 1)):
             if offsets[q + 1] > offsets[q]:
-                _greedy_query(d, k, s, gain, taken, end, mask, score, offsets[q], offsets[q + 1],
-                              alpha, beta, depth, gains + q * width, width, nrbp + q)
+                _greedy_query(d, k, s, gain, start, end, dkey, mask, score, offsets[q],
+                              offsets[q + 1], alpha, beta, depth, gains + q * width, width,
+                              nrbp + q)
     return gains_arr, nrbp_arr
