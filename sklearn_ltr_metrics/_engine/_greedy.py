@@ -16,17 +16,19 @@ __all__ = ["greedy_ideal_gains"]
 
 
 def _pair_order(query, doc, qs):
-    """The permutation sorting the pairs by ``(query, doc, qs)`` (None: already sorted)."""
+    """A permutation grouping the pairs by query, then document, in ``qs`` order within a
+    document: None when they already are (the flat arrays' pairs, queries in code order),
+    else the one sorting them by ``(query, doc, qs)``."""
+    step = (doc[1:] > doc[:-1]) | ((doc[1:] == doc[:-1]) & (qs[1:] > qs[:-1]))
+    if (query[1:] >= query[:-1]).all() and step.all():
+        return None
     keys = (qs, doc, query)  # the last key major
     bits = [max(int(k.max()).bit_length(), 1) for k in keys]
     if sum(bits) > 62:
-        order = np.lexsort(keys)
-        return None if np.array_equal(order, np.arange(order.size)) else order
+        return np.lexsort(keys)
     packed = np.zeros(query.size, dtype=np.int64)
     for key, width in zip(reversed(keys), reversed(bits), strict=True):
         packed = (packed << width) | key.astype(np.int64, copy=False)
-    if (packed[1:] >= packed[:-1]).all():
-        return None
     return np.argsort(packed, kind="stable")
 
 

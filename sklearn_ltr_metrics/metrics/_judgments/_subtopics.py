@@ -53,6 +53,10 @@ class SubtopicJudgments:
     @property
     def n_rel(self):
         """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
+        doc = self.trip_doc
+        if doc.size and (doc[1:] >= doc[:-1]).all():  # the flat form: one run per document
+            first = doc[np.r_[True, doc[1:] != doc[:-1]]]
+            return np.bincount(self.doc_q[first], minlength=self.n_queries)
         has = np.zeros(self.doc_q.size, dtype=bool)
         has[self.trip_doc] = True
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
