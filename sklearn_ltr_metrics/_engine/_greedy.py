@@ -14,6 +14,9 @@ from . import _ranking
 
 __all__ = ["greedy_ideal_gains"]
 
+#: Pairs per thread below which the kernel runs on fewer threads (the engine's grain).
+_ROWS_PER_THREAD = _ranking.MIN_ROWS_PER_THREAD
+
 
 def _pair_order(query, doc, qs):
     """A permutation grouping the pairs by query, then document, in ``qs`` order within a
@@ -66,5 +69,15 @@ def greedy_ideal_gains(
     offsets = np.zeros(n_queries + 1, dtype=np.intp)
     np.cumsum(np.bincount(query, minlength=n_queries), out=offsets[1:])
     return _ranking.greedy_ideal_gains(
-        offsets, doc, key, qs, n_qs, float(alpha), float(beta), int(depth), int(width), n_threads
+        offsets,
+        doc,
+        key,
+        qs,
+        n_qs,
+        float(alpha),
+        float(beta),
+        int(depth),
+        int(width),
+        n_threads,
+        _ROWS_PER_THREAD,
     )

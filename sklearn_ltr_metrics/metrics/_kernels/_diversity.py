@@ -21,7 +21,9 @@ one relevant document and ``D = DEPTH = 20``:
   n_rel_s``.
 
 The greedy ideal (:func:`greedy_ideal`) loops over ranks (at most ``D`` unless nNRBP asks
-for the whole ideal list), each step vectorised over every query.
+for the whole ideal list), each step vectorised over every query: the reference of the
+engine's compiled ``greedy_ideal_gains`` (one query per thread, the same values bit for bit),
+which the entry points use, and the path for whole ideal lists too long for it.
 """
 
 from __future__ import annotations
