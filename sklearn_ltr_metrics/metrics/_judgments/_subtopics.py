@@ -68,7 +68,8 @@ def flat_judgments(labels, codes, n_queries, ranked, rel):
     ``(rank, key)`` of the active rows: their rank in the run and their doc_id order."""
     width = labels.shape[1]
     cells = np.flatnonzero(np.ascontiguousarray(labels >= rel).ravel())  # row-major order
-    rows, subs = np.divmod(cells, width)
+    rows = cells // width
+    subs = cells - rows * width  # cheaper than np.divmod
     active = np.zeros(codes.size, dtype=bool)
     active[rows] = True
     rank, key, block = ranked(active)
