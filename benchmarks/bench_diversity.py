@@ -5,10 +5,12 @@ Flat arrays: ``--queries`` queries x ``--docs`` documents (default 10,000 x 100 
 float scores (few ties), integer doc ids. Both measures are timed through
 ``sklearn_ltr_metrics.evaluate`` with the same tie policy (``ties="stable"``: input order,
 no doc_id needed) and again with each one's default (ndcg's exact ``"average"``;
-alpha_nDCG's pyndeval order, score then doc_id). The ratio is taken within one run, best of
-``--repeat``. ``--run-form`` also times both through ``evaluate_run`` on the same rows as a
-run and qrels frames (string ids; the subtopic qrels hold the relevant cells, the plain qrels
-each document's largest label), where both pay the join. Run from the repository root::
+alpha_nDCG's pyndeval order, score then doc_id). Each pair is timed interleaved (ndcg, then
+alpha_nDCG, ``--repeat`` times), so both see the same load; the ratio printed is the median
+of the per-round ratios, with their range. ``--run-form`` also times both through
+``evaluate_run`` on the same rows as a run and qrels frames (string ids; the subtopic qrels
+hold the relevant cells, the plain qrels each document's largest label), where both pay the
+join. Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_diversity.py
     PYTHONPATH=. python benchmarks/bench_diversity.py --queries 1000   # a quick check
@@ -53,20 +55,11 @@ def run_frames(qid, labels, score, doc_id):
     return run, subtopic, plain[plain["label"] > 0]
 
 
-def best(func, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--docs", type=int, default=100)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--run-form", action="store_true")
     args = parser.parse_args(argv)
     qid, labels, score, doc_id = make_rows(args.queries, args.docs)
@@ -94,19 +87,27 @@ def main(argv=None):
         cases["alpha_nDCG@20 (evaluate_run)"] = lambda: evaluate_run(
             run, subtopic_qrels, metrics="alpha_nDCG@20"
         )
-    seconds = {}
-    for name, func in cases.items():
-        func()  # warm-up
-        seconds[name] = best(func, args.repeat)
-        print(f"{name:<40} {seconds[name]:8.3f} s")
     names = list(cases)
     pairs = [(names[1], names[0]), (names[3], names[2])]
     if args.run_form:
         pairs.append((names[5], names[4]))
     for a, b in pairs:
-        ratio = seconds[a] / seconds[b]
+        cases[a](), cases[b]()  # warm-up
+        ratios, times = [], {a: [], b: []}
+        for _ in range(args.repeat):  # interleaved: both see the same load
+            for name in (b, a):
+                start = time.perf_counter()
+                cases[name]()
+                times[name].append(time.perf_counter() - start)
+            ratios.append(times[a][-1] / times[b][-1])
+        for name in (b, a):
+            print(f"{name:<40} {np.median(times[name]):8.3f} s (median of {args.repeat})")
+        ratio = float(np.median(ratios))
         verdict = "OK" if ratio <= 3 else "ABOVE TARGET"
-        print(f"{a} / {b}: {ratio:.2f}x (target <= 3x: {verdict})")
+        print(
+            f"{a} / {b}: median {ratio:.2f}x (range {min(ratios):.2f}-{max(ratios):.2f}x; "
+            f"target <= 3x: {verdict})"
+        )
 
 
 if __name__ == "__main__":

@@ -359,7 +359,7 @@ def check_subtopic_labels(y_true, n_rows):
             f"y_true must have one row per ranked row ({n_rows}): shape (n_rows,) or "
             f"(n_rows, n_subtopics); got shape {labels.shape}."
         )
-    if not (labels >= 0).all() or np.isinf(labels.max(initial=0.0)):  # NaN fails >= 0
+    if not labels.min(initial=0.0) >= 0 or np.isinf(labels.max(initial=0.0)):  # NaN fails
         raise ValueError("y_true must hold finite labels >= 0 (0: not relevant to a subtopic).")
     return labels
 

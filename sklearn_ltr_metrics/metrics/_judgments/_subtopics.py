@@ -14,7 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
-from .._kernels._diversity import DEPTH, greedy_ideal, list_sums, ndeval_values, order_by
+from ..._engine import greedy_ideal_gains
+from .._kernels._diversity import (
+    DEPTH,
+    greedy_ideal,
+    ideal_sums,
+    list_sums,
+    ndeval_values,
+    order_by,
+)
 
 __all__ = ["SubtopicJudgments", "diversity_columns", "flat_judgments"]
 
@@ -45,6 +53,10 @@ class SubtopicJudgments:
     @property
     def n_rel(self):
         """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
+        doc = self.trip_doc
+        if doc.size and (doc[1:] >= doc[:-1]).all():  # the flat form: one run per document
+            first = doc[np.r_[True, doc[1:] != doc[:-1]]]
+            return np.bincount(self.doc_q[first], minlength=self.n_queries)
         has = np.zeros(self.doc_q.size, dtype=bool)
         has[self.trip_doc] = True
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
@@ -56,7 +68,8 @@ def flat_judgments(labels, codes, n_queries, ranked, rel):
     ``(rank, key)`` of the active rows: their rank in the run and their doc_id order."""
     width = labels.shape[1]
     cells = np.flatnonzero(np.ascontiguousarray(labels >= rel).ravel())  # row-major order
-    rows, subs = np.divmod(cells, width)
+    rows = cells // width
+    subs = cells - rows * width  # cheaper than np.divmod
     active = np.zeros(codes.size, dtype=bool)
     active[rows] = True
     rank, key, block = ranked(active)
@@ -120,9 +133,37 @@ def subtopic_classes(j):
     )
 
 
+#: The compiled greedy ideal scans a query's pairs once per rank: past this many pair reads
+#: in all (a whole ideal list of a query with thousands of relevant documents, for nNRBP),
+#: the vectorised one over classes of documents, whose work per rank is per class, takes over.
+COMPILED_MAX_READS = 200_000_000
+
+
 def _ideal_sums(j, alpha, beta, depth):
-    """:func:`greedy_ideal` of the judged relevant documents."""
-    return greedy_ideal(subtopic_classes(j), j.n_queries, j.qs_query.size, alpha, beta, depth)
+    """The sums of ndeval's greedy ideal of the judged relevant documents: compiled, one query
+    per thread (:func:`greedy_ideal_gains`), or :func:`greedy_ideal` when the compiled scans
+    would read more than ``COMPILED_MAX_READS`` pairs. Both give the same values, bit for
+    bit."""
+    query = j.doc_q[j.trip_doc]
+    if depth > DEPTH:
+        pairs = np.bincount(query, minlength=j.n_queries)
+        reads = np.minimum(j.n_rel, depth) @ pairs.astype(np.float64)
+        if reads > COMPILED_MAX_READS:
+            classes = subtopic_classes(j)
+            return greedy_ideal(classes, j.n_queries, j.qs_query.size, alpha, beta, depth)
+    gains, nrbp = greedy_ideal_gains(
+        query,
+        j.trip_doc,
+        j.doc_key[j.trip_doc],
+        j.trip_qs,
+        j.n_queries,
+        j.qs_query.size,
+        alpha,
+        beta,
+        depth,
+        DEPTH,
+    )
+    return ideal_sums(gains, nrbp)
 
 
 #: The measures over the whole ranking (the others stop at rank DEPTH).

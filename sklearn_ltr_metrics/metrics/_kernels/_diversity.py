@@ -21,7 +21,9 @@ one relevant document and ``D = DEPTH = 20``:
   n_rel_s``.
 
 The greedy ideal (:func:`greedy_ideal`) loops over ranks (at most ``D`` unless nNRBP asks
-for the whole ideal list), each step vectorised over every query.
+for the whole ideal list), each step vectorised over every query: the reference of the
+engine's compiled ``greedy_ideal_gains`` (one query per thread, the same values bit for bit),
+which the entry points use, and the path for whole ideal lists too long for it.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ __all__ = [
     "DEPTH",
     "coverage_counts",
     "greedy_ideal",
+    "ideal_sums",
     "list_sums",
     "ndeval_values",
     "order_by",
@@ -69,6 +72,21 @@ def _cutoff_sums(query, rank, weight, n_queries, depth):
     return np.cumsum(cells.reshape(n_queries, depth), axis=1)
 
 
+class _LazySums(dict):
+    """A dict whose missing keys are computed on first reading (``makers``): each measure
+    reads only the sums it needs."""
+
+    def __init__(self, makers, **items):
+        super().__init__(**items)
+        self._makers = makers
+
+    def __missing__(self, key):
+        if key not in self._makers:
+            raise KeyError(key)
+        value = self[key] = self._makers[key]()
+        return value
+
+
 def list_sums(query, rank, qs, n_queries, alpha, beta, depth=DEPTH):
     """The unnormalised sums of one set of ranked lists (a run, or the ideal lists).
 
@@ -77,21 +95,24 @@ def list_sums(query, rank, qs, n_queries, alpha, beta, depth=DEPTH):
     dict
         ``dcg``, ``err``, ``count`` (relevant pairs), ``new`` (subtopics first covered):
         ``(n_queries, depth)`` cumulative over ranks; ``nrbp``: per query, over the whole
-        list; ``c``: per pair, the coverage count.
+        list; ``c``: per pair, the coverage count. Each sum is computed when first read.
     """
     c = coverage_counts(qs, rank)
     gain = np.power(1.0 - alpha, c) if alpha != 0 else np.ones(c.size)
-    in_depth = np.minimum(rank, depth) - 1
-    disc = _discounts(depth)[in_depth]
-    ones = np.ones(c.size)
-    return {
-        "c": c,
-        "dcg": _cutoff_sums(query, rank, gain * disc, n_queries, depth),
-        "err": _cutoff_sums(query, rank, gain / rank, n_queries, depth),
-        "count": _cutoff_sums(query, rank, ones, n_queries, depth),
-        "new": _cutoff_sums(query, rank, (c == 0).astype(np.float64), n_queries, depth),
-        "nrbp": np.bincount(query, weights=gain * np.power(beta, rank - 1.0), minlength=n_queries),
+
+    def sums(weight):
+        return _cutoff_sums(query, rank, weight, n_queries, depth)
+
+    makers = {
+        "dcg": lambda: sums(gain * _discounts(depth)[np.minimum(rank, depth) - 1]),
+        "err": lambda: sums(gain / rank),
+        "count": lambda: sums(np.ones(c.size)),
+        "new": lambda: sums((c == 0).astype(np.float64)),
+        "nrbp": lambda: np.bincount(
+            query, weights=gain * np.power(beta, rank - 1.0), minlength=n_queries
+        ),
     }
+    return _LazySums(makers, c=c)
 
 
 def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
@@ -143,6 +164,12 @@ def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
             lengths = pair_start[picked + 1] - pair_start[picked]
             offsets = np.repeat(pair_start[picked] - np.cumsum(np.r_[0, lengths[:-1]]), lengths)
             gain[pair_qs[offsets + np.arange(lengths.sum())]] *= 1.0 - alpha
+    return ideal_sums(gains, nrbp)
+
+
+def ideal_sums(gains, nrbp):
+    """:func:`greedy_ideal`'s answer from the ideal lists' gains at ranks ``1..DEPTH``
+    (``(n_queries, DEPTH)``) and their NRBP sums."""
     ranks = np.arange(1.0, DEPTH + 1.0)
     return {
         "dcg": np.cumsum(gains * _discounts(DEPTH), axis=1),

@@ -31,7 +31,8 @@ def doc_keys(doc_id):
     """Integer keys ordered like the ids' strings (ndeval compares doc ids with strcmp).
 
     Non-negative integer ids are ordered as their decimal strings without writing them: by
-    the digits aligned to the left, then by length ("12" < "123" < "13").
+    the digits aligned to the left, then by length ("12" < "123" < "13"); other ids by the
+    rank of their string.
     """
     ids = np.asarray(doc_id)
     if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
@@ -40,7 +41,7 @@ def doc_keys(doc_id):
         length = np.searchsorted(powers, values, side="right") + 1  # decimal digits
         width = int(length.max())
         aligned = values * np.power(10, width - length)  # < 10**17: no overflow below
-        return np.unique(aligned * 20 + length, return_inverse=True)[1].ravel()
+        return aligned * 20 + length  # < 2 * 10**18: int64, no sort needed
     strings = ids.astype(str)
     return np.unique(strings, return_inverse=True)[1].ravel()
 
