@@ -60,8 +60,8 @@ from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
-from ._greedy import greedy_ideal_gains
 from ._grouping import active_rule, group_rows
+from ._ideal import greedy_ideal_gains
 from ._ordering import discordant_pairs, rank_order
 from ._rank import rank_support
 from ._run_rows import (

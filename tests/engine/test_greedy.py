@@ -1,13 +1,15 @@
-"""ndeval's greedy ideal compiled (``_greedy.py``, ``_greedy.pxi``), against the vectorised
-reference over classes of documents (``greedy_ideal``): the same values, bit for bit, for
-any number of threads."""
+"""ndeval's greedy ideal compiled (``_ideal.greedy_ideal_gains``, ``_greedy.pxi``), against
+the vectorised reference over classes of documents (``greedy_ideal``): the same values, bit
+for bit, for any number of threads."""
 
 import numpy as np
 import pytest
 
-from sklearn_ltr_metrics._engine import _greedy, greedy_ideal_gains
+from sklearn_ltr_metrics._engine import greedy_ideal_gains
 from sklearn_ltr_metrics.metrics._judgments._subtopics import SubtopicJudgments, subtopic_classes
 from sklearn_ltr_metrics.metrics._kernels._diversity import DEPTH, greedy_ideal, ideal_sums
+
+from .._engine import small_grain
 
 
 def judgments(seed, n_queries, n_docs, n_sub, p):
@@ -55,7 +57,7 @@ def test_greedy_equals_the_class_reference_bit_for_bit(shape, alpha, beta):
 
 
 def test_greedy_threads_and_empty_queries(monkeypatch):
-    monkeypatch.setattr(_greedy, "_ROWS_PER_THREAD", 4)
+    small_grain(monkeypatch, 4)
     j = judgments(7, 50, 30, 4, 0.1)
     one = compiled(j, 0.5, 0.5, DEPTH)
     three = compiled(j, 0.5, 0.5, DEPTH, n_threads=3)
