@@ -9,18 +9,17 @@ import pandas as pd
 from .._click_log import check_click_log, check_rows_in
 from .._validation import check_choice, short_repr
 from ._interleave import _METHODS, DEFAULT_TAU, check_tau, full_ranks
-from ._propensity import _dense_sessions
+from ._propensity import _dense_sessions, _log_column
 
 __all__ = ["interleaving_outcome"]
 
 
 def _team_credit(frame, arrays, session, n):
-    if "team" not in frame.columns:
-        raise ValueError(
-            "method='team_draft' needs the log's column 'team' ('a' or 'b'), as interleave "
-            "writes it."
-        )
-    team = frame["team"].to_numpy()
+    team = _log_column(
+        frame,
+        "team",
+        "method='team_draft' needs the log's column 'team' ('a' or 'b'), as interleave writes it.",
+    )
     bad = ~np.isin(team, ["a", "b"])
     if bad.any():
         raise ValueError(f"log['team'] must hold 'a' or 'b', got {short_repr(team[bad][0])}.")

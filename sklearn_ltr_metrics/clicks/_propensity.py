@@ -111,6 +111,13 @@ def _ratio(numerator, denominator):
         return np.where(denominator > 0, numerator / np.maximum(denominator, 1e-300), np.nan)
 
 
+def _log_column(frame, column, missing):
+    """The log's ``column`` as an array; a ``ValueError`` saying ``missing`` without it."""
+    if column not in frame.columns:
+        raise ValueError(missing)
+    return frame[column].to_numpy()
+
+
 def _dense_sessions(session):
     """Dense session codes (0, 1, ...) in the order of the session ids."""
     if session.size and (np.diff(session) >= 0).all():
@@ -151,12 +158,12 @@ def _randomization(log, keep, max_rank):
 
 def _swap(log, frame, keep, max_rank):
     """The top document's click rate at rank r over its rate at rank 1 (sessions of >= r)."""
-    if "top_row" not in frame.columns:
-        raise ValueError(
-            "method='swap' needs a RandPair log with the column 'top_row' (the document the "
-            "logging ranker had at rank 1), as simulate(..., randomize='pairs') writes it."
-        )
-    top_row = frame["top_row"].to_numpy()
+    top_row = _log_column(
+        frame,
+        "top_row",
+        "method='swap' needs a RandPair log with the column 'top_row' (the document the "
+        "logging ranker had at rank 1), as simulate(..., randomize='pairs') writes it.",
+    )
     sessions = _dense_sessions(log["session"])
     length = _session_lengths(sessions, log["rank"])
     is_top = (log["row"] == top_row) & keep

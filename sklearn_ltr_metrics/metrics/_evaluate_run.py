@@ -24,7 +24,7 @@ from ._kernels._relstring import relevance_strings
 from ._kernels._trec import empty_ranking_values
 from ._names._beyond import split_beyond
 from ._names._foreign import implied_groups, merge_columns, trec_gain_mapping
-from ._options import check_options, make_gain
+from ._options import check_options, fill_empty_queries, make_gain
 from ._per_query import evaluate_arrays
 from ._registry import metric_list, parse_metrics
 from ._truncate import first_rows
@@ -362,14 +362,7 @@ def _empty_rankings(specs, queries, qrels, options, *, undefined_rule, tool_zero
             values = np.where(np.isnan(values), values, 0.0)
         undefined = {"n_pos": n_pos == 0, "ideal": ~has_gain}.get(spec.metric.undefined)
         if undefined_rule and undefined is not None and undefined.any():
-            if options["empty_query"] == "error":
-                raise ValueError(
-                    f"{int(undefined.sum())} queries have no relevant document, so "
-                    f"{spec.column!r} is undefined for them (e.g. {ids[undefined][:5].tolist()})"
-                    "; pass empty_query='skip', 'zero' or 'one'."
-                )
-            fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[options["empty_query"]]
-            values[undefined] = fill
+            values = fill_empty_queries(values, undefined, options["empty_query"], spec.column, ids)
         columns[spec.column] = values
         cutoff_parts[spec.column] = (ids, np.full(ids.size, np.inf), values)
     # One frame from every column at once (all_trec has over 100 of them).

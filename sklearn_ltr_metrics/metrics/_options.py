@@ -24,6 +24,7 @@ __all__ = [
     "check_doc_id",
     "check_options",
     "convention_options",
+    "fill_empty_queries",
     "make_gain",
 ]
 
@@ -343,3 +344,19 @@ def make_gain(gain, min_relevance=None):
         "'linear' (label), 'binary' (1 for a relevant label), or a mapping label -> gain "
         "such as {0: 0, 1: 1, 2: 3}."
     )
+
+
+def fill_empty_queries(values, undefined, empty_query, column, ids):
+    """Apply ``empty_query`` to the queries where ``column`` is ``undefined`` (a mask).
+
+    ``"error"`` raises a ``ValueError`` naming a few of them (``ids``); otherwise returns
+    ``values`` with those queries set to NaN (``"skip"``), 0 or 1.
+    """
+    if empty_query == "error":
+        raise ValueError(
+            f"{int(undefined.sum())} queries have no relevant document, so "
+            f"{column!r} is undefined for them (e.g. {ids[undefined][:5].tolist()}); "
+            "pass empty_query='skip', 'zero' or 'one'."
+        )
+    fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[empty_query]
+    return np.where(undefined, fill, values)

@@ -23,6 +23,7 @@ import pandas as pd
 from .._engine import group_rows, rank_order
 from .._qid import check_qid
 from .._validation import check_choice, check_consistent_length, check_labels, check_scores
+from ._pr_points import ROWS_PARAMETERS
 
 __all__ = ["PR_CURVE_COLUMNS", "precision_recall_curves"]
 
@@ -81,12 +82,7 @@ def precision_recall_curves(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        Relevance labels; a row is relevant when ``y_true > 0`` (``>= min_relevance``).
-    y_score : array-like of shape (n_rows,)
-        Scores; higher ranks first.
-    qid : array-like of shape (n_rows,)
-        Query id of each row; rows need not be grouped.
+    {rows_parameters}
     recall_levels : int, sequence of float or "all", default=11
         Where the interpolated precision is read: ``n`` equally spaced levels from 0 to 1
         (11: the levels of trec_eval's ``iprec_at_recall_0.00`` ... ``_1.00``; its values
@@ -183,3 +179,8 @@ def precision_recall_curves(
         {"recall": levels, "precision": mean, "n_queries": np.full(levels.size, n_queries)},
         columns=PR_CURVE_COLUMNS,
     )
+
+
+precision_recall_curves.__doc__ = (precision_recall_curves.__doc__ or "").replace(
+    "{rows_parameters}", ROWS_PARAMETERS
+)

@@ -31,11 +31,18 @@ from .._validation import (
     check_scores,
 )
 
-__all__ = ["PR_POINT_COLUMNS", "precision_recall_points"]
+__all__ = ["PR_POINT_COLUMNS", "ROWS_PARAMETERS", "precision_recall_points"]
 
 #: Columns of the table :func:`precision_recall_points` returns.
 PR_POINT_COLUMNS = ["qid", "rank", "recall", "precision", "interpolated"]
 _TIES = ("pessimistic", "optimistic", "stable")
+#: The rows both precision-recall tables read, documented once (``{rows_parameters}``).
+ROWS_PARAMETERS = """y_true : array-like of shape (n_rows,)
+        Relevance labels; a row is relevant when ``y_true > 0`` (``>= min_relevance``).
+    y_score : array-like of shape (n_rows,)
+        Scores; higher ranks first.
+    qid : array-like of shape (n_rows,)
+        Query id of each row; rows need not be grouped."""
 
 
 def _external_n_pos(n_pos, uniques, found):
@@ -67,12 +74,7 @@ def precision_recall_points(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_rows,)
-        Relevance labels; a row is relevant when ``y_true > 0`` (``>= min_relevance``).
-    y_score : array-like of shape (n_rows,)
-        Scores; higher ranks first.
-    qid : array-like of shape (n_rows,)
-        Query id of each row; rows need not be grouped.
+    {rows_parameters}
     n_pos : dict or Series of qid -> int, optional
         Relevant documents per query, retrieved or not (from the qrels or
         :func:`~sklearn_ltr_metrics.io.read_query_stats`); default: the relevant rows.
@@ -139,3 +141,8 @@ def precision_recall_points(
         },
         columns=PR_POINT_COLUMNS,
     )
+
+
+precision_recall_points.__doc__ = (precision_recall_points.__doc__ or "").replace(
+    "{rows_parameters}", ROWS_PARAMETERS
+)

@@ -25,7 +25,7 @@ from .._qid import DEFAULT_QID_COLUMN
 from .._random import random_seed
 from .._validation import check_1d, short_repr, take_rows
 from ._cross_validate import qid_codes
-from ._search import _check_scores, _QuerySearchMixin
+from ._search import _check_scores, _QuerySearchMixin, qid_doc
 from ._split import query_splits
 
 __all__ = ["RankingHalvingGridSearchCV"]
@@ -213,6 +213,7 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
         params.pop("resource", None)
         return params
 
+    @qid_doc
     def fit(self, X, y, *, qid=None, qid_column=DEFAULT_QID_COLUMN, **params):
         """Run successive halving over whole queries, then refit the best on every row.
 
@@ -220,11 +221,7 @@ class RankingHalvingGridSearchCV(_QuerySearchMixin, HalvingGridSearchCV):
         ----------
         X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,) or str, default=None
-            Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
-            A string names the column (``qid="qid"``, as ``qid_column=``).
-        qid_column : str or None, default="qid"
-            The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
+        {qid_parameters}
         **params : dict
             Not supported beyond ``qid`` (the wrapper fits the estimator on a subset of rows).
 

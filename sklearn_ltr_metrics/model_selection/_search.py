@@ -24,7 +24,7 @@ from ..metrics import make_ranking_scorer
 from ._cross_validate import qid_codes
 from ._split import query_splits
 
-__all__ = ["RankingGridSearchCV", "RankingRandomizedSearchCV"]
+__all__ = ["QID_PARAMETERS", "RankingGridSearchCV", "RankingRandomizedSearchCV", "qid_doc"]
 
 
 def _search_scoring(scoring, refit):
@@ -53,6 +53,21 @@ def _check_scores(cv_results):
             "error_score='raise' to see the error), or no test query has a relevant row for the "
             "metric (see empty_query in make_ranking_scorer)."
         )
+
+
+#: The ``qid`` and ``qid_column`` parameters of the searches' ``score`` and the halving
+#: search's ``fit``, documented once (``{qid_parameters}``, :func:`qid_doc`).
+QID_PARAMETERS = """qid : array-like of shape (n_samples,) or str, default=None
+            Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
+            A string names the column (``qid="qid"``, as ``qid_column=``).
+        qid_column : str or None, default="qid"
+            The column of a DataFrame ``X`` read for the query ids when ``qid`` is None."""
+
+
+def qid_doc(method):
+    """Fill a method's ``{qid_parameters}`` line with :data:`QID_PARAMETERS`."""
+    method.__doc__ = (method.__doc__ or "").replace("{qid_parameters}", QID_PARAMETERS)
+    return method
 
 
 class _QuerySearchMixin(DocLinkMixin):
@@ -117,6 +132,7 @@ class _QuerySearchMixin(DocLinkMixin):
         """
         return super(_QuerySearchMixin, self._worker()).get_metadata_routing()
 
+    @qid_doc
     def score(self, X, y, *, qid=None, qid_column=DEFAULT_QID_COLUMN, **params):
         """Score the refitted best estimator on ``X`` with the search's scoring.
 
@@ -124,11 +140,7 @@ class _QuerySearchMixin(DocLinkMixin):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-        qid : array-like of shape (n_samples,) or str, default=None
-            Query id of every row; ``None`` reads the column ``qid_column`` of ``X``.
-            A string names the column (``qid="qid"``, as ``qid_column=``).
-        qid_column : str or None, default="qid"
-            The column of a DataFrame ``X`` read for the query ids when ``qid`` is None.
+        {qid_parameters}
         **params : dict
             Further metadata for the scorer.
 

@@ -25,6 +25,18 @@ from ._split import query_splits
 
 __all__ = ["RankingRFECV", "RankingSequentialFeatureSelector"]
 
+#: The data and ranker the selectors' examples start from, written once: a docstring's
+#: ``{selection_example}`` line.
+_SELECTION_EXAMPLE = """>>> import pandas as pd
+    >>> from sklearn_ltr_metrics.datasets import make_ranking_data
+    >>> from sklearn_ltr_metrics.model_selection import (
+    ...     RankingRFECV, RankingSequentialFeatureSelector)
+    >>> from sklearn_ltr_metrics.rankers import LambdaMARTRanker
+    >>> X, y, qid = make_ranking_data(12, n_features=4, n_pos_range=(3, 10),
+    ...                               n_neg_range=(20, 40), random_state=0)
+    >>> frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(qid=qid)
+    >>> ranker = LambdaMARTRanker(n_estimators=5, min_child_samples=5, random_state=0)"""
+
 
 class _QuerySelectorMixin(DocLinkMixin):
     """``fit(X, y, *, qid)``: query-safe folds and ``qid`` routed, on a shallow copy."""
@@ -129,14 +141,7 @@ class RankingRFECV(_QuerySelectorMixin, RFECV):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from sklearn_ltr_metrics.datasets import make_ranking_data
-    >>> from sklearn_ltr_metrics.model_selection import RankingRFECV
-    >>> from sklearn_ltr_metrics.rankers import LambdaMARTRanker
-    >>> X, y, qid = make_ranking_data(12, n_features=4, n_pos_range=(3, 10),
-    ...                               n_neg_range=(20, 40), random_state=0)
-    >>> frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(qid=qid)
-    >>> ranker = LambdaMARTRanker(n_estimators=5, min_child_samples=5, random_state=0)
+    {selection_example}
     >>> selector = RankingRFECV(ranker, cv=3, scoring="ndcg@10").fit(frame, y)
     >>> kept = selector.transform(frame)
     >>> bool(kept.shape[1] == selector.n_features_), "qid" in selector.feature_names_in_
@@ -180,16 +185,13 @@ class RankingSequentialFeatureSelector(_QuerySelectorMixin, SequentialFeatureSel
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> from sklearn_ltr_metrics.datasets import make_ranking_data
-    >>> from sklearn_ltr_metrics.model_selection import RankingSequentialFeatureSelector
-    >>> from sklearn_ltr_metrics.rankers import LambdaMARTRanker
-    >>> X, y, qid = make_ranking_data(12, n_features=4, n_pos_range=(3, 10),
-    ...                               n_neg_range=(20, 40), random_state=0)
-    >>> frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(qid=qid)
-    >>> ranker = LambdaMARTRanker(n_estimators=5, min_child_samples=5, random_state=0)
+    {selection_example}
     >>> selector = RankingSequentialFeatureSelector(
     ...     ranker, n_features_to_select=2, cv=3, scoring="ndcg@10").fit(frame, y)
     >>> selector.transform(frame).shape[1], list(selector.get_feature_names_out())
     (2, ['a', 'b'])
     """
+
+
+for _selector in (RankingRFECV, RankingSequentialFeatureSelector):
+    _selector.__doc__ = (_selector.__doc__ or "").replace("{selection_example}", _SELECTION_EXAMPLE)

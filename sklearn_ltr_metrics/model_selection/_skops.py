@@ -39,36 +39,20 @@ def skops_trusted_types():
 
     from sklearn.model_selection import check_cv
 
-    from ..metrics import RankingScorer
-    from ..rankers import (
-        FeatureRanker,
-        LambdaMARTRanker,
-        OracleRanker,
-        QueryAwareRanker,
-        QueryColumn,
-        RandomRanker,
-    )
-    from . import (
-        QueryKFold,
-        RankingGridSearchCV,
-        RankingHalvingGridSearchCV,
-        RankingRandomizedSearchCV,
-        StratifiedQueryKFold,
-    )
+    from .. import metrics, model_selection, rankers
 
+    # The package's estimators, by the family that exports them.
+    exported = {
+        rankers: "FeatureRanker LambdaMARTRanker OracleRanker QueryAwareRanker QueryColumn "
+        "RandomRanker",
+        model_selection: "QueryKFold RankingGridSearchCV RankingHalvingGridSearchCV "
+        "RankingRandomizedSearchCV StratifiedQueryKFold",
+        metrics: "RankingScorer",
+    }
     classes = [
-        FeatureRanker,
-        LambdaMARTRanker,
-        OracleRanker,
-        QueryAwareRanker,
-        QueryColumn,
-        RandomRanker,
-        RankingGridSearchCV,
-        RankingHalvingGridSearchCV,
-        RankingRandomizedSearchCV,
-        RankingScorer,
-        QueryKFold,
-        StratifiedQueryKFold,
+        getattr(family, name) for family, names in exported.items() for name in names.split()
+    ]
+    classes += [
         collections.OrderedDict,
         type(check_cv([([0], [1])])),  # the folds a search keeps (scikit-learn's wrapper)
     ]

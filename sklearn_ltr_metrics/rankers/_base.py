@@ -19,6 +19,7 @@ params={"qid": qid})`` works without ``set_fit_request`` once
 from __future__ import annotations
 
 import numbers
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -52,6 +53,40 @@ _SPARSE_FORMATS = ("csr", "csc")
 # --------------------------------------------------------------------------------------------
 # private helpers
 # --------------------------------------------------------------------------------------------
+
+
+#: The docstring lines the baselines share, written once: a line ``{name}`` in a docstring
+#: stands for ``_DOC_PARTS[name]``, indented as that line (:func:`ranker_doc`).
+_DOC_PARTS = {
+    "qid_column": (
+        'qid_column : str or None, default="qid"\n'
+        "    The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it\n"
+        "    when no ``qid`` is passed, and every method drops it before the model sees ``X``\n"
+        "    (never a feature). ``None``: no column is special."
+    ),
+    "features_in": (
+        "n_features_in_ : int\n    Number of features seen in ``fit``.\n"
+        "feature_names_in_ : ndarray of shape (`n_features_in_`,)\n"
+        "    Column names, when ``X`` was a DataFrame with string column names."
+    ),
+    "predict_X": (
+        "Parameters\n----------\n"
+        "X : {array-like, sparse matrix} of shape (n_samples, n_features)\n    Features.\n\n"
+        "Returns\n-------\nndarray of shape (n_samples,)\n    Scores."
+    ),
+}
+
+
+def ranker_doc(obj):
+    """Fill the shared lines (``{qid_column}``, ``{features_in}``, ``{predict_X}``) of a
+    ranker's or a method's docstring, so that the rankers say the same thing in the same words."""
+
+    def fill(match):
+        indent, name = match.groups()
+        return "\n".join(indent + line if line else line for line in _DOC_PARTS[name].splitlines())
+
+    obj.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", fill, obj.__doc__ or "", flags=re.M)
+    return obj
 
 
 def _splitmix64(h):
@@ -275,6 +310,7 @@ class _BaselineRanker(_RankerMixin, BaseEstimator):
         """Set the baseline's fitted attributes (after the feature checks)."""
 
 
+@ranker_doc
 class RandomRanker(_BaselineRanker):
     """Uniform random ranking that is a fixed function of each row and the seed.
 
@@ -289,19 +325,13 @@ class RandomRanker(_BaselineRanker):
         The package's random-state policy: an int is used as the seed directly, so results
         are reproducible; ``None`` (fresh entropy), a Generator or a RandomState draws a seed
         at ``fit`` (a seeded Generator or RandomState reproducibly).
-    qid_column : str or None, default="qid"
-        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
-        when no ``qid`` is passed, and every method drops it before the model sees ``X``
-        (never a feature). ``None``: no column is special.
+    {qid_column}
 
     Attributes
     ----------
     seed_ : int
         The seed used by ``predict``.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Column names, when ``X`` was a DataFrame with string column names.
+    {features_in}
 
     Examples
     --------
@@ -324,23 +354,17 @@ class RandomRanker(_BaselineRanker):
         # Fix the seed: the given int, or one drawn now (the package's random-state policy).
         self.seed_ = random_seed(self.random_state)
 
+    @ranker_doc
     def predict(self, X):
         """Return a uniform [0, 1) score per row, a function of the row and ``seed_``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Scores.
+        {predict_X}
         """
         X = self._validate_predict(X)
         return _hash_to_unit(_row_hashes(X, self.seed_))
 
 
+@ranker_doc
 class OracleRanker(_BaselineRanker):
     """The perfect ranking: scores are the true labels (the upper bound of every metric).
 
@@ -351,20 +375,14 @@ class OracleRanker(_BaselineRanker):
 
     Parameters
     ----------
-    qid_column : str or None, default="qid"
-        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
-        when no ``qid`` is passed, and every method drops it before the model sees ``X``
-        (never a feature). ``None``: no column is special.
+    {qid_column}
 
     Attributes
     ----------
     predict_needs_y : bool
         ``True`` (a class attribute): ``predict`` ranks by the labels it is given. Any
         estimator that sets it gets ``predict(X, y=y)`` from the package's scorers.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Column names, when ``X`` was a DataFrame with string column names.
+    {features_in}
 
     Examples
     --------
@@ -408,6 +426,7 @@ class OracleRanker(_BaselineRanker):
         return y.copy()
 
 
+@ranker_doc
 class FeatureRanker(_BaselineRanker):
     """Rank by one feature column, e.g. BM25 in LETOR data (the single-signal baseline).
 
@@ -420,19 +439,13 @@ class FeatureRanker(_BaselineRanker):
     ascending : bool, default=False
         ``False``: larger values rank first. ``True``: smaller values rank first (the
         scores are the negated column), e.g. for a distance.
-    qid_column : str or None, default="qid"
-        The column of a DataFrame ``X`` holding the query ids: ``fit`` and ``score`` read it
-        when no ``qid`` is passed, and every method drops it before the model sees ``X``
-        (never a feature). ``None``: no column is special.
+    {qid_column}
 
     Attributes
     ----------
     feature_index_ : int
         Position of the column in ``X``.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Column names, when ``X`` was a DataFrame with string column names.
+    {features_in}
 
     Examples
     --------
@@ -483,18 +496,11 @@ class FeatureRanker(_BaselineRanker):
         if not isinstance(self.ascending, (bool, np.bool_)):
             raise TypeError(f"ascending must be True or False, got {short_repr(self.ascending)}.")
 
+    @ranker_doc
     def predict(self, X):
         """Return the chosen column (negated when ``ascending``) as scores.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Features.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Scores.
+        {predict_X}
         """
         X = self._validate_predict(X)
         column = X[:, self.feature_index_]

@@ -19,7 +19,7 @@ from .._validation import (
     check_positive_int,
     short_repr,
 )
-from ._base import _SPARSE_FORMATS, _RankerMixin, _row_hashes
+from ._base import _SPARSE_FORMATS, _RankerMixin, _row_hashes, ranker_doc
 from ._lightgbm_data import (
     _LIGHTGBM_NAME_CHARS,
     _OBJECTIVES,
@@ -53,6 +53,7 @@ def _is_lightgbm_ndcg(eval_metric):
     return isinstance(eval_metric, str) and eval_metric == "lightgbm"
 
 
+@ranker_doc
 class LambdaMARTRanker(_RankerMixin, BaseEstimator):
     """LambdaMART: gradient-boosted trees trained with LightGBM's ranking objectives.
 
@@ -157,10 +158,7 @@ class LambdaMARTRanker(_RankerMixin, BaseEstimator):
         Number of trees ``predict`` uses.
     feature_importances_ : ndarray of shape (`n_features_in_`,)
         LightGBM's importances (``importance_type``).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Column names, when ``X`` was a DataFrame with string column names.
+    {features_in}
 
     Notes
     -----

@@ -27,7 +27,7 @@ from .._validation import (
     short_repr,
     take_rows,
 )
-from ._base import _RankerMixin
+from ._base import _RankerMixin, ranker_doc
 from ._lightgbm_data import _check_sample_weight
 
 __all__ = ["QueryAwareRanker"]
@@ -36,6 +36,7 @@ __all__ = ["QueryAwareRanker"]
 _QUERY_PARAMS = ("qid", "group_id", "group")
 
 
+@ranker_doc
 class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
     """Give a third-party ranker per-row query ids: ``fit(X, y, qid=qid)``, rows in any order.
 
@@ -69,10 +70,7 @@ class QueryAwareRanker(_RankerMixin, MetaEstimatorMixin, BaseEstimator):
         The fitted clone of ``estimator``.
     query_param_ : str
         The form used.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Column names, when ``X`` was a DataFrame with string column names.
+    {features_in}
 
     Notes
     -----

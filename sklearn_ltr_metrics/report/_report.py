@@ -39,7 +39,7 @@ from ..stats import (
     required_queries,
     summarize,
 )
-from ._result import RankingReport
+from ._result import REPORT_EXAMPLE, RankingReport
 from ._write import REPORT_FILES
 from ._write import check_report_target as _check_report_target  # noqa: F401 (the CLI's)
 
@@ -256,13 +256,7 @@ def make_report(
 
     Examples
     --------
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> y = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
-    >>> qid = [1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
-    >>> good = evaluate(y, [3, 2, 1, 3, 2, 1, 4, 3, 2, 1], qid=qid, metrics=["mrr", "map"])
-    >>> weak = evaluate(y, [1, 2, 3, 1, 3, 2, 1, 2, 3, 4], qid=qid, metrics=["mrr", "map"])
-    >>> report = make_report({"weak": weak, "good": good}, n_resamples=200,
-    ...                      n_permutations=200, random_state=0)
+    {report_example}
     >>> report.overall[["system", "metric", "macro"]].round(3)
       system metric  macro
     0   weak    mrr  0.528
@@ -465,3 +459,6 @@ def _settings(title, notes, tables, systems, baseline, summaries, tests, bins, s
         },
         "notes": [str(n) for n in notes],
     }
+
+
+make_report.__doc__ = (make_report.__doc__ or "").replace("{report_example}", REPORT_EXAMPLE)

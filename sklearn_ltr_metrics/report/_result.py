@@ -16,7 +16,18 @@ from ._tables import display_tables
 from ._verdict import make_verdict
 from ._write import REPORT_FILES, write_bytes, write_csv, write_report, write_text
 
-__all__ = ["RankingReport"]
+__all__ = ["REPORT_EXAMPLE", "RankingReport"]
+
+#: The report the examples of :class:`RankingReport` and :func:`make_report` build (two
+#: systems on three queries), written once: a docstring's ``{report_example}`` line.
+REPORT_EXAMPLE = """>>> from sklearn_ltr_metrics import evaluate
+    >>> from sklearn_ltr_metrics.report import make_report
+    >>> qid = [1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
+    >>> y = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
+    >>> good = evaluate(y, [3, 2, 1, 3, 2, 1, 4, 3, 2, 1], qid=qid, metrics=["mrr", "map"])
+    >>> weak = evaluate(y, [1, 2, 3, 1, 3, 2, 1, 2, 3, 4], qid=qid, metrics=["mrr", "map"])
+    >>> report = make_report({"weak": weak, "good": good}, n_resamples=200,
+    ...                      n_permutations=200, random_state=0)"""
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,14 +92,7 @@ class RankingReport:
 
     Examples
     --------
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics.report import make_report
-    >>> qid = [1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
-    >>> y = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
-    >>> good = evaluate(y, [3, 2, 1, 3, 2, 1, 4, 3, 2, 1], qid=qid, metrics=["mrr", "map"])
-    >>> weak = evaluate(y, [1, 2, 3, 1, 3, 2, 1, 2, 3, 4], qid=qid, metrics=["mrr", "map"])
-    >>> report = make_report({"weak": weak, "good": good}, n_resamples=200,
-    ...                      n_permutations=200, random_state=0)
+    {report_example}
     >>> report.systems, report.baseline, report.metrics
     (('weak', 'good'), 'weak', ('mrr', 'map'))
     >>> report.overall[["system", "metric", "macro"]].round(3)
@@ -440,3 +444,6 @@ class RankingReport:
                 if isinstance(image, bytes):
                     write_bytes(folder / REPORT_FILES["plots"], f"{name}.png", image)
         write_text(folder, REPORT_FILES["html"], render_html(self, images, note))
+
+
+RankingReport.__doc__ = (RankingReport.__doc__ or "").replace("{report_example}", REPORT_EXAMPLE)

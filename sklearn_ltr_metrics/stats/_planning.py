@@ -38,6 +38,14 @@ _PLANNED_TESTS = ("t", "permutation")
 #: Largest number of queries ``required_queries`` searches (a tiny difference asks for more).
 MAX_QUERIES = 10**7
 
+#: The pilot the planning examples start from (two systems, 60 queries), written once:
+#: a docstring's ``{pilot_example}`` line.
+_PILOT_EXAMPLE = """>>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.uniform(0.2, 0.8, 60)
+    >>> pilot = {"bm25": pd.DataFrame({"ndcg@10": base}),
+    ...          "ltr": pd.DataFrame({"ndcg@10": base + rng.normal(0.01, 0.05, 60)})}"""
+
 
 def _power(n, delta, sd, alpha):
     """Two-sided paired t-test power on ``n`` queries (noncentral t), vectorised over n."""
@@ -156,11 +164,7 @@ def required_queries(per_query, metric=None, *, min_diff, alpha=0.05, power=0.8,
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> base = rng.uniform(0.2, 0.8, 60)
-    >>> pilot = {"bm25": pd.DataFrame({"ndcg@10": base}),
-    ...          "ltr": pd.DataFrame({"ndcg@10": base + rng.normal(0.01, 0.05, 60)})}
+    {pilot_example}
     >>> required_queries(pilot, "ndcg@10", min_diff=0.02)
     53
     """
@@ -211,11 +215,7 @@ def detectable_difference(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> base = rng.uniform(0.2, 0.8, 60)
-    >>> pilot = {"bm25": pd.DataFrame({"ndcg@10": base}),
-    ...          "ltr": pd.DataFrame({"ndcg@10": base + rng.normal(0.01, 0.05, 60)})}
+    {pilot_example}
     >>> round(detectable_difference(pilot, "ndcg@10"), 4)  # with the pilot's 60 queries
     0.0187
     >>> round(detectable_difference(pilot, "ndcg@10", n_queries=53), 4)
@@ -231,3 +231,7 @@ def detectable_difference(
     while _power(n, high, sd, alpha) < power:
         high *= 2.0
     return float(optimize.brentq(lambda d: _power(n, d, sd, alpha) - power, 0.0, high, xtol=1e-12))
+
+
+for _function in (required_queries, detectable_difference):
+    _function.__doc__ = (_function.__doc__ or "").replace("{pilot_example}", _PILOT_EXAMPLE)

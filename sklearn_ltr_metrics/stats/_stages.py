@@ -11,7 +11,7 @@ import pandas as pd
 from .._random import check_seed_sequence
 from .._validation import check_probability
 from ._ceiling import ceiling_check
-from ._pairs import aligned_tables, paired_rows
+from ._pairs import TEST_COLUMNS, aligned_tables, paired_rows
 from ._stats import _check_test
 
 __all__ = ["STAGE_COLUMNS", "stage_table"]
@@ -24,13 +24,8 @@ STAGE_COLUMNS = (
     "mean",
     "previous",
     "diff",
-    "pvalue",
-    "significant",
-    "effect_size",
-    "magnitude",
-    "wins",
-    "ties",
-    "losses",
+    # The paired core's test columns, less the correction (stages are tested one by one).
+    *(c for c in TEST_COLUMNS if c != "pvalue_corrected"),
 )
 #: Sign flips of the permutation test between consecutive stages.
 STAGE_PERMUTATIONS = 10000

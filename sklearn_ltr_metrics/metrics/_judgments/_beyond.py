@@ -21,6 +21,7 @@ from .._evaluation import RankingEvaluation
 from .._kernels._exposure import exposure_columns
 from .._kernels._fairness import fairness_columns
 from .._kernels._rank_order import average_ranks, doc_keys, rank_active, rank_rows
+from .._options import fill_empty_queries
 from ._subtopics import SubtopicJudgments, diversity_columns, flat_judgments
 
 __all__ = [
@@ -46,14 +47,9 @@ def _fill_undefined(columns, specs, options, ids):
         undefined = np.isnan(values)
         if not undefined.any():
             continue
-        if options["empty_query"] == "error":
-            raise ValueError(
-                f"{int(undefined.sum())} queries have no relevant document, so "
-                f"{spec.column!r} is undefined for them (e.g. {ids[undefined][:5].tolist()}); "
-                "pass empty_query='skip', 'zero' or 'one'."
-            )
-        fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[options["empty_query"]]
-        columns[spec.column] = np.where(undefined, fill, values)
+        columns[spec.column] = fill_empty_queries(
+            values, undefined, options["empty_query"], spec.column, ids
+        )
 
 
 def beyond_evaluation(ids, counts, columns, specs, options):
