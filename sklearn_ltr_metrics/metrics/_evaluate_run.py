@@ -20,10 +20,10 @@ from .._validation import check_choice, check_columns, check_labels, check_score
 from ._evaluation import DroppedQueriesWarning, RankingEvaluation
 from ._judgments._beyond import evaluate_run_with_beyond, plain_qrels
 from ._judgments._measures import evaluate_with_judgments, split_judgment_metrics
-from ._kernels._relstring import relevance_strings
 from ._kernels._trec import empty_ranking_values
 from ._names._beyond import split_beyond
 from ._names._foreign import implied_groups, merge_columns, trec_gain_mapping
+from ._names._relstring import relevance_strings
 from ._options import check_options, fill_empty_queries, make_gain
 from ._per_query import evaluate_arrays
 from ._registry import metric_list, parse_metrics
