@@ -69,10 +69,12 @@ from ._run_rows import (
     code_pieces,
     gather_ids,
     id_blocks,
+    object_pieces,
     query_layout,
     query_rows,
     repeat_ids,
     segment_order,
+    take_objects,
 )
 from ._scans import all_strings, object_id_runs, value_range
 from ._support import Support, segment_cumsum
@@ -101,6 +103,7 @@ __all__ = [
     "group_rows",
     "id_blocks",
     "object_id_runs",
+    "object_pieces",
     "parse_cutoff",
     "query_layout",
     "query_rows",
@@ -109,6 +112,7 @@ __all__ = [
     "repeat_ids",
     "segment_cumsum",
     "segment_order",
+    "take_objects",
     "tiebreak_key",
     "value_range",
 ]

@@ -235,3 +235,40 @@ def repeat_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
                 i = i + 1
     free(pieces)
     return out_offsets_arr, data_arr
+
+
+def take_objects(list data, const intp[::1] bounds, const intp[::1] rows,
+                 const intp[::1] counts=None):
+    """The objects of stacked rows ``rows`` (each ``counts[i]`` times where given) as a new
+    object array: ``data[j]`` the object array of piece ``j``, whose first stacked row is
+    ``bounds[j]`` (then the total). The objects themselves, a reference each (numpy's
+    ``take`` of one array, without first joining the pieces)."""
+    cdef intp n_pieces = bounds.shape[0] - 1, nq = rows.shape[0], n = nq, q, t, i = 0, j = 0
+    cdef intp s
+    if counts is not None:
+        n = 0
+        for q in range(nq):
+            n = n + counts[q]
+    cdef PyObject** starts = <PyObject**> malloc(max(n_pieces, 1) * sizeof(PyObject*))
+    if starts == NULL:
+        raise MemoryError()
+    for j in range(n_pieces):
+        starts[j] = <PyObject*> cnp.PyArray_DATA(<cnp.ndarray> data[j])
+    out_arr = np.empty(n, dtype=object)  # filled with None: one reference each, dropped below
+    cdef PyObject** out = <PyObject**> cnp.PyArray_DATA(out_arr)
+    cdef PyObject* o
+    cdef PyObject* none = out[0] if n else NULL
+    j = 0
+    for q in range(nq):
+        s = rows[q]
+        if s < bounds[j] or s >= bounds[j + 1]:
+            j = _segment_of(&bounds[0], n_pieces, s)
+        o = (<PyObject**> starts[j])[s - bounds[j]]
+        for t in range(1 if counts is None else counts[q]):
+            ltr_incref(o)
+            out[i] = o
+            i = i + 1
+    free(starts)
+    for t in range(n):  # the Nones np.empty put there
+        ltr_decref(none)
+    return out_arr

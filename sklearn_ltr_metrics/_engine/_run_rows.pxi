@@ -3,16 +3,39 @@
 # (included by ``_ranking.pyx``; the Python face is ``_run_rows.py``).
 #
 # Ids are read where they lie: Arrow string arrays (int32 or int64 offsets and the data bytes,
-# one "piece" per chunk) or 8-byte records (integer codes), never as Python objects.
+# one "piece" per chunk), Python strings (the characters each ``str`` holds, read in place) or
+# 8-byte records (integer codes); no Python object is made.
 
 from libc.stdint cimport uint32_t
+
+cdef extern from *:
+    """
+    /* The kind (1, 2 or 4 bytes a character) of an exact, ready str; 0 for anything else. */
+    static inline int ltr_str_kind(PyObject* o) {
+        if (!PyUnicode_CheckExact(o)) return 0;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_READY(o)) return 0;
+    #endif
+        return (int) PyUnicode_KIND(o);
+    }
+    /* The characters of a ready str, in place, and their bytes (length times kind). */
+    static inline const uint8_t* ltr_str_bytes(PyObject* o, Py_ssize_t* size) {
+        *size = PyUnicode_GET_LENGTH(o) * (Py_ssize_t) PyUnicode_KIND(o);
+        return (const uint8_t*) PyUnicode_DATA(o);
+    }
+    """
+    int ltr_str_kind(PyObject* o) noexcept nogil
+    void ltr_incref "Py_INCREF" (PyObject* o) noexcept
+    void ltr_decref "Py_DECREF" (PyObject* o) noexcept
+    const uint8_t* ltr_str_bytes(PyObject* o, intp* size) noexcept nogil
 
 
 cdef struct _Piece:
     const int32_t* off32  # Arrow ``string`` offsets (or NULL)
     const int64_t* off64  # Arrow ``large_string`` offsets (or NULL)
     const uint8_t* data   # the bytes
-    intp width            # without offsets: every id is ``width`` bytes
+    PyObject** objs       # Python strings of one kind (or NULL): each row's characters
+    intp width            # without offsets nor objects: every id is ``width`` bytes
     intp start            # the first stacked row of the piece
 
 
@@ -25,6 +48,8 @@ cdef inline const uint8_t* _id_bytes(const _Piece* p, intp s, intp* size) noexce
     elif p.off32 != NULL:
         a = p.off32[i]
         b = p.off32[i + 1]
+    elif p.objs != NULL:
+        return ltr_str_bytes(p.objs[i], size)
     else:
         a = i * p.width
         b = a + p.width
@@ -97,8 +122,8 @@ cdef inline bint _same_id(const uint8_t* a, const uint8_t* b, intp size) noexcep
 
 cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep) except NULL:
     """The pieces of the ids: ``offsets[j]`` an int32 or int64 array (Arrow offsets, already
-    sliced to the piece's rows plus one) or None (8-byte records in ``data[j]``), ``data[j]``
-    a uint8 array, ``bounds`` the first stacked row of every piece and the total. The arrays
+    sliced to the piece's rows plus one) or None (8-byte records in ``data[j]``, or Python
+    strings of one kind: :func:`str_kind`), ``data[j]`` a uint8 (object) array, ``bounds`` the first stacked row of every piece and the total. The arrays
     are appended to ``keep``, which the caller holds while the pieces are read."""
     cdef intp n = len(data), j
     cdef _Piece* pieces = <_Piece*> calloc(max(n, 1), sizeof(_Piece))
@@ -112,6 +137,8 @@ cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep)
         pieces[j].start = bounds[j]
         if offsets[j] is None:
             pieces[j].width = 8
+            if arr.dtype == object:  # read through the objects: ``str`` of one kind
+                pieces[j].objs = <PyObject**> cnp.PyArray_DATA(arr)
             continue
         arr = offsets[j]
         if arr.dtype == np.int64:
@@ -481,3 +508,24 @@ cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size
             for d in range(n_cand[q]):
                 pair_row[pair_offsets[q] + d] = first[row_offsets[q] + d]
                 pair_size[pair_offsets[q] + d] = first_size[row_offsets[q] + d]
+
+
+def str_kind(values):
+    """The kind (1, 2 or 4 bytes a character) shared by every entry of the object array
+    ``values`` when each is exactly a ``str`` (0 for an empty array), else -1: a subclass,
+    another type, None, or strings of two kinds. Equal strings of one kind hold equal bytes
+    (CPython stores a string in the narrowest kind its characters fit), so such ids are coded
+    by the bytes read in place (a piece of objects, :func:`_pieces`). One pass over the
+    objects' headers, no character read."""
+    cdef cnp.ndarray arr = values
+    cdef PyObject** data = <PyObject**> cnp.PyArray_DATA(arr)
+    cdef intp n = arr.shape[0], i
+    cdef int kind = ltr_str_kind(data[0]) if n else 0
+    if kind == 0:
+        return -1 if n else 0
+    with nogil:
+        for i in range(1, n):
+            if ltr_str_kind(data[i]) != kind:
+                kind = -1
+                break
+    return kind

@@ -40,10 +40,12 @@ __all__ = [
     "code_pieces",
     "gather_ids",
     "id_blocks",
+    "object_pieces",
     "query_layout",
     "query_rows",
     "repeat_ids",
     "segment_order",
+    "take_objects",
 ]
 
 #: Arrow types whose buffers are read directly (offsets int32 / int64, then the bytes).
@@ -56,7 +58,8 @@ _MAX_BLOCK_SHARE = 1 / 8
 
 class IdPieces(NamedTuple):
     """Ids of stacked rows, piece by piece: ``offsets[j]`` (Arrow offsets, sliced to the
-    piece's rows plus one) or None (8-byte records), ``data[j]`` the bytes (uint8), and
+    piece's rows plus one) or None (8-byte records, or Python strings), ``data[j]`` the bytes
+    (uint8; an object array of strings), and
     ``bounds`` the first stacked row of every piece, then the total."""
 
     offsets: list
@@ -80,6 +83,26 @@ def arrow_pieces(chunks):
         )
         sizes.append(len(chunk))
     return IdPieces(offsets, data, _bounds(sizes))
+
+
+def object_pieces(arrays):
+    """The pieces of object arrays of Python strings, read in place; None unless every entry
+    of every array is exactly a ``str`` and all are of one kind (1, 2 or 4 bytes a character:
+    then equal ids hold equal bytes). One pass over the objects' headers."""
+    arrays = [np.ascontiguousarray(a, dtype=object) for a in arrays]
+    kinds = {_ranking.str_kind(a) for a in arrays}
+    if -1 in kinds or len(kinds - {0}) != 1:
+        return None  # another type, None, two kinds, or no ids at all
+    return IdPieces([None] * len(arrays), arrays, _bounds([a.size for a in arrays]))
+
+
+def take_objects(pieces, rows, counts=None):
+    """The objects of stacked rows ``rows`` of :func:`object_pieces` (each ``counts[i]``
+    times where given), as an object array: the input's objects, one reference each."""
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    if counts is not None:
+        counts = np.ascontiguousarray(counts, dtype=np.intp)
+    return _ranking.take_objects(pieces.data, pieces.bounds, rows, counts)
 
 
 def code_pieces(codes):

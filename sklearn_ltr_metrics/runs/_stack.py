@@ -33,9 +33,11 @@ from .._engine import (
     gather_ids,
     id_blocks,
     object_id_runs,
+    object_pieces,
     query_layout,
     query_rows,
     repeat_ids,
+    take_objects,
 )
 from .._validation import check_columns, check_scores
 
@@ -85,27 +87,44 @@ def check_runs(runs, name="runs", *, minimum=1):
 
 @dataclass(frozen=True)
 class RowIds:
-    """The ids of one column of the stacked runs: all of them, run after run, as one pandas
-    Index (of the input's dtype), and the pieces the engine reads them from (``arrow``: Arrow
-    string buffers, the column's ``dtype`` in every run; else integer codes of the ids)."""
+    """The ids of one column of the stacked runs: the column of every run, the pieces the
+    engine reads them from, and how the output's ids are made (``output``): ``"arrow"``, new
+    Arrow strings from the input buffers' bytes (the column's ``dtype`` in every run);
+    ``"objects"``, the input's Python strings themselves (the pieces are their object
+    arrays); ``"index"``, taken from :attr:`values` (the pieces: Arrow strings copied from
+    the objects, or integer codes of the ids)."""
 
-    values: object
+    columns: list
     pieces: object
-    arrow: bool = False
+    output: str = "index"
+
+    @property
+    def arrow(self):
+        """Whether the output's ids are new Arrow strings (the input stores them so)."""
+        return self.output == "arrow"
+
+    @cached_property
+    def values(self):
+        """All the ids, run after run, as one pandas Index of the input's dtype."""
+        return pd.Index(pd.concat(self.columns, ignore_index=True))
 
     def take(self, rows, sizes, order, n_threads=1):
         """The ids of stacked rows ``rows[order]`` (``sizes``: the bytes of each row's id), of
         the input's dtype: Arrow strings built from the bytes of the input buffers (no Python
-        object made), else an Index."""
-        if not self.arrow:
-            return self.values.take(rows[order])
-        return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
+        object made), the input's objects (a reference each), else an Index."""
+        if self.output == "arrow":
+            return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
+        if self.output == "objects":
+            return pd.Index(take_objects(self.pieces, rows[order]), dtype=object, copy=False)
+        return self.values.take(rows[order])
 
     def repeat(self, rows, counts):
         """The id of stacked row ``rows[i]`` repeated ``counts[i]`` times, as :meth:`take`."""
-        if not self.arrow:
-            return self.values.take(np.repeat(rows, counts))
-        return self._arrow(*repeat_ids(self.pieces, rows, counts))
+        if self.output == "arrow":
+            return self._arrow(*repeat_ids(self.pieces, rows, counts))
+        if self.output == "objects":
+            return pd.Index(take_objects(self.pieces, rows, counts), dtype=object, copy=False)
+        return self.values.take(np.repeat(rows, counts))
 
     def _arrow(self, offsets, data):
         """The pandas array of the Arrow ``large_string`` buffers ``offsets``, ``data``."""
@@ -113,7 +132,7 @@ class RowIds:
 
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         array = pa.Array.from_buffers(pa.large_string(), offsets.size - 1, buffers)
-        return pd.arrays.ArrowStringArray(array, dtype=self.values.dtype)
+        return pd.arrays.ArrowStringArray(array, dtype=self.columns[0].dtype)
 
 
 @dataclass(frozen=True)
@@ -313,23 +332,28 @@ def _object_string_chunks(frames, column):
 
 def _row_ids(frames, column, names, codes=None):
     """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
-    strings, else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
-    a missing id is refused naming its run and row. Document ids held as Python strings
-    (``codes`` None) are read as Arrow strings made from them, and given back as the input's
-    objects."""
-    values = pd.Index(pd.concat([frame[column] for frame in frames], ignore_index=True))
+    strings, the Python strings themselves where every run holds them in an object column
+    (all exactly ``str``, of one kind), else the integer codes ``codes(values)`` (by default
+    :func:`pandas.factorize`'s); a missing id is refused naming its run and row. Strings of
+    two kinds (Latin-1 ids beside others) are copied into Arrow strings (``codes`` None, or
+    rows in random order) and given back as the input's objects."""
+    ids = RowIds([frame[column] for frame in frames], None)
     chunks = _arrow_chunks(frames, column)
-    arrow = chunks is not None
-    if not arrow and (codes is None or _object_runs(values) is None):
+    if chunks is None and all(c.dtype == object for c in ids.columns):
+        pieces = object_pieces([c.to_numpy() for c in ids.columns])
+        if pieces is not None:
+            return RowIds(ids.columns, pieces, "objects")
+    output = "index" if chunks is None else "arrow"
+    if chunks is None and (codes is None or _object_runs(ids.values) is None):
         # Document ids, or query ids in no blocks (rows in random order): by their bytes.
         chunks = _object_string_chunks(frames, column)
     pieces = None if chunks is None else arrow_pieces(chunks)
     if pieces is not None:
-        return RowIds(values, pieces, arrow=arrow)
-    found = (codes or pd.factorize)(values)[0]
+        return RowIds(ids.columns, pieces, output)
+    found = (codes or pd.factorize)(ids.values)[0]
     if (found < 0).any():
         _raise_missing(frames, column, names, int(np.flatnonzero(found < 0)[0]))
-    return RowIds(values, code_pieces([found]))
+    return RowIds(ids.columns, code_pieces([found]))
 
 
 def _object_runs(values):
