@@ -237,20 +237,34 @@ def repeat_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
     return out_offsets_arr, data_arr
 
 
-def take_objects(list data, const intp[::1] bounds, const intp[::1] rows,
-                 const intp[::1] counts=None):
-    """The objects of stacked rows ``rows`` (each ``counts[i]`` times where given) as a new
-    object array: ``data[j]`` the object array of piece ``j``, whose first stacked row is
-    ``bounds[j]`` (then the total). The objects themselves, a reference each (numpy's
-    ``take`` of one array, without first joining the pieces)."""
+cdef inline PyObject* _object_of(PyObject** starts, const intp* bounds, intp n_pieces,
+                                 intp* j, intp s) noexcept nogil:
+    """The object of stacked row ``s`` (``starts[j]``: piece ``j``'s objects; ``j[0]``: the
+    piece of the row before, updated)."""
+    if s < bounds[j[0]] or s >= bounds[j[0] + 1]:
+        j[0] = _segment_of(bounds, n_pieces, s)
+    return (<PyObject**> starts[j[0]])[s - bounds[j[0]]]
+
+
+def take_objects(list data, const intp[::1] bounds, const intp[::1] rows, order=None,
+                 counts=None):
+    """The objects of stacked rows ``rows[order]`` (``order`` None: ``rows``; each
+    ``counts[i]`` times where given) as a new object array: ``data[j]`` the object array of
+    piece ``j``, whose first stacked row is ``bounds[j]`` (then the total). The objects
+    themselves, a reference each (numpy's ``take`` of one array, without first joining the
+    pieces): the references are counted in the order of ``rows`` (where they mostly ascend,
+    the objects are read in the order they lie), then the array filled in ``order``."""
     cdef intp n_pieces = bounds.shape[0] - 1, nq = rows.shape[0], n = nq, q, t, i = 0, j = 0
-    cdef intp s
+    cdef const intp[::1] by = rows if order is None else order
+    cdef const intp[::1] times = counts if counts is not None else np.ones(nq, dtype=np.intp)
+    cdef bint reordered = order is not None
     if counts is not None:
-        n = 0
-        for q in range(nq):
-            n = n + counts[q]
+        n = int(np.sum(counts))
     cdef PyObject** starts = <PyObject**> malloc(max(n_pieces, 1) * sizeof(PyObject*))
-    if starts == NULL:
+    cdef PyObject** taken = <PyObject**> malloc(max(nq, 1) * sizeof(PyObject*))
+    if starts == NULL or taken == NULL:
+        free(starts)
+        free(taken)
         raise MemoryError()
     for j in range(n_pieces):
         starts[j] = <PyObject*> cnp.PyArray_DATA(<cnp.ndarray> data[j])
@@ -258,17 +272,20 @@ def take_objects(list data, const intp[::1] bounds, const intp[::1] rows,
     cdef PyObject** out = <PyObject**> cnp.PyArray_DATA(out_arr)
     cdef PyObject* o
     cdef PyObject* none = out[0] if n else NULL
-    j = 0
-    for q in range(nq):
-        s = rows[q]
-        if s < bounds[j] or s >= bounds[j + 1]:
-            j = _segment_of(&bounds[0], n_pieces, s)
-        o = (<PyObject**> starts[j])[s - bounds[j]]
-        for t in range(1 if counts is None else counts[q]):
-            ltr_incref(o)
-            out[i] = o
-            i = i + 1
-    free(starts)
-    for t in range(n):  # the Nones np.empty put there
+    for t in range(n):
         ltr_decref(none)
+    j = 0
+    for q in range(nq):  # the references, in the order of rows
+        o = _object_of(starts, &bounds[0], n_pieces, &j, rows[q])
+        taken[q] = o
+        for t in range(times[q]):
+            ltr_incref(o)
+            if not reordered:
+                out[i] = o
+                i = i + 1
+    if reordered:  # then the array, in order (a query's objects lie together in ``taken``)
+        for q in range(nq):
+            out[q] = taken[by[q]]
+    free(starts)
+    free(taken)
     return out_arr

@@ -18,6 +18,14 @@ cdef extern from *:
     #endif
         return (int) PyUnicode_KIND(o);
     }
+    /* A hint that the line at p will be read soon (a no-op where the compiler has none). */
+    static inline void ltr_prefetch(const void* p) {
+    #if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(p, 0, 1);
+    #else
+        (void) p;
+    #endif
+    }
     /* The characters of a ready str, in place, and their bytes (length times kind). */
     static inline const uint8_t* ltr_str_bytes(PyObject* o, Py_ssize_t* size) {
         *size = PyUnicode_GET_LENGTH(o) * (Py_ssize_t) PyUnicode_KIND(o);
@@ -25,6 +33,7 @@ cdef extern from *:
     }
     """
     int ltr_str_kind(PyObject* o) noexcept nogil
+    void ltr_prefetch(const void* p) noexcept nogil
     void ltr_incref "Py_INCREF" (PyObject* o) noexcept
     void ltr_decref "Py_DECREF" (PyObject* o) noexcept
     const uint8_t* ltr_str_bytes(PyObject* o, intp* size) noexcept nogil
@@ -35,12 +44,14 @@ cdef struct _Piece:
     const int64_t* off64  # Arrow ``large_string`` offsets (or NULL)
     const uint8_t* data   # the bytes
     PyObject** objs       # Python strings of one kind (or NULL): each row's characters
+    int kind              # their kind: a row holding anything else reads as size -1
     intp width            # without offsets nor objects: every id is ``width`` bytes
     intp start            # the first stacked row of the piece
 
 
 cdef inline const uint8_t* _id_bytes(const _Piece* p, intp s, intp* size) noexcept nogil:
-    """The bytes of stacked row ``s``'s id (in piece ``p``), their number in ``size``."""
+    """The bytes of stacked row ``s``'s id (in piece ``p``), their number in ``size`` (-1:
+    an object that is not a ``str`` of the piece's kind)."""
     cdef intp i = s - p.start, a, b
     if p.off64 != NULL:
         a = <intp> p.off64[i]
@@ -49,12 +60,34 @@ cdef inline const uint8_t* _id_bytes(const _Piece* p, intp s, intp* size) noexce
         a = p.off32[i]
         b = p.off32[i + 1]
     elif p.objs != NULL:
+        if ltr_str_kind(p.objs[i]) != p.kind:  # not a str, or of another kind
+            size[0] = -1
+            return NULL
         return ltr_str_bytes(p.objs[i], size)
     else:
         a = i * p.width
         b = a + p.width
     size[0] = b - a
     return p.data + a
+
+
+#: Rows ahead whose id and score a pass over rows in random order asks the memory for: their
+#: loads overlap instead of waiting one after the other behind the hash table's branches.
+cdef enum:
+    _AHEAD = 24
+
+
+cdef inline void _prefetch_row(const _Piece* p, const double* scores, intp s) noexcept nogil:
+    """Ask for stacked row ``s``'s score and id (its object's header and characters, or its
+    offsets) ahead of their reading."""
+    cdef intp i = s - p.start
+    ltr_prefetch(scores + s)
+    if p.objs != NULL:
+        ltr_prefetch(p.objs[i])
+    elif p.off64 != NULL:
+        ltr_prefetch(p.off64 + i)
+    elif p.off32 != NULL:
+        ltr_prefetch(p.off32 + i)
 
 
 cdef inline intp _segment_of(const intp* bounds, intp n, intp s) noexcept nogil:
@@ -122,8 +155,9 @@ cdef inline bint _same_id(const uint8_t* a, const uint8_t* b, intp size) noexcep
 
 cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep) except NULL:
     """The pieces of the ids: ``offsets[j]`` an int32 or int64 array (Arrow offsets, already
-    sliced to the piece's rows plus one) or None (8-byte records in ``data[j]``, or Python
-    strings of one kind: :func:`str_kind`), ``data[j]`` a uint8 (object) array, ``bounds`` the first stacked row of every piece and the total. The arrays
+    sliced to the piece's rows plus one), None (8-byte records in ``data[j]``) or an int
+    (``data[j]`` an object array of ``str`` of that kind: :func:`str_kind`), ``data[j]`` a
+    uint8 (object) array, ``bounds`` the first stacked row of every piece and the total. The arrays
     are appended to ``keep``, which the caller holds while the pieces are read."""
     cdef intp n = len(data), j
     cdef _Piece* pieces = <_Piece*> calloc(max(n, 1), sizeof(_Piece))
@@ -137,8 +171,10 @@ cdef _Piece* _pieces(list offsets, list data, const intp[::1] bounds, list keep)
         pieces[j].start = bounds[j]
         if offsets[j] is None:
             pieces[j].width = 8
-            if arr.dtype == object:  # read through the objects: ``str`` of one kind
-                pieces[j].objs = <PyObject**> cnp.PyArray_DATA(arr)
+            continue
+        if isinstance(offsets[j], int):  # read through the objects: ``str`` of one kind
+            pieces[j].objs = <PyObject**> cnp.PyArray_DATA(arr)
+            pieces[j].kind = offsets[j]
             continue
         arr = offsets[j]
         if arr.dtype == np.int64:
@@ -204,7 +240,8 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     are rows where a block must start) takes its code without hashing: a run lists a query's
     rows together, so only the first row of each block is looked up. Returns ``(codes, first,
     starts)``: the code of every row (intp), the first row of every code and the first row of
-    every block of equal ids (intp). Serial: one pass over the rows, one table of the ids.
+    every block of equal ids (intp); None when an object id is not a ``str`` of its piece's
+    kind. Serial: one pass over the rows, one table of the ids.
     """
     cdef intp n = bounds[bounds.shape[0] - 1], n_pieces = bounds.shape[0] - 1
     cdef list keep = []
@@ -222,12 +259,17 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     t.key_ptr = <const uint8_t**> malloc(t.room * sizeof(uint8_t*))
     t.key_len = <intp*> malloc(t.room * sizeof(intp))
     t.first = <intp*> malloc(t.room * sizeof(intp))
-    cdef bint failed = not _table_ok(&t)
+    cdef bint failed = not _table_ok(&t), foreign = False
     with nogil:
         for s in range(n if not failed else 0):
             while j + 1 < n_pieces and s >= bounds[j + 1]:
                 j = j + 1
+            if pieces[j].objs != NULL and s + _AHEAD < bounds[j + 1]:
+                ltr_prefetch(pieces[j].objs[s + _AHEAD - pieces[j].start])
             ptr = _id_bytes(&pieces[j], s, &size)
+            if size < 0:
+                foreign = True
+                break
             if b < breaks.shape[0] and breaks[b] <= s:
                 while b < breaks.shape[0] and breaks[b] <= s:
                     b = b + 1  # (equal breaks: an empty run)
@@ -253,7 +295,7 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     free(pieces)
     if failed:
         raise MemoryError()
-    return codes_arr, first_arr, starts_arr[:m].copy()
+    return None if foreign else (codes_arr, first_arr, starts_arr[:m].copy())
 
 
 cdef struct _Local:
@@ -294,6 +336,13 @@ cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
     free(b.local)
     free(b.perm)
     free(b.tmp)
+
+
+cdef inline void _clear_slots(_QueryScratch* b, intp nd) noexcept nogil:
+    """Empty the hash table of the query coded with ``nd`` documents, for the next."""
+    cdef intp i
+    for i in range(nd):
+        b.slots[b.slot_of[i]] = 0
 
 
 cdef inline intp _local_code(_QueryScratch* b, intp* nd, const uint8_t* ptr, intp size,
@@ -369,6 +418,7 @@ def query_rows(
     appearance; per query its distinct documents and the stacked row of a document a run
     retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``; per
     pair the bytes of its document id (int64). The same output for any number of threads.
+    None when an object id is not a ``str`` of its piece's kind.
     """
     cdef intp nq = row_offsets.shape[0] - 1, n = row_offsets[nq], q, longest = 1
     cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
@@ -412,8 +462,10 @@ def query_rows(
         &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
     free(pieces)
-    if failed:
+    if failed == 1:
         raise MemoryError()
+    if failed == 2:
+        return None
     pair_offsets = np.zeros(nq + 1, dtype=np.intp)
     np.cumsum(n_cand_arr, out=pair_offsets[1:])
     pair_row_arr = np.empty(pair_offsets[nq], dtype=np.intp)
@@ -433,8 +485,9 @@ cdef void _code_queries(
     int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
-    its own :class:`_QueryScratch`; ``failed[0]`` set when a thread's buffers could not be
-    allocated (its queries are then left undone)."""
+    its own :class:`_QueryScratch`; ``failed[0]`` set to 1 when a thread's buffers could not
+    be allocated (its queries are then left undone), to 2 when an object id is not a ``str``
+    of its piece's kind (the outputs are then of no use)."""
     cdef _QueryScratch b
     cdef bint ok
     cdef intp q
@@ -444,16 +497,16 @@ cdef void _code_queries(
         if not ok:
             failed[0] = 1
         for q in prange(nq, schedule="dynamic", chunksize=8):
-            if ok:
-                _code_query(
-                    &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
-                    seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
-                    first_size, n_cand, dup, group_rows + q * n_runs,
-                )
+            if ok and not _code_query(
+                &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
+                seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
+                first_size, n_cand, dup, group_rows + q * n_runs,
+            ):
+                failed[0] = 2
         _free_query_scratch(&b)
 
 
-cdef void _code_query(
+cdef bint _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
     const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
@@ -461,21 +514,28 @@ cdef void _code_query(
     intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
-    (``group_rows``: the query's rows of each run)."""
+    (``group_rows``: the query's rows of each run). False (the query left undone) at an object
+    id that is not a ``str`` of its piece's kind."""
     cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
-    cdef intp j = 0, r = 0, sg, p, s, d, size, i
+    cdef intp j = 0, r = 0, sg, p, s, d, size
     cdef int bits = 4
     cdef const uint8_t* ptr
     while (<intp> 1 << bits) < m + m // 4:  # at most 4 ids in 5 slots: the table in L1
         bits = bits + 1
     for sg in range(seg_offsets[q], seg_offsets[q + 1]):
         for p in range(seg_start[sg], seg_stop[sg]):
+            if rows != NULL and p + _AHEAD < seg_stop[sg]:  # rows in random order
+                s = rows[p + _AHEAD]
+                _prefetch_row(&pieces[_segment_of(bounds, n_pieces, s)], scores, s)
             s = rows[p] if rows != NULL else p
             if s < bounds[j] or s >= bounds[j + 1]:
                 j = _segment_of(&bounds[0], n_pieces, s)
             if s < run_bounds[r] or s >= run_bounds[r + 1]:
                 r = _segment_of(run_bounds, n_runs, s)
             ptr = _id_bytes(&pieces[j], s, &size)
+            if size < 0:
+                _clear_slots(b, nd)
+                return False
             d = _local_code(b, &nd, ptr, size, bits)
             if d < 0:
                 d = -1 - d
@@ -489,10 +549,10 @@ cdef void _code_query(
             run[k] = r
             score[k] = scores[s]
             k = k + 1
-    for i in range(nd):
-        b.slots[b.slot_of[i]] = 0
+    _clear_slots(b, nd)
     n_cand[q] = nd
     _rank_groups(b, run + base, score + base, position + base, m)
+    return True
 
 
 cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size,

@@ -58,8 +58,8 @@ _MAX_BLOCK_SHARE = 1 / 8
 
 class IdPieces(NamedTuple):
     """Ids of stacked rows, piece by piece: ``offsets[j]`` (Arrow offsets, sliced to the
-    piece's rows plus one) or None (8-byte records, or Python strings), ``data[j]`` the bytes
-    (uint8; an object array of strings), and
+    piece's rows plus one), None (8-byte records) or an int (Python strings of that kind),
+    ``data[j]`` the bytes (uint8; an object array of strings), and
     ``bounds`` the first stacked row of every piece, then the total."""
 
     offsets: list
@@ -86,23 +86,27 @@ def arrow_pieces(chunks):
 
 
 def object_pieces(arrays):
-    """The pieces of object arrays of Python strings, read in place; None unless every entry
-    of every array is exactly a ``str`` and all are of one kind (1, 2 or 4 bytes a character:
-    then equal ids hold equal bytes). One pass over the objects' headers."""
+    """The pieces of object arrays of Python strings, read in place; None unless the first id
+    is exactly a ``str``. Every id must then be a ``str`` of the first one's kind (1, 2 or 4
+    bytes a character: equal ids hold equal bytes), which the steps that read them check on
+    the way (:func:`id_blocks` and :func:`query_rows` give None at another id)."""
     arrays = [np.ascontiguousarray(a, dtype=object) for a in arrays]
-    kinds = {_ranking.str_kind(a) for a in arrays}
-    if -1 in kinds or len(kinds - {0}) != 1:
-        return None  # another type, None, two kinds, or no ids at all
-    return IdPieces([None] * len(arrays), arrays, _bounds([a.size for a in arrays]))
+    kind = next((_ranking.str_kind(a[:1]) for a in arrays if a.size), -1)
+    if kind <= 0:
+        return None
+    return IdPieces([kind] * len(arrays), arrays, _bounds([a.size for a in arrays]))
 
 
-def take_objects(pieces, rows, counts=None):
-    """The objects of stacked rows ``rows`` of :func:`object_pieces` (each ``counts[i]``
-    times where given), as an object array: the input's objects, one reference each."""
+def take_objects(pieces, rows, order=None, counts=None):
+    """The objects of stacked rows ``rows[order]`` of :func:`object_pieces` (each ``counts[i]``
+    times where given), as an object array: the input's objects, one reference each, counted
+    in the order of ``rows`` (fastest where they mostly ascend)."""
     rows = np.ascontiguousarray(rows, dtype=np.intp)
+    if order is not None:
+        order = np.ascontiguousarray(order, dtype=np.intp)
     if counts is not None:
         counts = np.ascontiguousarray(counts, dtype=np.intp)
-    return _ranking.take_objects(pieces.data, pieces.bounds, rows, counts)
+    return _ranking.take_objects(pieces.data, pieces.bounds, rows, order, counts)
 
 
 def code_pieces(codes):
@@ -121,7 +125,8 @@ def _bounds(sizes):
 def id_blocks(pieces, breaks):
     """``(codes, first, starts)``: the code of every row's id (order of first appearance),
     the first row of every code, the first row of every block of equal ids (a block also
-    starts at each of ``breaks``, ascending rows)."""
+    starts at each of ``breaks``, ascending rows); None when an object id is not a ``str``
+    of the first one's kind (:func:`object_pieces`)."""
     breaks = np.ascontiguousarray(breaks, dtype=np.intp)
     return _ranking.id_blocks(pieces.offsets, pieces.data, pieces.bounds, breaks)
 
@@ -186,7 +191,8 @@ class QueryRows(NamedTuple):
 def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
     """The :class:`QueryRows` of the rows laid out by ``layout`` (a :class:`QueryLayout`),
     their document ids in ``pieces``, runs from ``run_bounds`` (the first stacked row of each
-    run, then the total), ``scores`` (float64, one per stacked row)."""
+    run, then the total), ``scores`` (float64, one per stacked row); None when an object id is
+    not a ``str`` of the first one's kind (:func:`object_pieces`)."""
     out = _ranking.query_rows(
         pieces.offsets,
         pieces.data,
@@ -197,7 +203,7 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
         n_threads,
         _threads.grain(),
     )
-    return QueryRows(*out)
+    return None if out is None else QueryRows(*out)
 
 
 def segment_order(values, offsets, n_threads=1):

@@ -115,7 +115,7 @@ class RowIds:
         if self.output == "arrow":
             return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
         if self.output == "objects":
-            return pd.Index(take_objects(self.pieces, rows[order]), dtype=object, copy=False)
+            return pd.Index(take_objects(self.pieces, rows, order), dtype=object, copy=False)
         return self.values.take(rows[order])
 
     def repeat(self, rows, counts):
@@ -123,7 +123,8 @@ class RowIds:
         if self.output == "arrow":
             return self._arrow(*repeat_ids(self.pieces, rows, counts))
         if self.output == "objects":
-            return pd.Index(take_objects(self.pieces, rows, counts), dtype=object, copy=False)
+            objects = take_objects(self.pieces, rows, counts=counts)
+            return pd.Index(objects, dtype=object, copy=False)
         return self.values.take(np.repeat(rows, counts))
 
     def _arrow(self, offsets, data):
@@ -330,16 +331,17 @@ def _object_string_chunks(frames, column):
     return chunks
 
 
-def _row_ids(frames, column, names, codes=None):
+def _row_ids(frames, column, names, codes=None, *, objects=True):
     """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
     strings, the Python strings themselves where every run holds them in an object column
-    (all exactly ``str``, of one kind), else the integer codes ``codes(values)`` (by default
-    :func:`pandas.factorize`'s); a missing id is refused naming its run and row. Strings of
-    two kinds (Latin-1 ids beside others) are copied into Arrow strings (``codes`` None, or
-    rows in random order) and given back as the input's objects."""
+    (``objects``; the first id a ``str``: the steps that read them check that all are, of one
+    kind), else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
+    a missing id is refused naming its run and row. Strings of two kinds (Latin-1 ids beside
+    others) are copied into Arrow strings (``codes`` None, or rows in random order) and given
+    back as the input's objects."""
     ids = RowIds([frame[column] for frame in frames], None)
     chunks = _arrow_chunks(frames, column)
-    if chunks is None and all(c.dtype == object for c in ids.columns):
+    if objects and chunks is None and all(c.dtype == object for c in ids.columns):
         pieces = object_pieces([c.to_numpy() for c in ids.columns])
         if pieces is not None:
             return RowIds(ids.columns, pieces, "objects")
@@ -386,7 +388,22 @@ def _query_codes(frames, names, run_bounds):
     every row (in order of first appearance), the first row of every code and where each
     block of equal query ids starts (a run starts one)."""
     ids = _row_ids(frames, "qid", names, codes=_head_codes)
-    return ids, *id_blocks(ids.pieces, run_bounds[:-1])
+    blocks = id_blocks(ids.pieces, run_bounds[:-1])
+    if blocks is None:  # an object id that is not a str of the first one's kind
+        ids = _row_ids(frames, "qid", names, codes=_head_codes, objects=False)
+        blocks = id_blocks(ids.pieces, run_bounds[:-1])
+    return ids, *blocks
+
+
+def _document_rows(frames, names, run_bounds, scores, layout, n_threads):
+    """``(ids, rows)``: the :class:`RowIds` of the document ids and the rows of every query
+    (:func:`query_rows`), each query's documents coded."""
+    ids = _row_ids(frames, "doc_id", names)
+    rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
+    if rows is None:  # an object id that is not a str of the first one's kind
+        ids = _row_ids(frames, "doc_id", names, objects=False)
+        rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
+    return ids, rows
 
 
 def _refuse_duplicates(stack, duplicate, run_bounds):
@@ -411,10 +428,9 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
     run_bounds = np.zeros(len(frames) + 1, dtype=np.intp)
     np.cumsum([len(frame) for frame in frames], out=run_bounds[1:])
     query_ids, query_codes, query_row, starts = _query_codes(frames, names, run_bounds)
-    document_ids = _row_ids(frames, "doc_id", names)
     scores = np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames])
     layout = query_layout(query_codes, starts, query_row.size, n_threads)
-    rows = query_rows(document_ids.pieces, run_bounds, scores, layout, n_threads)
+    document_ids, rows = _document_rows(frames, names, run_bounds, scores, layout, n_threads)
     stack = StackedRuns(
         names=names,
         query_ids=query_ids,
