@@ -312,6 +312,9 @@ cdef struct _QueryScratch:
     _Local* local          # each local document
     intp* perm             # sort buffers of one (run, query) group
     intp* tmp
+    uint64_t* key          # its keys (a bucket or radix pass: ``_fused_order.pxi``)
+    uint64_t* key2
+    intp* counts
 
 
 cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
@@ -321,13 +324,16 @@ cdef _QueryScratch _query_scratch(intp rows, int bits) noexcept nogil:
     b.local = <_Local*> malloc(rows * sizeof(_Local))
     b.perm = <intp*> malloc(rows * sizeof(intp))
     b.tmp = <intp*> malloc(rows * sizeof(intp))
+    b.key = <uint64_t*> malloc(rows * sizeof(uint64_t))
+    b.key2 = <uint64_t*> malloc(rows * sizeof(uint64_t))
+    b.counts = <intp*> malloc(((1 << _BUCKET_BITS_MAX) + 1) * sizeof(intp))
     return b
 
 
 cdef inline bint _scratch_ok(const _QueryScratch* b) noexcept nogil:
     """Whether every buffer of ``b`` was allocated."""
     return (b.slots != NULL and b.slot_of != NULL and b.local != NULL and b.perm != NULL
-            and b.tmp != NULL)
+            and b.tmp != NULL and b.key != NULL and b.key2 != NULL and b.counts != NULL)
 
 
 cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
@@ -336,6 +342,9 @@ cdef void _free_query_scratch(_QueryScratch* b) noexcept nogil:
     free(b.local)
     free(b.perm)
     free(b.tmp)
+    free(b.key)
+    free(b.key2)
+    free(b.counts)
 
 
 cdef inline void _clear_slots(_QueryScratch* b, intp nd) noexcept nogil:
@@ -370,8 +379,10 @@ cdef inline intp _local_code(_QueryScratch* b, intp* nd, const uint8_t* ptr, int
 cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, intp* position,
                        intp m) noexcept nogil:
     """0-based rank of each of ``m`` rows in its run's group (the rows of a run together):
-    score descending, ties in row order; read as it is when the group is already ranked."""
-    cdef intp lo = 0, hi, i
+    score descending, ties in row order; read as it is when the group is already ranked, else
+    sorted as the fused run is (:func:`score_order`: a bucket pass, or a radix sort where the
+    buckets come out uneven, a merge sort when short)."""
+    cdef intp lo = 0, hi, i, g
     cdef bint ranked
     while lo < m:
         hi = lo + 1
@@ -386,10 +397,14 @@ cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, i
             for i in range(lo, hi):
                 position[i] = i - lo
         else:
-            for i in range(hi - lo):
-                b.perm[i] = i
-            _sort_perm(score + lo, <const double*> NULL, b.perm, b.tmp, hi - lo)
-            for i in range(hi - lo):
+            g = hi - lo
+            if g < _BUCKETS_MIN:
+                for i in range(g):
+                    b.perm[i] = i
+                _sort_perm(score + lo, <const double*> NULL, b.perm, b.tmp, g)
+            elif not _bucket_order(score + lo, g, b.key, b.key2, b.perm, b.tmp, b.counts):
+                _radix_order(score + lo, g, b.key, b.key2, b.perm, b.tmp, b.counts)
+            for i in range(g):
                 position[lo + b.perm[i]] = i
         lo = hi
 
