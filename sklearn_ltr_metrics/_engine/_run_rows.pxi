@@ -77,19 +77,6 @@ cdef enum:
     _AHEAD = 24
 
 
-cdef inline void _prefetch_row(const _Piece* p, const double* scores, intp s) noexcept nogil:
-    """Ask for stacked row ``s``'s score and id (its object's header and characters, or its
-    offsets) ahead of their reading."""
-    cdef intp i = s - p.start
-    ltr_prefetch(scores + s)
-    if p.objs != NULL:
-        ltr_prefetch(p.objs[i])
-    elif p.off64 != NULL:
-        ltr_prefetch(p.off64 + i)
-    elif p.off32 != NULL:
-        ltr_prefetch(p.off32 + i)
-
-
 cdef inline intp _segment_of(const intp* bounds, intp n, intp s) noexcept nogil:
     """The segment ``j`` with ``bounds[j] <= s < bounds[j + 1]`` (``n`` segments): counted
     without branches among a few segments (rows that hop between runs), else bisection."""
@@ -409,6 +396,60 @@ cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, i
         lo = hi
 
 
+cdef struct _Gathered:
+    # Object ids and scores of rows in random order, gathered in the order they are read.
+    _Piece* piece          # one piece of the gathered objects (NULL: nothing gathered)
+    double* scores
+    intp bounds[2]
+    bint by_position
+    bint failed            # out of memory
+
+
+cdef _Gathered _gather_objects(const _Piece* pieces, intp n_pieces, const intp* bounds,
+                               const double* scores, const intp* rows, intp n,
+                               int n_threads) noexcept:
+    """For rows read through ``rows`` (in random order) whose ids are objects: the object
+    pointers and scores of ``rows[p]`` at ``p``, by one pass whose loads do not wait on each
+    other (read in the coding loop, behind its branches, each was a cache miss in turn); the
+    objects themselves are read later, once, in the coding loop."""
+    cdef _Gathered g
+    cdef intp p, s, j, c, lo, hi, n_chunks
+    g.piece, g.scores, g.by_position, g.failed = NULL, NULL, False, False
+    if rows == NULL or n_pieces == 0 or pieces[0].objs == NULL:
+        return g
+    g.piece = <_Piece*> calloc(1, sizeof(_Piece))
+    g.scores = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef PyObject** objs = <PyObject**> malloc(max(n, 1) * sizeof(PyObject*))
+    if g.piece == NULL or g.scores == NULL or objs == NULL:
+        free(objs)
+        _free_gathered(&g)
+        g.failed = True
+        return g
+    g.piece.objs, g.piece.kind, g.piece.width = objs, pieces[0].kind, 8
+    g.bounds[0], g.bounds[1], g.by_position = 0, n, True
+    n_chunks = max(1, _threads(n_threads, n, MIN_ROWS_PER_THREAD))
+    with nogil:
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            j = 0
+            for p in range(lo, hi):
+                s = rows[p]
+                if s < bounds[j] or s >= bounds[j + 1]:
+                    j = _segment_of(bounds, n_pieces, s)
+                objs[p] = pieces[j].objs[s - bounds[j]]
+                g.scores[p] = scores[s]
+    return g
+
+
+cdef void _free_gathered(_Gathered* g) noexcept:
+    if g.piece != NULL:
+        free(g.piece.objs)
+    free(g.piece)
+    free(g.scores)
+    g.piece, g.scores = NULL, NULL
+
+
 def query_rows(
     list offsets, list data, const intp[::1] bounds, const intp[::1] run_bounds,
     const double[::1] scores, const intp[::1] seg_start, const intp[::1] seg_stop,
@@ -469,13 +510,22 @@ def query_rows(
     cdef intp[::1] dup = dup_arr
     cdef int failed = 0
     n_threads = _threads(n_threads, n, grain)
+    cdef _Gathered g = _gather_objects(pieces, n_pieces, &bounds[0], &scores[0] if n else NULL,
+                                       rp, n, n_threads)
+    if g.failed:
+        free(pieces)
+        raise MemoryError()
+    cdef const intp* read_bounds = &g.bounds[0] if g.by_position else &bounds[0]
     _code_queries(
-        pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
+        g.piece if g.by_position else pieces, 1 if g.by_position else n_pieces,
+        read_bounds, &run_bounds[0], n_runs,
+        g.scores if g.by_position else (&scores[0] if n else NULL),
         &seg_start[0] if seg_start.shape[0] else NULL,
         &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
-        nq, longest, max_bits, n_threads, run, pair, position, score, first, first_size,
-        &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
+        nq, longest, max_bits, n_threads, g.by_position, run, pair, position, score, first,
+        first_size, &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
+    _free_gathered(&g)
     free(pieces)
     if failed == 1:
         raise MemoryError()
@@ -496,8 +546,8 @@ cdef void _code_queries(
     const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
     const intp* rows, const intp* row_offsets, intp nq, intp longest, int max_bits,
-    int n_threads, intp* run, intp* pair, intp* position, double* score, intp* first,
-    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
+    int n_threads, bint by_position, intp* run, intp* pair, intp* position, double* score,
+    intp* first, int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
     its own :class:`_QueryScratch`; ``failed[0]`` set to 1 when a thread's buffers could not
@@ -514,8 +564,8 @@ cdef void _code_queries(
         for q in prange(nq, schedule="dynamic", chunksize=8):
             if ok and not _code_query(
                 &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
-                seg_stop, seg_offsets, rows, row_offsets, run, pair, position, score, first,
-                first_size, n_cand, dup, group_rows + q * n_runs,
+                seg_stop, seg_offsets, rows, row_offsets, by_position, run, pair, position,
+                score, first, first_size, n_cand, dup, group_rows + q * n_runs,
             ):
                 failed[0] = 2
         _free_query_scratch(&b)
@@ -525,29 +575,30 @@ cdef bint _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
     const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
-    intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
-    intp* n_cand, intp* dup, intp* group_rows,
+    bint by_position, intp* run, intp* pair, intp* position, double* score, intp* first,
+    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
-    (``group_rows``: the query's rows of each run). False (the query left undone) at an object
-    id that is not a ``str`` of its piece's kind."""
+    (``group_rows``: the query's rows of each run). The ids and scores are those of stacked row
+    ``rows[p]``, or of position ``p`` (``by_position``: gathered so by :func:`_gather_objects`).
+    False (the query left undone) at an object id that is not a ``str`` of its piece's kind."""
     cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
-    cdef intp j = 0, r = 0, sg, p, s, d, size
+    cdef intp j = 0, r = 0, sg, p, s, x, d, size
     cdef int bits = 4
     cdef const uint8_t* ptr
     while (<intp> 1 << bits) < m + m // 4:  # at most 4 ids in 5 slots: the table in L1
         bits = bits + 1
     for sg in range(seg_offsets[q], seg_offsets[q + 1]):
         for p in range(seg_start[sg], seg_stop[sg]):
-            if rows != NULL and p + _AHEAD < seg_stop[sg]:  # rows in random order
-                s = rows[p + _AHEAD]
-                _prefetch_row(&pieces[_segment_of(bounds, n_pieces, s)], scores, s)
+            if by_position and p + _AHEAD < seg_stop[sg]:  # the objects lie anywhere
+                ltr_prefetch(pieces[0].objs[p + _AHEAD])
             s = rows[p] if rows != NULL else p
-            if s < bounds[j] or s >= bounds[j + 1]:
-                j = _segment_of(&bounds[0], n_pieces, s)
+            x = p if by_position else s
+            if x < bounds[j] or x >= bounds[j + 1]:
+                j = _segment_of(&bounds[0], n_pieces, x)
             if s < run_bounds[r] or s >= run_bounds[r + 1]:
                 r = _segment_of(run_bounds, n_runs, s)
-            ptr = _id_bytes(&pieces[j], s, &size)
+            ptr = _id_bytes(&pieces[j], x, &size)
             if size < 0:
                 _clear_slots(b, nd)
                 return False
@@ -562,7 +613,7 @@ cdef bint _code_query(
             group_rows[r] += 1
             pair[k] = d
             run[k] = r
-            score[k] = scores[s]
+            score[k] = scores[x]
             k = k + 1
     _clear_slots(b, nd)
     n_cand[q] = nd
