@@ -275,7 +275,10 @@ def take_objects(list data, const intp[::1] bounds, const intp[::1] rows, order=
     for t in range(n):
         ltr_decref(none)
     j = 0
+    cdef intp ahead = 0
     for q in range(nq):  # the references, in the order of rows
+        if q + _AHEAD < nq:  # objects of rows in random order lie anywhere: asked for ahead
+            ltr_prefetch(_object_of(starts, &bounds[0], n_pieces, &ahead, rows[q + _AHEAD]))
         o = _object_of(starts, &bounds[0], n_pieces, &j, rows[q])
         taken[q] = o
         for t in range(times[q]):

@@ -18,10 +18,12 @@ cdef extern from *:
     #endif
         return (int) PyUnicode_KIND(o);
     }
-    /* A hint that the line at p will be read soon (a no-op where the compiler has none). */
+    /* A hint that the 64 bytes from p (a str's header and its first characters, on one or
+       two cache lines) will be read soon (a no-op where the compiler has none). */
     static inline void ltr_prefetch(const void* p) {
     #if defined(__GNUC__) || defined(__clang__)
-        __builtin_prefetch(p, 0, 1);
+        __builtin_prefetch(p, 0, 3);
+        __builtin_prefetch((const char*) p + 63, 0, 3);
     #else
         (void) p;
     #endif
