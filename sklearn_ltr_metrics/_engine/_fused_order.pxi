@@ -197,6 +197,7 @@ def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
             hi = n * (c + 1) // n_chunks
             j = 0
             for i in range(lo, hi):
+                _prefetch_id(pieces, n_pieces, &bounds[0], &rows[0], i, hi)  # random order
                 s = rows[i]
                 if s < bounds[j] or s >= bounds[j + 1]:
                     j = _segment_of(&bounds[0], n_pieces, s)

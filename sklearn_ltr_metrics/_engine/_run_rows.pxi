@@ -399,8 +399,10 @@ cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, i
 
 
 cdef struct _Gathered:
-    # Object ids and scores of rows in random order, gathered in the order they are read.
-    _Piece* piece          # one piece of the gathered objects (NULL: nothing gathered)
+    # Ids and scores of rows in random order, gathered in the order they are read.
+    _Piece* piece          # one piece of the gathered ids (NULL: nothing gathered)
+    int64_t* offsets       # their offsets and bytes (ids other than objects)
+    uint8_t* data
     double* scores
     intp bounds[2]
     bint by_position
@@ -410,15 +412,17 @@ cdef struct _Gathered:
 cdef _Gathered _gather_objects(const _Piece* pieces, intp n_pieces, const intp* bounds,
                                const double* scores, const intp* rows, intp n,
                                int n_threads) noexcept:
-    """For rows read through ``rows`` (in random order) whose ids are objects: the object
-    pointers and scores of ``rows[p]`` at ``p``, by one pass whose loads do not wait on each
-    other (read in the coding loop, behind its branches, each was a cache miss in turn); the
-    objects themselves are read later, once, in the coding loop."""
+    """For rows read through ``rows`` (in random order): the ids and scores of ``rows[p]`` at
+    ``p``, by one pass whose loads do not wait on each other (read in the coding loop, behind
+    its branches, each was a cache miss in turn). Object ids: their pointers (the objects are
+    read later, once, in the coding loop); other ids: their bytes, copied."""
     cdef _Gathered g
     cdef intp p, s, j, c, lo, hi, n_chunks
-    g.piece, g.scores, g.by_position, g.failed = NULL, NULL, False, False
-    if rows == NULL or n_pieces == 0 or pieces[0].objs == NULL:
+    g.piece, g.scores, g.offsets, g.data, g.by_position, g.failed = NULL, NULL, NULL, NULL, 0, 0
+    if rows == NULL or n_pieces == 0:
         return g
+    if pieces[0].objs == NULL:
+        return _gather_bytes(pieces, n_pieces, bounds, scores, rows, n)
     g.piece = <_Piece*> calloc(1, sizeof(_Piece))
     g.scores = <double*> malloc(max(n, 1) * sizeof(double))
     cdef PyObject** objs = <PyObject**> malloc(max(n, 1) * sizeof(PyObject*))
@@ -444,12 +448,93 @@ cdef _Gathered _gather_objects(const _Piece* pieces, intp n_pieces, const intp* 
     return g
 
 
+cdef _Gathered _gather_bytes(const _Piece* pieces, intp n_pieces, const intp* bounds,
+                             const double* scores, const intp* rows, intp n) noexcept:
+    """:func:`_gather_objects` for ids read as bytes (Arrow strings, 8-byte records): each
+    row's bytes copied into one buffer, in the order of ``rows`` (an Arrow ``large_string``
+    piece)."""
+    cdef _Gathered g
+    cdef intp p, s, j = 0, size, total = 0, m
+    cdef const uint8_t* ptr
+    g.piece, g.scores, g.offsets, g.data, g.by_position, g.failed = NULL, NULL, NULL, NULL, 0, 0
+    for j in range(n_pieces):  # the bytes of every piece
+        m = bounds[j + 1] - bounds[j]
+        if pieces[j].off64 != NULL:
+            total = total + <intp> (pieces[j].off64[m] - pieces[j].off64[0])
+        elif pieces[j].off32 != NULL:
+            total = total + pieces[j].off32[m] - pieces[j].off32[0]
+        else:
+            total = total + m * pieces[j].width
+    g.piece = <_Piece*> calloc(1, sizeof(_Piece))
+    g.scores = <double*> malloc(max(n, 1) * sizeof(double))
+    g.offsets = <int64_t*> malloc((n + 1) * sizeof(int64_t))
+    g.data = <uint8_t*> malloc(total + 16)  # room for a last copy of 16 bytes
+    if g.piece == NULL or g.scores == NULL or g.offsets == NULL or g.data == NULL:
+        _free_gathered(&g)
+        g.failed = True
+        return g
+    g.piece.off64, g.piece.data = g.offsets, g.data
+    g.bounds[0], g.bounds[1], g.by_position = 0, n, True
+    g.offsets[0] = 0
+    j = 0
+    with nogil:
+        for p in range(n):
+            if p + 2 * _AHEAD < n:  # the rows lie anywhere: their scores asked ahead
+                ltr_prefetch(scores + rows[p + 2 * _AHEAD])
+            _prefetch_id(pieces, n_pieces, bounds, rows, p, n)
+            s = rows[p]
+            if s < bounds[j] or s >= bounds[j + 1]:
+                j = _segment_of(bounds, n_pieces, s)
+            ptr = _id_bytes(&pieces[j], s, &size)
+            _copy_id(g.data + g.offsets[p], ptr, size)
+            g.offsets[p + 1] = g.offsets[p] + size
+            g.scores[p] = scores[s]
+    return g
+
+
+cdef inline void _prefetch_id(const _Piece* pieces, intp n_pieces, const intp* bounds,
+                              const intp* rows, intp i, intp hi) noexcept nogil:
+    """Ask ahead for the id of stacked row ``rows[i + _AHEAD]`` (its offsets read by now) and
+    for the offsets of ``rows[i + 2 * _AHEAD]`` (rows before ``hi``): rows in random order
+    are read without waiting on each in turn."""
+    cdef intp s, size
+    cdef const _Piece* p
+    if i + 2 * _AHEAD < hi:
+        s = rows[i + 2 * _AHEAD]
+        p = &pieces[_segment_of(bounds, n_pieces, s)]
+        if p.off64 != NULL:
+            ltr_prefetch(p.off64 + s - p.start)
+        elif p.off32 != NULL:
+            ltr_prefetch(p.off32 + s - p.start)
+    if i + _AHEAD < hi:
+        s = rows[i + _AHEAD]
+        ltr_prefetch(_id_bytes(&pieces[_segment_of(bounds, n_pieces, s)], s, &size))
+
+
+cdef inline void _copy_id(uint8_t* dst, const uint8_t* src, intp size) noexcept nogil:
+    """``size`` bytes from ``src`` to ``dst`` (up to 16 bytes past them at ``dst`` may be
+    written: the next id's room): short ids by two loads, never read past ``src + size``."""
+    cdef uint64_t w
+    if 8 <= size <= 16:
+        w = _load8(src + size - 8)
+        memcpy(dst, src, 8)
+        memcpy(dst + size - 8, &w, 8)
+    elif 4 <= size < 8:
+        w = _load4(src + size - 4)
+        memcpy(dst, src, 4)
+        memcpy(dst + size - 4, &w, 4)
+    else:
+        memcpy(dst, src, <size_t> size)
+
+
 cdef void _free_gathered(_Gathered* g) noexcept:
     if g.piece != NULL:
         free(g.piece.objs)
     free(g.piece)
     free(g.scores)
-    g.piece, g.scores = NULL, NULL
+    free(g.offsets)
+    free(g.data)
+    g.piece, g.scores, g.offsets, g.data = NULL, NULL, NULL, NULL
 
 
 def query_rows(
@@ -592,8 +677,8 @@ cdef bint _code_query(
         bits = bits + 1
     for sg in range(seg_offsets[q], seg_offsets[q + 1]):
         for p in range(seg_start[sg], seg_stop[sg]):
-            if by_position and p + _AHEAD < seg_stop[sg]:  # the objects lie anywhere
-                ltr_prefetch(pieces[0].objs[p + _AHEAD])
+            if by_position and pieces[0].objs != NULL and p + _AHEAD < seg_stop[sg]:
+                ltr_prefetch(pieces[0].objs[p + _AHEAD])  # the objects lie anywhere
             s = rows[p] if rows != NULL else p
             x = p if by_position else s
             if x < bounds[j] or x >= bounds[j + 1]:
