@@ -465,10 +465,13 @@ default="min-max"
     Ids stored as Arrow strings (pandas' ``str`` dtype, as :func:`read_trec_run` returns
     them) are read from their buffers and the output's ids built from their bytes, without
     Python string objects: each query's documents are coded in a hash table of that query
-    alone. Ids held as Python strings (object columns, every id a ``str``) are copied into
-    Arrow strings once by pyarrow and read the same way (the output keeps the objects). Ids of
-    other kinds (integers, bytes, mixed) are coded by :func:`pandas.factorize` first; the
-    output's id columns keep the input's dtype.
+    alone. Ids held as Python strings (object columns) are read the same way, each string's
+    characters in place, when every id is exactly a ``str`` and all are of one kind (Latin-1,
+    or all wider: then equal ids hold equal bytes); the output holds the input's objects.
+    Strings of several kinds are copied into Arrow strings first; ids of other kinds
+    (integers, bytes, ``str`` subclasses, mixed) are coded by :func:`pandas.factorize`, by
+    value. The output's id columns keep the input's dtype. Rows in random order cost about
+    twice rows in rank order: their ids are gathered query by query first.
 
     Values equal ranx's (``ranx.fuse``) per ``(qid, doc_id)`` for every method, with these
     readings of what ranx leaves to chance:
