@@ -167,14 +167,15 @@ def score_order(const double[::1] values, const intp[::1] offsets, int n_threads
 
 def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] rows,
                const int64_t[::1] sizes, const intp[::1] order, int n_threads=1,
-               intp grain=MIN_ROWS_PER_THREAD):
+               intp grain=MIN_ROWS_PER_THREAD, bint scattered=False):
     """The ids of stacked rows ``rows[order]`` (see :func:`id_blocks` for the pieces), whose
     ``sizes`` (bytes, one per row of ``rows``) are known, as the buffers of an Arrow
     ``large_string`` array: ``(offsets, data)``, int64 and uint8.
 
     The offsets in one pass over ``order``; the bytes read in the order of ``rows`` (rows of
     the runs mostly ascending: they stream in) and written at their places in ``order`` (a
-    permutation that moves entries only a little: within a query), in threads over chunks."""
+    permutation that moves entries only a little: within a query), in threads over chunks;
+    ``scattered`` (rows in no order): each row's offsets and bytes asked for ahead."""
     cdef intp n = rows.shape[0], n_pieces = bounds.shape[0] - 1, c, lo, hi, i, j, s, size
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
@@ -197,7 +198,8 @@ def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
             hi = n * (c + 1) // n_chunks
             j = 0
             for i in range(lo, hi):
-                _prefetch_id(pieces, n_pieces, &bounds[0], &rows[0], i, hi)  # random order
+                if scattered:
+                    _prefetch_id(pieces, n_pieces, &bounds[0], &rows[0], i, hi)
                 s = rows[i]
                 if s < bounds[j] or s >= bounds[j + 1]:
                     j = _segment_of(&bounds[0], n_pieces, s)
