@@ -260,32 +260,33 @@ cdef inline intp _list_active(
             act[m] = i
             m = m + ltr_active(active, r)
         return m
-    for i in range(n):
-        act[m] = i
-        m = m + ltr_active(active, lo + i)
-    return m
+    return ltr_list_active(active, lo, n, act)
 
 
 cdef inline void _count_direct(
     const score_t* q, const double* kq, intp n, const intp* act, intp m,
-    int64_t* cg, int64_t* ct, int64_t* cb,
+    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb,
 ) noexcept nogil:
     """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
     and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
-    order), in one branch-free pass over the query's contiguous scores each."""
+    order). The active scores are listed in ``val`` and counted against the query's
+    contiguous scores all at once (``ltr_count_many``: branch-free, on vectors)."""
     cdef intp i, j, ia
     cdef score_t sa
     cdef double ka
-    cdef int64_t g, t, b
+    cdef int64_t t, b
     for j in range(m):
-        ia = act[j]
-        sa = q[ia]
-        if score_t is double:
-            ltr_count_f64(q, n, sa, &g, &t)
-        else:
-            ltr_count_i64(q, n, sa, &g, &t)
+        val[j] = q[act[j]]
+    if score_t is double:
+        ltr_count_many_f64(q, n, val, m, cg, ct)
+    else:
+        ltr_count_many_i64(q, n, val, m, cg, ct)
+    for j in range(m):
+        t = ct[j]
         b = 0
         if t > 1:
+            ia = act[j]
+            sa = val[j]
             ka = kq[ia] if kq != NULL else 0.0
             for i in range(n):
                 if q[i] == sa:
@@ -293,7 +294,6 @@ cdef inline void _count_direct(
                         b += kq[i] < ka
                     else:
                         b += i < ia
-        cg[j] = g
         ct[j] = t - 1
         cb[j] = b
 
@@ -349,7 +349,7 @@ cdef intp _rank_query_direct(
     if ltr_reordered(grouped):  # the rows were read into the scratch buffers
         q = qs
         kq = b.qk if key != NULL else NULL
-    _count_direct(q, kq, n, b.act, m, b.cg, b.ct, b.cb)
+    _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb)
     _place_direct(lo, n, m, b.act, b.slot, grouped, b.cg, b.ct, b.cb,
                   out_row, out_g, out_t, out_before)
     return m

@@ -25,7 +25,18 @@ ctypedef Py_ssize_t intp
 include "_rows.pxi"
 
 cdef extern from "_count.h" nogil:
+    int ltr_set_lanes(int lanes)
     void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
+
+
+def set_vector_lanes(int lanes=8):
+    """Scan on the widest vectors of at most ``lanes`` lanes the CPU has (8: AVX-512F, the
+    default where it has it; else 2), as ``_ranking.set_vector_lanes``; returns the lanes in
+    use. Exact: the same results on every path (tests run each)."""
+    return ltr_set_lanes(lanes)
+
+
+set_vector_lanes(8)
 
 ctypedef fused term_t:
     double
