@@ -377,6 +377,90 @@ static inline int64_t ltr_list_active(const ltr_rule *rule, int64_t lo, int64_t 
     return m;
 }
 
+/* The rows of lo..lo+n that ``rule`` makes active, counted: on AVX-512 a threshold rule
+ * compares eight values at once and counts the mask's bits. */
+#if LTR_WIDE
+#define LTR_COUNT_RULE_512(PREDICATE)                                                       \
+    for (; i < n; i += 8) {                                                                 \
+        valid = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);             \
+        k = _mm512_mask_cmp_pd_mask(valid, _mm512_maskz_loadu_pd(valid, v + i), t,         \
+                                    PREDICATE);                                             \
+        m += __builtin_popcount((unsigned)k);                                               \
+    }
+
+__attribute__((target("avx512f"))) static int64_t ltr_count_rule_512(
+    const double *v, double threshold, int or_equal, int64_t n) {
+    const __m512d t = _mm512_set1_pd(threshold);
+    __mmask8 valid, k;
+    int64_t i = 0, m = 0;
+    if (or_equal) {
+        LTR_COUNT_RULE_512(_CMP_GE_OQ)
+    } else {
+        LTR_COUNT_RULE_512(_CMP_GT_OQ)
+    }
+    return m;
+}
+#endif
+
+static inline int64_t ltr_count_active(const ltr_rule *rule, int64_t lo, int64_t n) {
+    int64_t i, m = 0;
+#if LTR_WIDE
+    if (ltr_widest && rule->mask == NULL)
+        return ltr_count_rule_512(rule->values + lo, rule->threshold, rule->or_equal, n);
+#endif
+    for (i = 0; i < n; i++)
+        m += ltr_active(rule, lo + i);
+    return m;
+}
+
+/* The rows i of b..end (b >= 1) whose id differs from row i - 1's (the starts of runs),
+ * written to ``out``; returns how many. On AVX-512 (64-bit ids) eight neighbours at once,
+ * the starts packed by compress; else one row at a time, branch-free (every row writes its
+ * index at the next free slot, which only advances at a start). */
+#if LTR_WIDE
+#define LTR_CHANGES_512(NAME, T, VEC, LOADZ, NEQ)                                           \
+    __attribute__((target("avx512f"))) static int64_t NAME(                                 \
+        const T *ids, int64_t b, int64_t end, Py_ssize_t *out) {                            \
+        const __m512i step = _mm512_set1_epi64(8);                                          \
+        __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(b),                                \
+                                       _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));          \
+        __mmask8 valid, k;                                                                  \
+        int64_t i, m = 0;                                                                   \
+        int c;                                                                              \
+        for (i = b; i < end; i += 8) {                                                      \
+            valid = end - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (end - i)) - 1u);     \
+            k = NEQ(valid, LOADZ(valid, ids + i), LOADZ(valid, ids + i - 1));               \
+            c = __builtin_popcount((unsigned)k);                                            \
+            _mm512_mask_storeu_epi64(out + m, (__mmask8)((1u << c) - 1u),                   \
+                                     _mm512_maskz_compress_epi64(k, idx));                  \
+            m += c;                                                                         \
+            idx = _mm512_add_epi64(idx, step);                                              \
+        }                                                                                   \
+        return m;                                                                           \
+    }
+#define LTR_NEQ_PD(k, x, y) _mm512_mask_cmp_pd_mask(k, x, y, _CMP_NEQ_UQ)
+LTR_CHANGES_512(ltr_changes_i64_512, int64_t, __m512i, _mm512_maskz_loadu_epi64,
+                _mm512_mask_cmpneq_epi64_mask)
+LTR_CHANGES_512(ltr_changes_f64_512, double, __m512d, _mm512_maskz_loadu_pd, LTR_NEQ_PD)
+#define LTR_CHANGES_CALL(NAME)                          \
+    if (ltr_widest)                                     \
+        return NAME##_512(ids, b, end, out);
+#else
+#define LTR_CHANGES_CALL(NAME)
+#endif
+#define LTR_CHANGES_FUNCTION(NAME, T)                                                       \
+    static inline int64_t NAME(const T *ids, int64_t b, int64_t end, Py_ssize_t *out) {     \
+        int64_t i, m = 0;                                                                   \
+        LTR_CHANGES_CALL(NAME)                                                              \
+        for (i = b; i < end; i++) {                                                         \
+            out[m] = i;                                                                     \
+            m += ids[i] != ids[i - 1];                                                      \
+        }                                                                                   \
+        return m;                                                                           \
+    }
+LTR_CHANGES_FUNCTION(ltr_changes_i64, int64_t)
+LTR_CHANGES_FUNCTION(ltr_changes_f64, double)
+
 /* The query code of each row: an array of codes, or, without one, integer ids mapped by a
  * table (``code_of[id - low]``), which saves writing a code per row for dense integer ids.
  * (Included by Cython-generated C, after Python.h: Py_ssize_t is Cython's intp.) */

@@ -42,12 +42,19 @@ class Grades:
     def labels(self):
         return self.ranks.labels
 
+    @property
+    def _stats(self):
+        """``(largest, grades)`` of the labels when the ranking found them (or None)."""
+        return getattr(self.ranks, "label_stats", None)
+
     @cached_property
     def largest(self):
         """The largest label of the support rows, 0.0 when there are none: the largest label
         when it is positive, and any labels <= 0 pass the label checks as 0 does."""
         if not self.labels.size:
             return 0.0
+        if self._stats is not None:  # found by the ranking, while it gathered the labels
+            return self._stats[0]
         return float(_sums.value_range(self.labels, self.n_threads, _threads.grain())[1])
 
     @cached_property
@@ -55,10 +62,13 @@ class Grades:
         """The largest label when all are integers in ``[0, MAX_INT_LABEL]`` (small grades,
         the usual case: per-grade tables replace per-row work), else None."""
         labels = self.labels
-        grain = _threads.grain()
-        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, grain):
-            return int(self.largest)
-        return None
+        if not labels.size:
+            return None
+        if self._stats is not None:  # found by the ranking, while it gathered the labels
+            grades = self._stats[1]
+        else:
+            grades = _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, _threads.grain())
+        return int(self.largest) if grades else None
 
     @cached_property
     def gain_of(self):

@@ -518,7 +518,7 @@ def segment_count(active, const intp[::1] offsets, int n_threads=1,
                   intp grain=MIN_ROWS_PER_THREAD):
     """Active rows of each segment of ``offsets``, as intp. ``active`` is a uint8 mask (0 or
     1) or ``(values, threshold, or_equal)`` (rows with ``values > threshold``, ``>=``)."""
-    cdef intp nq = offsets.shape[0] - 1, q, i, c
+    cdef intp nq = offsets.shape[0] - 1, q
     out_arr = np.zeros(nq, dtype=np.intp)
     cdef intp[::1] out = out_arr
     cdef list keep = []
@@ -526,10 +526,7 @@ def segment_count(active, const intp[::1] offsets, int n_threads=1,
     cdef int threads = _threads(n_threads, offsets[nq], grain)
     with nogil:
         for q in prange(nq, num_threads=threads, schedule="static"):
-            c = 0
-            for i in range(offsets[q], offsets[q + 1]):
-                c = c + ltr_active(&rule, i)
-            out[q] = c
+            out[q] = ltr_count_active(&rule, offsets[q], offsets[q + 1] - offsets[q])
     return out_arr
 
 

@@ -455,3 +455,27 @@ def test_threshold_rule_lists_the_same_rows_as_its_mask(or_equal, vector_width):
     )
     for a, b in zip(by_rule, by_mask, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("integral", [True, False])
+def test_label_stats_found_while_gathering(integral):
+    """rank_support finds the gathered labels' largest and whether all are grades as it
+    gathers them: the same as a pass over them (``_sums.value_range``/``all_integral``)."""
+    from sklearn_ltr_metrics._engine import _ranking, _sums
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(0, 50, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    labels = rng.integers(0, 5, offsets[-1]).astype(np.float64)
+    if not integral:
+        labels[rng.integers(0, labels.size)] = 2.5
+    score = rng.normal(size=offsets[-1])
+    out = _ranking.rank_support(score, (labels, 0.0, False), offsets, labels=labels, grain=8)
+    gathered, stats = out[5], out[7]
+    assert stats == (
+        _sums.value_range(gathered)[1],
+        _sums.all_integral(gathered, 65535),
+    )
+    assert stats[1] is bool((labels[labels > 0] % 1 == 0).all()) is integral
+    assert _ranking.rank_support(score, (labels, 9.0, False), offsets, labels=labels)[7] is None
+    assert _ranking.rank_support(score, (labels, 0.0, False), offsets)[7] is None
