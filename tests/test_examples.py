@@ -1,5 +1,6 @@
 """Every script in examples/ runs to completion (each takes well under a minute); those that
-train rankers run in the slow run (``python -m pytest -m slow``), as the docs build runs them all."""
+train rankers run in the slow run (``python -m pytest -m slow``); the docs build runs them all.
+"""
 
 import json
 import subprocess
