@@ -6,13 +6,9 @@ imports only the package's shared leaves, never ``stats`` or ``report``.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import numpy as np
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+from .._doc_link import doc_parts
 
 __all__ = ["COLORS", "PLOT_EXTRA_HINT", "panels", "plain_text", "plot_doc"]
 
@@ -115,14 +111,7 @@ _DOC_PARTS = {
 }
 
 
-def plot_doc(func: _F) -> _F:
-    """Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``,
-    ``{curves}``, ``{title}``, ``{returns}``) of a plot's
-    docstring, so that every plot documents its common parameters in the same words."""
-
-    def fill(match):
-        indent, name = match.groups()
-        return "\n".join(indent + line for line in _DOC_PARTS[name].splitlines())
-
-    func.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", fill, func.__doc__ or "", flags=re.M)
-    return func
+#: Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``, ``{curves}``, ``{title}``,
+#: ``{returns}``) of a plot's docstring, so that every plot documents its common parameters in
+#: the same words.
+plot_doc = doc_parts(_DOC_PARTS)
