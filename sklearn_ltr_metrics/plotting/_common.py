@@ -108,10 +108,19 @@ _DOC_PARTS = {
     ),
     "title": "title : str, optional\n    Figure title; default says what is drawn.",
     "returns": "Returns\n-------\nmatplotlib.figure.Figure\n    The figure drawn.",
+    "cutoff_example": """\
+Examples
+--------
+>>> from sklearn_ltr_metrics import evaluate
+>>> from sklearn_ltr_metrics.stats import cutoff_curves
+>>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
+...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["ndcg", "capped_recall", "precision"],
+...               k=[1, 2, 4])""",
 }
 
 
 #: Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``, ``{curves}``, ``{title}``,
 #: ``{returns}``) of a plot's docstring, so that every plot documents its common parameters in
-#: the same words.
+#: the same words; ``{cutoff_example}``: the Examples section's start of the cut-off plots, the
+#: evaluation they draw.
 plot_doc = doc_parts(_DOC_PARTS)
