@@ -65,8 +65,9 @@ _FORMAT = (
 )
 
 #: Fill a line ``{overwrite}``, ``{format}``, ``{table_destination}`` (a table writer's
-#: ``path``, ``overwrite`` and ``format``) or ``{duplicates}`` (the TREC readers') of a
-#: reader's or writer's docstring: the parameters they document alike, written once.
+#: ``path``, ``overwrite`` and ``format``), ``{text_destination}`` (the TREC writers' ``path``)
+#: or ``{duplicates}`` (the TREC readers') of a reader's or writer's docstring: the parameters
+#: they document alike, written once.
 io_doc = doc_parts(
     {
         "overwrite": _OVERWRITE,
@@ -75,6 +76,10 @@ io_doc = doc_parts(
             "path : str, os.PathLike or file object\n"
             "    ``.csv``, ``.tsv``, ``.parquet`` or ``.pq``; a path is written atomically.\n"
             f"{_OVERWRITE}\n{_FORMAT}"
+        ),
+        "text_destination": (
+            "path : str, os.PathLike or text file object\n"
+            "    Destination; a path is written atomically."
         ),
         "duplicates": (
             'duplicates : {"error", "first", "last"}, default="error"\n'

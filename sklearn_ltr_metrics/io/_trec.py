@@ -341,8 +341,7 @@ def write_trec_run(
     ----------
     run : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``score`` (other columns are ignored).
-    path : str, os.PathLike or text file object
-        Destination; a path is written atomically.
+    {text_destination}
     tag : str, default="sklearn_ltr_metrics"
         Run tag of the last column (no whitespace).
     {overwrite}
@@ -396,8 +395,7 @@ def write_trec_qrels(qrels: pd.DataFrame, path: PathOrFile, *, overwrite: bool =
     ----------
     qrels : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``label``; ``(qid, doc_id)`` pairs must be unique.
-    path : str, os.PathLike or text file object
-        Destination; a path is written atomically.
+    {text_destination}
     {overwrite}
 
     Examples
