@@ -48,14 +48,21 @@ __all__ = [
 ]
 
 #: Fill a docstring's line ``{per_query_table}`` (the per-query table of the examples: four
-#: queries of 1 to 8 relevant documents and their ``map``) or ``{pilot_example}`` (the pilot
-#: the planning examples start from: two systems, 60 queries), written once.
+#: queries of 1 to 8 relevant documents and their ``map``), ``{systems_example}`` (the
+#: baseline's values on 40 queries the comparisons' examples build systems from) or
+#: ``{pilot_example}`` (the pilot the planning examples start from: two systems, 60 queries),
+#: written once.
 stats_doc = doc_parts(
     {
         "per_query_table": """\
 >>> import pandas as pd
 >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
 ...                       "map": [0.2, 0.3, 0.5, 0.4]})""",
+        "systems_example": """\
+>>> import numpy as np, pandas as pd
+>>> rng = np.random.default_rng(0)
+>>> qid = pd.Index(range(40), name="qid")
+>>> base = rng.uniform(0.2, 0.6, 40)""",
         "pilot_example": """\
 >>> import numpy as np, pandas as pd
 >>> rng = np.random.default_rng(0)
