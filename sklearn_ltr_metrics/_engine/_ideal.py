@@ -19,14 +19,13 @@ from functools import cached_property
 import numpy as np
 
 from . import _ranking, _sums, _threads
+from ._rank import MAX_INT_LABEL  # the ranking checks the grades as it gathers them
 from ._support import segment_cumsum
 
 __all__ = ["MAX_INT_LABEL", "MAX_LEVEL_TABLE", "Grades", "IdealGains", "greedy_ideal_gains"]
 
 #: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
 MAX_LEVEL_TABLE = 20_000_000
-#: Integer labels up to this value are looked up in a table rather than sorted.
-MAX_INT_LABEL = 65535
 
 
 class Grades:

@@ -17,10 +17,13 @@ import numpy as np
 
 from . import _ranking, _threads
 from ._grouping import _compiled_active, _rule_mask
-from ._ideal import MAX_INT_LABEL
 from ._ordering import rank_order, score_keys
 
-__all__ = ["RowRanking", "SupportRanks", "rank_support"]
+__all__ = ["MAX_INT_LABEL", "RowRanking", "SupportRanks", "rank_support"]
+
+#: Integer labels up to this value are grades: looked up in per-grade tables rather than
+#: sorted (``_ideal.Grades``); the ranking checks it while it gathers the labels.
+MAX_INT_LABEL = 65535
 
 
 def _tie_key(tiebreak):

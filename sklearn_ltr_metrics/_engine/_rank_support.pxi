@@ -511,9 +511,8 @@ def rank_support(
     np.cumsum(counts_arr, out=starts_arr[1:])
     total = starts_arr[nq]
     row_arr = np.empty(total if rows else 0, dtype=np.intp)
-    # The tie counts come zeroed (calloc: pages mapped on first write, none zeroed by hand)
-    # and only tied rows write theirs: with few ties their pages are never written (issue 44:
-    # 8 of the 20 bytes a support row wrote, and the page faults of writing them).
+    # Tie counts come zeroed (calloc) and only tied rows write theirs: with few ties their
+    # pages are never touched (issue 44: 8 of the 20 bytes a support row wrote).
     g_arr, t_arr = np.empty(total, dtype=np.int32), np.zeros(total, dtype=np.int32)
     before_arr = np.zeros(total if tie_order else 0, dtype=np.int32)
     lab_arr = np.empty(total if labels is not None else 0, dtype=np.float64)
@@ -535,14 +534,10 @@ def rank_support(
         <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr),
         <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
     )
-    # The labels' largest and whether all are grades (issue 44: found while gathering them).
-    label_stats = None
-    if labels is not None and total:
-        label_stats = (float(qtop_arr.max()), bool(qgrades_arr.all()))
+    # The labels' largest and whether all are grades, found while gathering them (issue 44).
+    stats = (float(qtop_arr.max()), bool(qgrades_arr.all())) if lp != NULL and total else None
     return (
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
-        (before_arr if tie_order else None),
-        (lab_arr if labels is not None else None),
-        starts_arr,
-        label_stats,
+        (before_arr if tie_order else None), (lab_arr if labels is not None else None),
+        starts_arr, stats,
     )
