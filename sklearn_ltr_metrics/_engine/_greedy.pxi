@@ -15,6 +15,8 @@
 # reference (``greedy_ideal`` in ``metrics/_kernels/_diversity.py``): the same values, bit for
 # bit, for any number of threads.
 
+from libc.float cimport DBL_MAX
+
 
 cdef inline double _doc_score(const intp* qs, const double* gain, intp i, intp end) noexcept nogil:
     cdef double s = 0.0
@@ -26,7 +28,7 @@ cdef inline double _doc_score(const intp* qs, const double* gain, intp i, intp e
 cdef struct _Classes:
     # Per class (slots 0, 1, ..., in one thread's buffers): its first document's pairs (start..end),
     # subtopic bits, score, its documents' list (head, then nxt) and the one of greatest key
-    # (best, after prev in the list). Per document slot: key and nxt.
+    # (best, after prev in the list; bkey its key). Per document slot: key and nxt.
     intp* start
     intp* end
     uint64_t* mask
@@ -35,6 +37,7 @@ cdef struct _Classes:
     intp* best
     intp* prev
     int64_t* dkey
+    int64_t* bkey
     intp* nxt
 
 
@@ -46,6 +49,7 @@ cdef _Classes* _new_classes(intp n) noexcept nogil:
     k.prev, k.nxt = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
     k.mask = <uint64_t*> malloc(n * sizeof(uint64_t))
     k.dkey = <int64_t*> malloc(n * sizeof(int64_t))
+    k.bkey = <int64_t*> malloc(n * sizeof(int64_t))
     k.score = <double*> malloc(n * sizeof(double))
     return k
 
@@ -59,18 +63,24 @@ cdef void _free_classes(_Classes* k) noexcept nogil:
     free(k.nxt)
     free(k.mask)
     free(k.dkey)
+    free(k.bkey)
     free(k.score)
     free(k)
 
 
 cdef void _class_best(_Classes* k, intp c) noexcept nogil:
-    """The document of class ``c`` with the greatest key, and the one before it."""
-    cdef intp t = k.head[c], before = -1
-    k.best[c], k.prev[c] = t, -1
+    """The document of class ``c`` with the greatest key, and the one before it (selected
+    without branches: which one wins is data, not control flow)."""
+    cdef intp t = k.head[c], before = -1, best = t, prev = -1
+    cdef int64_t top = k.dkey[t]
+    cdef bint better
     while t >= 0:
-        if k.dkey[t] > k.dkey[k.best[c]]:
-            k.best[c], k.prev[c] = t, before
+        better = k.dkey[t] > top
+        best = t if better else best
+        prev = before if better else prev
+        top = k.dkey[t] if better else top
         before, t = t, k.nxt[t]
+    k.best[c], k.prev[c], k.bkey[c] = best, prev, top
 
 
 cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, const double* gain,
@@ -104,23 +114,29 @@ cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, cons
     return nc
 
 
+cdef inline intp _better(_Classes* k, intp c, intp b) noexcept nogil:
+    """``c`` if class ``c`` beats class ``b`` (greater score, then greater key), else ``b``:
+    an integer select, without branches."""
+    cdef bint better = (k.score[c] > k.score[b]) | (
+        (k.score[c] == k.score[b]) & (k.bkey[c] > k.bkey[b]))
+    return c if better else b
+
+
 cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, double* gain,
                         _Classes* k, intp lo, intp hi, double alpha, double beta, intp depth,
                         double* gains, intp width, double* nrbp) noexcept nogil:
     """The greedy ideal of the pairs ``lo..hi`` (one query): the winner's score at each of the
     first ``width`` ranks in ``gains``, and ``sum_i score_i * beta**(i-1)`` over the first
-    ``depth`` ranks in ``nrbp[0]``. A class whose documents are all taken is swapped out."""
-    cdef intp step, c, j, b, last, t, nc = _greedy_init(doc, key, qs, gain, lo, hi, k)
+    ``depth`` ranks in ``nrbp[0]``. A class whose documents are all taken is swapped out;
+    the classes are rescored and the next winner found in one loop."""
+    cdef intp step, c, j, b = 0, last, t, nc = _greedy_init(doc, key, qs, gain, lo, hi, k)
     cdef double decay = 1.0, total = 0.0
     cdef uint64_t covered
+    for c in range(1, nc):
+        b = _better(k, c, b)
     for step in range(depth):
         if nc == 0:
             break
-        b = 0
-        for c in range(1, nc):
-            if k.score[c] > k.score[b] or (
-                    k.score[c] == k.score[b] and k.dkey[k.best[c]] > k.dkey[k.best[b]]):
-                b = c
         if step < width:
             gains[step] = k.score[b]
         total = total + k.score[b] * decay
@@ -137,12 +153,17 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
             k.start[b], k.end[b], k.mask[b], k.score[b] = (
                 k.start[last], k.end[last], k.mask[last], k.score[last])
             k.head[b], k.best[b], k.prev[b] = k.head[last], k.best[last], k.prev[last]
+            k.bkey[b] = k.bkey[last]
             nc = nc - 1
         else:
             _class_best(k, b)
+        # Rescored (few classes: all of them, the same sums, no branch on the bits), and
+        # the next winner found in the same loop.
+        b = 0
         for c in range(nc):
-            if k.mask[c] & covered:
+            if nc <= 16 or k.mask[c] & covered:
                 k.score[c] = _doc_score(qs, gain, k.start[c], k.end[c])
+            b = _better(k, c, b)
     nrbp[0] = total
 
 
@@ -175,3 +196,156 @@ def greedy_ideal_gains(const intp[::1] offsets, const intp[::1] doc, const int64
                               depth, gains + q * width, width, nrbp + q)
         _free_classes(kp)
     return gains_arr, nrbp_arr
+
+
+cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, double* gain,
+                     uint8_t* seen, intp* slot, intp lo, intp hi, double alpha, intp width,
+                     double* out_gain, double* out_count, double* out_new) noexcept nogil:
+    """The run's gain (its pairs' ``gain[qs]`` added in subtopic order from 0.0, as
+    ``_doc_score``), relevant pairs and newly covered subtopics at each of its first
+    ``width`` ranks, from the pairs ``lo..hi`` of one query (``rank``: per pair, its
+    document's rank in the run, distinct, 0 when not retrieved)."""
+    cdef intp i = lo, j, r
+    cdef double s
+    for r in range(width):
+        slot[r] = -1
+    while i < hi:
+        if 0 < rank[i] <= width:
+            slot[rank[i] - 1] = i
+        j = i + 1
+        while j < hi and doc[j] == doc[i]:
+            j = j + 1
+        i = j
+    for r in range(width):
+        i = slot[r]
+        if i < 0:
+            continue
+        s = 0.0
+        j = i
+        while j < hi and doc[j] == doc[i]:
+            s = s + gain[qs[j]]
+            gain[qs[j]] = gain[qs[j]] * (1.0 - alpha)
+            out_new[r] = out_new[r] + (1 - seen[qs[j]])
+            seen[qs[j]] = 1
+            j = j + 1
+        out_gain[r], out_count[r] = s, <double> (j - i)
+
+
+def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[::1] key,
+                    const intp[::1] qs, const int64_t[::1] rank, intp n_qs, double alpha,
+                    double beta, intp depth, intp width, int n_threads=1,
+                    intp grain=MIN_ROWS_PER_THREAD):
+    """The run's and the greedy ideal's lists of every query in one pass over its pairs (as
+    :func:`greedy_ideal_gains`, with ``rank`` per pair): ``(ideal_gains, ideal_nrbp,
+    run_gains, run_count, run_new)``, each ``(n_queries, width)`` but ``ideal_nrbp``: the
+    ideal list's gains (``depth`` ranks; 0: no ideal), and at each of the run's first
+    ``width`` ranks its gain, relevant pairs and newly covered subtopics."""
+    cdef intp nq = offsets.shape[0] - 1, n = doc.shape[0], q, longest = 1
+    arrays = [np.zeros((nq, width), dtype=np.float64) for _ in range(4)]
+    nrbp_arr = np.zeros(nq, dtype=np.float64)
+    gain_arr = np.ones((2, max(n_qs, 1)), dtype=np.float64)
+    seen_arr = np.zeros(max(n_qs, 1), dtype=np.uint8)
+    cdef double* ideal = <double*> cnp.PyArray_DATA(arrays[0])
+    cdef double* run = <double*> cnp.PyArray_DATA(arrays[1])
+    cdef double* count = <double*> cnp.PyArray_DATA(arrays[2])
+    cdef double* new = <double*> cnp.PyArray_DATA(arrays[3])
+    cdef double* nrbp = <double*> cnp.PyArray_DATA(nrbp_arr)
+    cdef double* gain = <double*> cnp.PyArray_DATA(gain_arr)
+    cdef uint8_t* seen = <uint8_t*> cnp.PyArray_DATA(seen_arr)
+    cdef intp stride = gain_arr.shape[1]
+    cdef _Classes* kp
+    cdef intp* slot
+    cdef const intp* d = &doc[0] if n else NULL
+    cdef const int64_t* ky = &key[0] if n else NULL
+    cdef const int64_t* rk = &rank[0] if n else NULL
+    cdef const intp* s = &qs[0] if n else NULL
+    for q in range(nq):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    n_threads = _threads(n_threads, n, grain)
+    with nogil, parallel(num_threads=max(n_threads, 1)):
+        kp = _new_classes(longest)
+        slot = <intp*> malloc(max(width, 1) * sizeof(intp))
+        for q in prange(nq, schedule="dynamic", chunksize=64):
+            if offsets[q + 1] > offsets[q]:
+                if depth > 0:
+                    _greedy_query(d, ky, s, gain, kp, offsets[q], offsets[q + 1], alpha, beta,
+                                  depth, ideal + q * width, width, nrbp + q)
+                _run_gains(d, s, rk, gain + stride, seen, slot, offsets[q], offsets[q + 1],
+                           alpha, width, run + q * width, count + q * width, new + q * width)
+        free(slot)
+        _free_classes(kp)
+    return arrays[0], nrbp_arr, arrays[1], arrays[2], arrays[3]
+
+
+def subtopic_cells(const double[:, ::1] labels, double rel):
+    """The cells of ``labels`` at or above ``rel`` in row-major order, ``(rows, columns)``
+    (``np.nonzero(labels >= rel)`` with no mask written), and whether every label is finite
+    and >= 0: one pass."""
+    cdef intp n = labels.shape[0], w = labels.shape[1], i, c, m = 0, cap = max(n, 16) + w
+    cdef intp* rows = <intp*> malloc(cap * sizeof(intp))
+    cdef intp* cols = <intp*> malloc(cap * sizeof(intp))
+    cdef intp* grown
+    cdef const double* row
+    cdef double x
+    cdef bint failed = rows == NULL or cols == NULL, bad = False
+    with nogil:
+        for i in range(n if not failed else 0):
+            if cap - m < w:  # room for the whole row: the loop below writes every cell
+                cap = 2 * cap + w
+                grown = <intp*> realloc(rows, cap * sizeof(intp))
+                if grown != NULL:
+                    rows = grown
+                    grown = <intp*> realloc(cols, cap * sizeof(intp))
+                if grown == NULL:
+                    failed = True
+                    break
+                cols = grown
+            row = &labels[i, 0]
+            for c in range(w):  # without branches: each cell written, kept when relevant
+                x = row[c]
+                rows[m], cols[m] = i, c
+                m = m + (x >= rel)
+                bad = bad | (x < 0) | (x != x) | (x > DBL_MAX)  # negative, NaN, infinite
+    if failed:
+        free(rows)
+        free(cols)
+        raise MemoryError("subtopic_cells: out of memory")
+    rows_arr = np.empty(m, dtype=np.intp)
+    cols_arr = np.empty(m, dtype=np.intp)
+    if m:
+        memcpy(cnp.PyArray_DATA(rows_arr), rows, m * sizeof(intp))
+        memcpy(cnp.PyArray_DATA(cols_arr), cols, m * sizeof(intp))
+    free(rows)
+    free(cols)
+    return rows_arr, cols_arr, not bad
+
+
+cdef inline int64_t _digits(int64_t v) noexcept nogil:
+    """Decimal digits of ``0 <= v < 10**17`` (compares without branches)."""
+    cdef int64_t d = 1, p = 10
+    cdef int i
+    for i in range(16):
+        d = d + (v >= p)
+        p = p * 10
+    return d
+
+
+def decimal_keys(const int64_t[::1] ids):
+    """Integer keys ordering non-negative ids ``< 10**17`` as their decimal strings (ndeval's
+    strcmp): the digits aligned to the left, then the length (``"12" < "123" < "13"``),
+    ``aligned * 20 + length``, below ``2 * 10**18``. Two passes, no string written."""
+    cdef intp n = ids.shape[0], i
+    cdef int64_t width = 1, d, scale
+    cdef int64_t[18] power
+    out_arr = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_arr
+    power[0] = 1
+    for i in range(1, 18):
+        power[i] = power[i - 1] * 10
+    with nogil:
+        for i in range(n):
+            width = max(width, _digits(ids[i]))
+        for i in range(n):
+            d = _digits(ids[i])
+            out[i] = ids[i] * power[width - d] * 20 + d
+    return out_arr

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._engine import group_rows, rank_order, rank_support
+from ..._engine import decimal_keys, group_rows, rank_order, rank_support
 
 __all__ = [
     "DIVERSITY_TIES",
@@ -36,12 +36,7 @@ def doc_keys(doc_id):
     """
     ids = np.asarray(doc_id)
     if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
-        values = ids.astype(np.int64)
-        powers = 10 ** np.arange(1, 18, dtype=np.int64)
-        length = np.searchsorted(powers, values, side="right") + 1  # decimal digits
-        width = int(length.max())
-        aligned = values * np.power(10, width - length)  # < 10**17: no overflow below
-        return aligned * 20 + length  # < 2 * 10**18: int64, no sort needed
+        return decimal_keys(ids)  # compiled; < 2 * 10**18: int64, no sort needed
     strings = ids.astype(str)
     return np.unique(strings, return_inverse=True)[1].ravel()
 
