@@ -114,12 +114,11 @@ cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, cons
     return nc
 
 
-cdef inline intp _better(_Classes* k, intp c, intp b) noexcept nogil:
-    """``c`` if class ``c`` beats class ``b`` (greater score, then greater key), else ``b``:
-    an integer select, without branches."""
-    cdef bint better = (k.score[c] > k.score[b]) | (
-        (k.score[c] == k.score[b]) & (k.bkey[c] > k.bkey[b]))
-    return c if better else b
+cdef inline int64_t _bits(double score) noexcept nogil:
+    """The bits of a score >= 0 (never NaN) as an int64: ordered as the scores."""
+    cdef int64_t out
+    memcpy(&out, &score, 8)
+    return out
 
 
 cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, double* gain,
@@ -131,10 +130,27 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
     the classes are rescored and the next winner found in one loop."""
     cdef intp step, c, j, b = 0, last, t, nc = _greedy_init(doc, key, qs, gain, lo, hi, k)
     cdef double decay = 1.0, total = 0.0
-    cdef uint64_t covered
-    for c in range(1, nc):
-        b = _better(k, c, b)
-    for step in range(depth):
+    cdef uint64_t covered = ~(<uint64_t> 0)
+    cdef int64_t top, bk, sc
+    cdef bint better
+    for step in range(depth + 1):
+        # Rescored (few classes: all of them, the same sums, no branch on the bits), and
+        # the winner found in the same loop: greater score, then greater key, compared as
+        # integers and selected without branches (the scores are >= 0).
+        b, top, bk = 0, -1, 0
+        for c in range(nc):
+            if nc <= 16 or k.mask[c] & covered:
+                if k.end[c] - k.start[c] == 1:  # one subtopic: 0.0 + its gain
+                    k.score[c] = gain[qs[k.start[c]]]
+                else:
+                    k.score[c] = _doc_score(qs, gain, k.start[c], k.end[c])
+            sc = _bits(k.score[c])
+            better = (sc > top) | ((sc == top) & (k.bkey[c] > bk))
+            b = c if better else b
+            top = sc if better else top
+            bk = k.bkey[c] if better else bk
+        if step == depth:
+            break
         if nc == 0:
             break
         if step < width:
@@ -157,13 +173,6 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
             nc = nc - 1
         else:
             _class_best(k, b)
-        # Rescored (few classes: all of them, the same sums, no branch on the bits), and
-        # the next winner found in the same loop.
-        b = 0
-        for c in range(nc):
-            if nc <= 16 or k.mask[c] & covered:
-                k.score[c] = _doc_score(qs, gain, k.start[c], k.end[c])
-            b = _better(k, c, b)
     nrbp[0] = total
 
 
@@ -277,21 +286,58 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
     return arrays[0], nrbp_arr, arrays[1], arrays[2], arrays[3]
 
 
+cdef enum:
+    # Rows per block of ``subtopic_cells`` (their flags fit in the first-level cache).
+    _CELL_BLOCK = 2048
+
+
+cdef intp _block_cells(const double* x, intp first, intp n_rows, intp w, double rel,
+                       uint8_t* flag, intp* rows, intp* cols, intp m, bint* bad) noexcept nogil:
+    """The relevant cells of ``n_rows`` rows of ``w`` labels from ``x`` (row ``first`` on),
+    written from ``m`` on (room for every cell); returns the new ``m``. A first loop flags the
+    cells and checks the labels (no branch: the compiler's vectors); a row without a flag,
+    found by one 8-byte read of its flags when ``w <= 8``, writes nothing."""
+    cdef intp t, r, c, cells = n_rows * w, good = 0
+    cdef uint64_t word, keep = 0
+    cdef uint8_t[8] ones
+    for c in range(8):  # the first w bytes of a row's 8-byte read, in any byte order
+        ones[c] = 0xFF if c < w else 0
+    memcpy(&keep, ones, 8)
+    for t in range(cells):  # a count with no store and no branch: the compiler's vectors
+        good = good + ((x[t] >= 0) & (x[t] <= DBL_MAX))  # not negative, NaN nor infinite
+    bad[0] = bad[0] | (good != cells)
+    for t in range(cells):
+        flag[t] = x[t] >= rel
+    for r in range(n_rows):
+        if w <= 8:
+            memcpy(&word, &flag[r * w], 8)  # the flags are padded by 8 bytes
+            if word & keep == 0:
+                continue
+        for c in range(w):  # without branches: each cell written, kept if relevant
+            rows[m], cols[m] = first + r, c
+            m = m + flag[r * w + c]
+    return m
+
+
 def subtopic_cells(const double[:, ::1] labels, double rel):
     """The cells of ``labels`` at or above ``rel`` in row-major order, ``(rows, columns)``
-    (``np.nonzero(labels >= rel)`` with no mask written), and whether every label is finite
-    and >= 0: one pass."""
-    cdef intp n = labels.shape[0], w = labels.shape[1], i, c, m = 0, cap = max(n, 16) + w
+    (``np.nonzero(labels >= rel)`` with no mask of the whole array written), and whether
+    every label is finite and >= 0: one pass, by blocks of rows."""
+    cdef intp n = labels.shape[0], w = labels.shape[1], i, m = 0, cap = max(n, 16) + w
+    cdef intp size = min(n, _CELL_BLOCK) * w, rows_in
     cdef intp* rows = <intp*> malloc(cap * sizeof(intp))
     cdef intp* cols = <intp*> malloc(cap * sizeof(intp))
+    cdef uint8_t* flag = <uint8_t*> malloc(size + 8)
     cdef intp* grown
-    cdef const double* row
-    cdef double x
-    cdef bint failed = rows == NULL or cols == NULL, bad = False
+    cdef bint failed = rows == NULL or cols == NULL or flag == NULL, bad = False
     with nogil:
-        for i in range(n if not failed else 0):
-            if cap - m < w:  # room for the whole row: the loop below writes every cell
-                cap = 2 * cap + w
+        if not failed:
+            memset(flag, 0, size + 8)
+        i = 0
+        while i < n and not failed:
+            rows_in = min(n - i, _CELL_BLOCK)
+            if cap - m < rows_in * w:  # room for every cell of the block
+                cap = 2 * cap + rows_in * w
                 grown = <intp*> realloc(rows, cap * sizeof(intp))
                 if grown != NULL:
                     rows = grown
@@ -300,12 +346,9 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
                     failed = True
                     break
                 cols = grown
-            row = &labels[i, 0]
-            for c in range(w):  # without branches: each cell written, kept when relevant
-                x = row[c]
-                rows[m], cols[m] = i, c
-                m = m + (x >= rel)
-                bad = bad | (x < 0) | (x != x) | (x > DBL_MAX)  # negative, NaN, infinite
+            m = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, rows, cols, m, &bad)
+            i = i + rows_in
+    free(flag)
     if failed:
         free(rows)
         free(cols)

@@ -494,7 +494,10 @@ def make_ranking_scorer(
         tuple, a generator; a ``set`` in sorted order). A list gives a multi-metric scorer
         that predicts once and returns ``{spec: value}``; ``cross_validate`` reports
         ``test_<spec>`` and a search takes ``refit=<spec>``. The keys are the normalised
-        specs (lower case, ``k`` applied), listed in ``scorer.metrics``.
+        specs (lower case, ``k`` applied), listed in ``scorer.metrics``. The diversity
+        measures and ``awrf`` are refused (a label per subtopic, a group per row: inputs a
+        scorer does not receive; see the diversity page); ``ee_loss`` and the other expected
+        exposure measures are taken.
     k : int, str or callable, optional
         Cut-off for specs given without ``@k`` (``make_ranking_scorer("recall", k="adaptive")``
         is ``make_ranking_scorer("recall@adaptive")``).

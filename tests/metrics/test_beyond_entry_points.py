@@ -140,3 +140,32 @@ def test_evaluate_dask_refuses_before_computing(kwargs, match):
     frame = _frame().assign(label=1.0)
     with pytest.raises((ValueError, TypeError), match=match):
         evaluate_dask(dd.from_pandas(frame, npartitions=2), **kwargs)
+
+
+def test_average_ties_refusal_names_every_measure_and_the_fix():
+    qid, labels, score, _, _ = subtopic_rows(4)
+    with pytest.raises(ValueError) as info:
+        evaluate(labels, score, qid=qid, ties="average",
+                 metrics=["alpha_ndcg@5", "nrbp", "p_ia@5", "ap_ia"])  # fmt: skip
+    message = str(info.value)
+    for name in ("'alpha_ndcg@5'", "'nrbp'", "'ap_ia'", "P_IA@k and StRecall@k", "'doc_id'"):
+        assert name in message
+    assert "'p_ia@5'" not in message
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf])
+def test_subtopic_labels_checked_in_the_pass_that_reads_them(bad):
+    qid, labels, score, doc_id, _ = subtopic_rows(5)
+    labels[7, 2] = bad
+    with pytest.raises(ValueError, match="finite labels >= 0"):
+        evaluate(labels, score, qid=qid, doc_id=doc_id, metrics="alpha_ndcg@10")
+
+
+def test_a_run_ranked_as_the_greedy_ideal_scores_exactly_one():
+    # The greedy ideal: row 0 (3 subtopics), row 4 (gain 1.0), row 3 (0.5), then rows 1 and 2
+    # (0.25 each; the earlier row first without doc_id): the order of these scores.
+    labels = np.array([[1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0]], dtype=float)
+    ev = evaluate(labels, [5.0, 2.0, 1.0, 3.0, 4.0], qid=[0] * 5, ties="stable",
+                  metrics=["alpha_ndcg@5", "nerr_ia@3"])  # fmt: skip
+    assert ev.per_query["alpha_ndcg@5"].iloc[0] == 1.0
+    assert ev.per_query["nerr_ia@3"].iloc[0] == 1.0

@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ..._engine import difficulty_values, factorize_qid, value_range
+from ..._engine import difficulty_values, factorize_qid, group_rows, value_range
 from .._evaluation import RankingEvaluation
 from .._kernels._exposure import exposure_columns
 from .._kernels._fairness import fairness_columns
@@ -233,17 +233,21 @@ def _column(frame, name):
     return frame[name].to_numpy() if name in frame.columns else None
 
 
-def _ranked(codes, y_score, doc_id, ties, rows):
+def _ranked(codes, y_score, doc_id, ties, grouping, rows):
     """``(rank, key, block)`` of the given rows (:func:`flat_judgments`); without doc_id,
     ties in the ideal go to the earlier row. Under ``ties="average"``: the first rank of
-    each row's tied block and its size (``block``; else None)."""
+    each row's tied block and its size (``block``; else None). ``grouping``: the rows
+    grouped by query (:func:`group_rows`)."""
     key = -rows.astype(np.int64) if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
     active = np.zeros(codes.size, dtype=bool)
     active[rows] = True
     if ties == "average":
         rank, block = average_ranks(codes, y_score, active)
         return rank[rows], key, block[rows]
-    return rank_active(codes, y_score, active, doc_id, ties or "doc_id")[rows], key, None
+    rank = rank_active(
+        codes, y_score, active, doc_id, ties or "doc_id", rows=rows, grouping=grouping
+    )
+    return rank, key, None
 
 
 def evaluate_arrays_beyond(
@@ -259,13 +263,16 @@ def evaluate_arrays_beyond(
     families = _by_family(specs, extra.get("sample") is not None)
     columns = {}
     judgments = {}
+    n_docs = None
     if families["diversity"]:
         if labels.ndim != 2:
             raise ValueError(
                 "the diversity measures take y_true of shape (n_rows, n_subtopics): the label "
                 "of each row for each subtopic (0 where not relevant); got a 1-D y_true."
             )
-        ranked = partial(_ranked, codes, y_score, doc_id, ties)
+        grouping = group_rows(codes)
+        n_docs = np.diff(grouping.offsets)  # rows per query, counted by the grouping
+        ranked = partial(_ranked, codes, y_score, doc_id, ties, grouping)
         build = partial(flat_judgments, labels, codes, n, ranked, check=check)
         columns.update(
             diversity_columns(families["diversity"], build, _default_rel(options), judgments)
@@ -276,7 +283,8 @@ def evaluate_arrays_beyond(
         rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)
         columns.update(exposure_columns(families["exposure"], rows, options))
         columns.update(fairness_columns(families["fairness"], rows, options))
-    n_docs = np.bincount(codes, minlength=n)
+    if n_docs is None:
+        n_docs = np.bincount(codes, minlength=n)
     if rel in judgments:  # the documents relevant to a subtopic, counted there
         n_pos = judgments[rel].n_rel
     else:

@@ -185,9 +185,10 @@ def _average_values(specs, j):
     refused = [s.column for s in specs if s.name not in AVERAGE_EXACT]
     if refused:
         raise ValueError(
-            f"ties='average' has no exact form for {refused[0]!r} (its gains depend on the "
-            "order inside a tied block); it is exact for P_IA@k and StRecall@k only. Pass "
-            "ties='doc_id' (pyndeval's order, the default), 'trec_eval' or 'stable'."
+            f"ties='average' has no exact form for {', '.join(map(repr, refused))} (their "
+            "gains depend on the order inside a tied block); it is exact for P_IA@k and "
+            "StRecall@k only. Pass ties='doc_id' (pyndeval's order, the default), "
+            "'trec_eval' or 'stable', or evaluate those in a call of their own."
         )
     retrieved = j.doc_rank[j.trip_doc] > 0
     doc, qs = j.trip_doc[retrieved], j.trip_qs[retrieved]
