@@ -1,5 +1,7 @@
 # ndeval's greedy ideal list (alpha-nDCG, nERR-IA, nNRBP), one query per thread: included by
-# ``_ranking.pyx``; its Python face is ``_greedy.py``.
+# ``_ranking.pyx``; its Python faces are in ``_ideal.py``. Beside it, the run's lists
+# (``diversity_gains``: the greedy and the run's gains in one pass per query), the relevant
+# cells of a 2-D label array (``subtopic_cells``) and doc-id keys (``decimal_keys``).
 #
 # A query's judged relevant documents are its relevant (document, subtopic) pairs, in one
 # block of the flat arrays (``offsets``), each document's pairs consecutive and in subtopic
@@ -9,9 +11,10 @@
 # doc_id); the taken document's subtopics then have their gain multiplied by ``1 - alpha``.
 # A query's documents with the same subtopics score the same at every rank: they form one class
 # (``_Classes``), scored once per rank and, when it wins, giving its document of greatest key.
-# A class's score is summed again, in the same order, only when one of its subtopics was just
-# covered (``mask``: the query's subtopics as bits; past 64 subtopics, a class per document
-# and every bit set). The same additions and products as the vectorised
+# A class's score is summed again, in the same order, at every rank when the query has at
+# most 16 classes, else only when one of its subtopics was just covered (``mask``: the
+# query's subtopics as bits; past 64 subtopics, a class per document and every bit set); the
+# next winner is found in the same loop. The same additions and products as the vectorised
 # reference (``greedy_ideal`` in ``metrics/_kernels/_diversity.py``): the same values, bit for
 # bit, for any number of threads.
 
@@ -39,11 +42,13 @@ cdef struct _Classes:
     int64_t* dkey
     int64_t* bkey
     intp* nxt
+    intp* slot_of  # the class of each subtopic set, while a query spans < 8 codes (else -1)
 
 
 cdef _Classes* _new_classes(intp n) noexcept nogil:
     """One thread's buffers for queries of at most ``n`` pairs."""
     cdef _Classes* k = <_Classes*> malloc(sizeof(_Classes))
+    cdef intp i
     k.start, k.end = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
     k.head, k.best = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
     k.prev, k.nxt = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
@@ -51,6 +56,9 @@ cdef _Classes* _new_classes(intp n) noexcept nogil:
     k.dkey = <int64_t*> malloc(n * sizeof(int64_t))
     k.bkey = <int64_t*> malloc(n * sizeof(int64_t))
     k.score = <double*> malloc(n * sizeof(double))
+    k.slot_of = <intp*> malloc(256 * sizeof(intp))
+    for i in range(256):
+        k.slot_of[i] = -1
     return k
 
 
@@ -65,6 +73,7 @@ cdef void _free_classes(_Classes* k) noexcept nogil:
     free(k.dkey)
     free(k.bkey)
     free(k.score)
+    free(k.slot_of)
     free(k)
 
 
@@ -86,31 +95,40 @@ cdef void _class_best(_Classes* k, intp c) noexcept nogil:
 cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, const double* gain,
                        intp lo, intp hi, _Classes* k) noexcept nogil:
     """The documents of ``lo..hi`` in classes of the same subtopics (a class each past 64
-    subtopics), in the slots ``0, 1, ...`` of ``k``. Returns the number of classes."""
+    subtopics), in the slots ``0, 1, ...`` of ``k``; a query spanning fewer than 8 subtopic
+    codes finds a set's class in a table (``slot_of``, left all -1 again). Returns the number
+    of classes; their scores are summed by the first rank's loop."""
     cdef intp i = lo, j, t = 0, c, nc = 0, low = qs[lo], high = qs[lo]
     cdef uint64_t bits
     for j in range(lo, hi):
         low, high = min(low, qs[j]), max(high, qs[j])
+    cdef bint small = high - low < 8
     while i < hi:
         j = i
         bits = 0
         while j < hi and doc[j] == doc[i]:
             bits |= (<uint64_t> 1) << ((qs[j] - low) & 63)
             j = j + 1
-        c = nc if high - low >= 64 else 0
-        while c < nc and k.mask[c] != bits:
-            c = c + 1
+        if small:
+            c = k.slot_of[bits]
+            if c < 0:
+                c = k.slot_of[bits] = nc
+        else:
+            c = nc if high - low >= 64 else 0
+            while c < nc and k.mask[c] != bits:
+                c = c + 1
         if c == nc:
             k.start[c], k.end[c], k.mask[c], k.head[c] = i, j, bits, -1
             if high - low >= 64:
                 k.mask[c] = ~(<uint64_t> 0)
-            k.score[c] = _doc_score(qs, gain, i, j)
             nc = nc + 1
         k.dkey[t], k.nxt[t], k.head[c] = key[i], k.head[c], t
         t = t + 1
         i = j
     for c in range(nc):
         _class_best(k, c)
+        if small:
+            k.slot_of[k.mask[c]] = -1
     return nc
 
 
