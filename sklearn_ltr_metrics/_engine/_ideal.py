@@ -257,7 +257,7 @@ class DiversityGains(NamedTuple):
     ideal: np.ndarray
     ideal_nrbp: np.ndarray
     run: np.ndarray
-    count: np.ndarray
+    pairs: np.ndarray
     new: np.ndarray
 
 

@@ -108,7 +108,7 @@ def test_diversity_gains_equal_the_vectorised_lists(monkeypatch, shape, alpha):
     pairs = rank[j.trip_doc] > 0
     reference = list_sums(query[pairs], rank[j.trip_doc][pairs], j.trip_qs[pairs],
                           j.n_queries, alpha, 0.5)  # fmt: skip
-    run = ideal_sums(one.run, None, count=one.count, new=one.new)
+    run = ideal_sums(one.run, None, count=one.pairs, new=one.new)
     for name in ("dcg", "err"):
         np.testing.assert_allclose(run[name], reference[name], rtol=1e-13, atol=1e-15)
     for name in ("count", "new"):

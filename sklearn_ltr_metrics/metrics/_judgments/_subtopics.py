@@ -241,7 +241,7 @@ def _cutoff_lists(j, alpha, beta, depth):
         depth,
         DEPTH,
     )
-    run = ideal_sums(lists.run, None, count=lists.count, new=lists.new)
+    run = ideal_sums(lists.run, None, count=lists.pairs, new=lists.new)
     return run, (ideal_sums(lists.ideal, lists.ideal_nrbp) if depth else None)
 
 
