@@ -2,8 +2,10 @@
 plain ``python -m pytest`` leaves the slow end-to-end tests to ``python -m pytest -m slow``,
 and the reference ranx runs without numba's compilation (see below).
 
-The default run (the README's command, the first of ``.ci/run``) stays within a few minutes on
-two cores; ``.ci/run`` runs the tests marked ``slow`` right after it. Naming test files or a
+The default run (the README's command, the first of ``.ci/run``) stays within 4 minutes on
+two cores; ``.ci/run`` runs the tests marked ``slow`` right after it, and every test that
+starts the Spark session (its JVM alone costs the default run a quarter of a minute) is one of
+them. Naming test files or a
 ``-m`` expression on the command line runs what is named, slow or not.
 """
 
@@ -89,7 +91,21 @@ def _plain_run(config):
     return not config.option.markexpr and config.args_source == pytest.Config.ArgsSource.TESTPATHS
 
 
+def _starts_spark(item):
+    """Whether ``item`` needs the Spark session: a JVM that takes 15-60 s to start and to run
+    its first job, so those tests run in the slow run (``python -m pytest -m slow``)."""
+    doctest = isinstance(item, pytest.DoctestItem)
+    return (
+        item.nodeid.split("::")[0].endswith(SPARK_DOCTESTS)
+        if doctest
+        else ("spark" in getattr(item, "fixturenames", ()))
+    )
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _starts_spark(item):
+            item.add_marker(pytest.mark.slow)
     if _plain_run(config):
         slow = [item for item in items if item.get_closest_marker("slow")]
         if slow:

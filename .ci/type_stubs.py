@@ -52,13 +52,28 @@ def _isort_key(name):
     return kind, name
 
 
-def _stub(source, imports, names, compiled=()):
+FAMILY_EXPORTS = (
+    "# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__."
+)
+
+
+def _stub(source, imports, names=None, compiled=()):
+    """The stub's text: ``imports`` re-exported, then ``__all__`` listing ``names``.
+
+    A family's stub (``names=None``) has no ``__all__``: its re-exports are the family's names
+    and a type checker's ``from family import *`` takes exactly them. The top level's lists
+    the names it re-exports, but not the family modules it also re-exports, as its
+    ``__all__`` does at run time; so every name is listed once, by its family or by the top.
+    """
     lines = [HEADER.format(source=source)]
     lines += ["from typing import Any", ""] if compiled else []
     lines += [f"from {module} import {name} as {name}" for module, name in imports]
     if compiled:  # compiled modules beside the package's code have no stub: Any
         lines += ["", *(f"{name}: Any" for name in compiled)]
     lines.append("")
+    if names is None:
+        lines.append(FAMILY_EXPORTS)
+        return "\n".join(lines) + "\n"
     lines.append("__all__ = [")
     lines += [f'    "{name}",' for name in sorted(names, key=_isort_key)]
     lines.append("]")
@@ -84,10 +99,9 @@ def expected_stubs():
             raise SystemExit(f"{init.relative_to(ROOT)} has no attach(__name__, {{...}}) call")
         modules = call[0]
         imports = [(module, name) for module, names in modules.items() for name in names]
-        names = [name for _, name in imports]
         source = f"the attach() call of {family}/__init__.py"
-        stubs[init.with_suffix(".pyi")] = _stub(source, sorted(imports, key=_import_order), names)
-        exported.update(dict.fromkeys(names, f".{family}"))
+        stubs[init.with_suffix(".pyi")] = _stub(source, sorted(imports, key=_import_order))
+        exported.update((name, f".{family}") for _, name in imports)
     top = [*sorted((".", family) for family in _families()), ("._version", "__version__")]
     top += sorted(((family, name) for name, family in exported.items()), key=_import_order)
     source = "_FAMILIES and the families' attach() calls"

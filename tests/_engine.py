@@ -2,13 +2,20 @@
 
 import numpy as np
 
-from sklearn_ltr_metrics._engine import _threads
+from sklearn_ltr_metrics._engine import _ranking, _sums, _threads
 
 
 def small_grain(monkeypatch, rows):
     """Run the engine's kernels on several threads from ``rows`` rows per thread on (small
     test inputs then exercise the threaded paths): the engine's one grain, set once."""
     monkeypatch.setattr(_threads, "ROWS_PER_THREAD", rows)
+
+
+def vector_lanes(lanes):
+    """Run the compiled scans and counts on vectors of at most ``lanes`` lanes (8: AVX-512
+    where the CPU has it; 2: the baseline); returns the lanes in use. Tests set 8 back."""
+    _sums.set_vector_lanes(lanes)
+    return _ranking.set_vector_lanes(lanes)
 
 
 def one_object_per_row(ids):

@@ -1,4 +1,6 @@
-"""Every script in examples/ runs to completion (each takes well under a minute)."""
+"""Every script in examples/ runs to completion (each takes well under a minute); those that
+train rankers run in the slow run (``python -m pytest -m slow``); the docs build runs them all.
+"""
 
 import json
 import subprocess
@@ -61,6 +63,7 @@ def test_every_example_is_a_gallery_script():
     assert (EXAMPLES / "README.rst").is_file()  # the gallery's header
 
 
+@pytest.mark.slow
 def test_pipeline_stages():
     out = run_example("pipeline_stages.py")
     assert "LambdaMART  0.8942  0.0000  1.0000    kept" in out  # recall@100 kept by the rerank
@@ -75,6 +78,7 @@ def test_diversity_and_fairness():
     assert rows["alpha_nDCG@10"][1] == "1.0000" and float(rows["alpha_nDCG@10"][0]) < 0.9
 
 
+@pytest.mark.slow
 def test_click_logs():
     out = run_example("click_logs.py")
     rows = {

@@ -15,12 +15,15 @@ of the engine: precision@k, recall@k and nDCG@k with the exact expected value ov
 blocks (all three are linear in the ranked gains, so each position of a tied block gets the
 block's mean).
 
-Cases: 4 x 1500 for ``evaluate`` and 5 x 1200 for the readers, 12,000 in all, about 40 s on
-one core (``settings(max_examples=..., deadline=None)``, inputs of at most 12 rows).
+Cases: 12,000 in all (inputs of at most 12 rows), about 80 s on one core: the slow run
+(``python -m pytest -m slow``, as CI runs it) draws every one of them
+(``test_every_property_at_full_scale``); the default run draws the first tenth of each
+property's cases (derandomized: the same cases every run), so that it stays within its time.
 """
 
 import bz2
 import gzip
+import inspect
 import io
 import math
 
@@ -51,13 +54,23 @@ def _settings(n):
     )
 
 
-# Examples per test (12,000 in all); see the module docstring for the time they take.
-FAST = _settings(2000)
-FAST_FAULTS = _settings(3500)
-FAST_SMALL = _settings(500)
-FAST_RUN = _settings(200)
-FAST_IO = _settings(1500)
-FAST_IO_SLOW = _settings(1000)  # LETOR and CSV readers cost more per call
+#: Every property's body, strategies and number of cases, for the full-scale slow test.
+PROPERTIES = []
+
+
+def fuzz(n, **strategies):
+    """The property ``body`` with ``n`` cases: a tenth of them in the default run, all ``n`` in
+    the slow run (``test_every_property_at_full_scale``)."""
+
+    def decorate(body):
+        PROPERTIES.append(pytest.param(body, strategies, n, id=body.__name__))
+        return _settings(max(n // 10, 20))(given(**strategies)(body))
+
+    return decorate
+
+
+# Cases per property (12,000 in all); LETOR and CSV readers cost more per call.
+N_VALID, N_FAULTS, N_SMALL, N_RUN, N_IO, N_IO_SLOW = 2000, 3500, 500, 200, 1500, 1000
 K = 3
 METRICS = [f"precision@{K}", f"recall@{K}", f"ndcg@{K}"]
 
@@ -254,8 +267,8 @@ def compare(table, want):
     assert ((finite >= 0) & (finite <= 1 + 1e-12)).all()
 
 
-@FAST
-@given(
+@fuzz(
+    N_VALID,
     case=rankings,
     qid_form=st.sampled_from(QID_FORMS),
     label_form=st.sampled_from(LABEL_FORMS),
@@ -273,8 +286,7 @@ def test_valid_inputs_of_every_accepted_dtype_match_the_reference(
     check_valid(y, s, q, labels, plain_scores, keys)
 
 
-@FAST_SMALL
-@given(case=rankings, base=st.sampled_from([2**60, -(2**62), 2**53, 2**63 - 8]))
+@fuzz(N_SMALL, case=rankings, base=st.sampled_from([2**60, -(2**62), 2**53, 2**63 - 8]))
 def test_huge_integer_scores_keep_their_order(case, base):
     """int64 scores beyond 2**53 never merge into ties (the float64 cast would merge them)."""
     labels, scores, codes = case
@@ -399,8 +411,7 @@ FAULTS = {
 }
 
 
-@FAST_FAULTS
-@given(case=rankings, fault=st.sampled_from(sorted(FAULTS)), where=st.floats(0, 1))
+@fuzz(N_FAULTS, case=rankings, fault=st.sampled_from(sorted(FAULTS)), where=st.floats(0, 1))
 def test_faulty_inputs_give_a_clean_error_of_the_documented_type(case, fault, where):
     labels, scores, codes = case
     if len(codes) < 2:  # a fault needs another row of the right kind beside it
@@ -418,8 +429,8 @@ def test_faulty_inputs_give_a_clean_error_of_the_documented_type(case, fault, wh
             _same(new, old)
 
 
-@FAST_SMALL
-@given(
+@fuzz(
+    N_SMALL,
     case=rankings,
     fault=st.sampled_from(["mixed", "missing", "bytes"]),
     where=st.floats(0, 1),
@@ -460,8 +471,8 @@ def _encode(text, mode):
     return data
 
 
-@FAST_IO
-@given(
+@fuzz(
+    N_IO,
     case=rankings,
     fault=st.one_of(st.none(), TOKENS),
     column=st.sampled_from(["score", "label"]),
@@ -511,8 +522,8 @@ def test_trec_files_read_exactly_or_fail_cleanly(
     assert frame["qid"].tolist() == [str(c) for c in codes]
 
 
-@FAST_IO_SLOW
-@given(
+@fuzz(
+    N_IO_SLOW,
     case=rankings,
     fault=st.one_of(st.none(), TOKENS, st.sampled_from(["-1", "qid"])),
     where=st.sampled_from(["label", "feature", "qid"]),
@@ -548,8 +559,8 @@ def test_letor_files_read_exactly_or_fail_cleanly(case, fault, where, bom):
         assert X[:, 0].tolist() == [s / 4 for s in scores]
 
 
-@FAST_IO
-@given(
+@fuzz(
+    N_IO,
     scores=st.lists(st.integers(-100, 100), min_size=1, max_size=12),
     fault=st.one_of(st.none(), TOKENS),
     mode=st.sampled_from(["plain", "bom", "latin1"]),
@@ -571,8 +582,8 @@ def test_score_files_read_exactly_or_fail_cleanly(scores, fault, mode, n_rows_of
     assert got.tolist() == [v / 8 for v in scores]
 
 
-@FAST_IO_SLOW
-@given(
+@fuzz(
+    N_IO_SLOW,
     case=rankings,
     fault=st.one_of(st.none(), TOKENS, st.sampled_from(["-1", "-0.5"])),
     column=st.sampled_from(["label", "score"]),
@@ -602,8 +613,7 @@ def test_tables_read_exactly_or_fail_cleanly(case, fault, column, mode):
         assert table["score"].tolist() == [s / 4 for s in scores]
 
 
-@FAST_RUN
-@given(case=rankings)
+@fuzz(N_RUN, case=rankings)
 def test_evaluate_run_from_written_files_matches_the_reference(case):
     """Run + qrels text through the readers and evaluate_run equals the reference."""
     labels, scores, codes = case
@@ -615,3 +625,12 @@ def test_evaluate_run_from_written_files_matches_the_reference(case):
     qrels = read_trec_qrels(io.StringIO("\n".join(lines_qrels)))
     ev = evaluate_run(run, qrels, metrics=METRICS, conventions=None)
     compare(ev.per_query, reference(labels, scores, [f"q{c}" for c in codes]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("body", "strategies", "n"), PROPERTIES)
+def test_every_property_at_full_scale(body, strategies, n, tmp_path_factory):
+    """Each property above with all its cases (the default run draws a tenth of them)."""
+    fixtures = {"tmp_path_factory": tmp_path_factory}  # the fixtures the properties take
+    wanted = inspect.signature(body).parameters
+    _settings(n)(given(**strategies)(body))(**{k: v for k, v in fixtures.items() if k in wanted})

@@ -34,6 +34,7 @@ __all__ = [
     "add_inputs",
     "add_qrels_format",
     "bounded_int",
+    "command_parser",
     "convention_keys",
     "finite",
     "formatter",
@@ -256,6 +257,18 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def formatter(prog):
     return _HelpFormatter(prog, max_help_position=30)
+
+
+def command_parser(sub, commands, name, *, examples, more_help="", **texts):
+    """The parser of the subcommand ``name``: ``sub.add_parser(name, **texts)`` (``help``,
+    ``description``) in the house's format, its epilog the ``examples`` (command lines),
+    ``more_help`` and the exit codes; ``args.func`` is ``commands.get(name)``."""
+    epilog = "examples:\n" + "".join(f"  {line}\n" for line in examples) + "\n"
+    parser = sub.add_parser(
+        name, epilog=epilog + more_help + EXIT_CODES, formatter_class=formatter, **texts
+    )
+    parser.set_defaults(subparser=parser, func=commands.get(name))
+    return parser
 
 
 def add_inputs(parser, trec_options=None):

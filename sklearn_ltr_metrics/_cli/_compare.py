@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..report._render import markdown_table, text_table
 from ..stats import correction_names, paired_test_names, pairwise_test_names
-from ._argtypes import EXIT_CODES, UsageError, add_count, add_qrels_format, formatter, probability
+from ._argtypes import UsageError, add_count, add_qrels_format, command_parser, probability
 from ._inputs import check_output, metric_specs, progress, read_trec, run_names
 from ._output import emit, frame_as, report_as, with_curves, write_report
 from ._parser import add_duplicates, add_metric_options, add_report_options, metric_help
@@ -158,23 +158,21 @@ def _add_stage_options(compare):
 
 
 def add_parser(sub, commands):
-    compare = sub.add_parser(
+    compare = command_parser(
+        sub,
+        commands,
         "compare",
         help="compare TREC runs on the same qrels with paired significance tests",
         description=COMPARE_DESCRIPTION,
-        epilog=(
-            "examples:\n"
-            "  ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
-            "      --metrics ndcg@10,map --baseline bm25\n"
-            "  ltr-eval compare --stages --qrels qrels.txt --run bm25.run --run fused.run \\\n"
-            "      --run reranked.run\n"
-            "  ltr-eval compare --qrels qrels.txt --baseline old.run --run new.run \\\n"
-            "      --fail-if-worse ndcg@10:0.01   # exit 3 if new.run is worse\n\n"
-            + metric_help()
-            + "\n"
-            + EXIT_CODES
+        examples=(
+            "ltr-eval compare --qrels qrels.txt --run bm25.run --run lambdamart.run \\\n"
+            "      --metrics ndcg@10,map --baseline bm25",
+            "ltr-eval compare --stages --qrels qrels.txt --run bm25.run --run fused.run \\\n"
+            "      --run reranked.run",
+            "ltr-eval compare --qrels qrels.txt --baseline old.run --run new.run \\\n"
+            "      --fail-if-worse ndcg@10:0.01   # exit 3 if new.run is worse",
         ),
-        formatter_class=formatter,
+        more_help=metric_help() + "\n",
     )
     _add_compare_qrels(compare)
     compare.add_argument(
@@ -202,7 +200,6 @@ def add_parser(sub, commands):
     _add_test_options(compare)
     add_metric_options(compare)
     add_report_options(compare)
-    compare.set_defaults(subparser=compare, func=commands.get("compare"))
 
 
 def _add_gate_option(parser):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 
-from ._argtypes import EXIT_CODES, UsageError, add_count, formatter
+from ._argtypes import UsageError, add_count, command_parser
 from ._inputs import check_output, progress
 from ._output import CURVE_CUTOFFS, CURVE_METRICS, emit, write_report
 from ._parser import add_report_options
@@ -139,7 +139,9 @@ _DEMO_COUNTS = (
 
 
 def add_parser(sub, commands):
-    demo = sub.add_parser(
+    demo = command_parser(
+        sub,
+        commands,
         "demo",
         help="generate data, cross-validate LambdaMART against baselines, write a report",
         description=(
@@ -152,12 +154,11 @@ def add_parser(sub, commands):
             "summary.json); any other existing folder is refused unless --force is given,\n"
             "and a folder holding files no report wrote is never deleted."
         ),
-        epilog=(
-            "examples:\n  ltr-eval demo\n"
-            "  ltr-eval demo --n-queries 60 --output quick\n"
-            "  ltr-eval demo --text --n-queries 20\n\n" + EXIT_CODES
+        examples=(
+            "ltr-eval demo",
+            "ltr-eval demo --n-queries 60 --output quick",
+            "ltr-eval demo --text --n-queries 20",
         ),
-        formatter_class=formatter,
     )
     for flag, bounds, what, default, text in _DEMO_COUNTS:
         add_count(demo, flag, bounds, what, default, text)
@@ -168,4 +169,4 @@ def add_parser(sub, commands):
         "BM25 baseline BM25Ranker on that text instead of the synthetic bm25 feature",
     )
     add_report_options(demo, formats=False)
-    demo.set_defaults(subparser=demo, func=commands.get("demo"), output="ltr_report")
+    demo.set_defaults(output="ltr_report")

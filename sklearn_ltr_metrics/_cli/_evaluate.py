@@ -6,12 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 from ._argtypes import (
-    EXIT_CODES,
     MISSING_QUERIES,
     UsageError,
     add_inputs,
     add_qrels_format,
-    formatter,
+    command_parser,
 )
 from ._inputs import check_output, describe, metric_specs, progress, read_source
 from ._output import emit, frame_as, report_as, with_curves, write_report
@@ -46,20 +45,18 @@ def _add_trec_input_options(inputs):
 
 
 def add_parser(sub, commands):
-    evaluate = sub.add_parser(
+    evaluate = command_parser(
+        sub,
+        commands,
         "evaluate",
         help="evaluate one ranking from TREC files, a table or LETOR + scores",
         description=EVALUATE_DESCRIPTION,
-        epilog=(
-            "examples:\n"
-            "  ltr-eval evaluate --qrels qrels.test --run results.test --metrics ndcg@10,map\n"
-            "  ltr-eval evaluate --table scores.csv --qid-col query --per-query --format csv\n"
-            "  ltr-eval evaluate --letor test.txt --scores predictions.txt --output report\n\n"
-            + metric_help()
-            + "\n"
-            + EXIT_CODES
+        examples=(
+            "ltr-eval evaluate --qrels qrels.test --run results.test --metrics ndcg@10,map",
+            "ltr-eval evaluate --table scores.csv --qid-col query --per-query --format csv",
+            "ltr-eval evaluate --letor test.txt --scores predictions.txt --output report",
         ),
-        formatter_class=formatter,
+        more_help=metric_help() + "\n",
     )
     add_inputs(evaluate, _add_trec_input_options)
     add_metric_options(evaluate)
@@ -75,7 +72,6 @@ def add_parser(sub, commands):
         "stddev' (trec_eval -Z)",
     )
     add_report_options(evaluate)
-    evaluate.set_defaults(subparser=evaluate, func=commands.get("evaluate"))
 
 
 def cmd_evaluate(args):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 
 from ..runs import fuse, fusion_method_names, fusion_params, normalization_names
-from ._argtypes import EXIT_CODES
 from ._inputs import read_runs, run_files_parser
 
 __all__ = ["add_parser", "cmd_fuse"]
@@ -67,9 +66,11 @@ _PARSER = {
     "help": "fuse TREC runs into one run (rrf, combsum, combmnz, wsum, ...)",
     "description": "Fuse TREC runs into one, by one of ranx's fusion methods, under its\n"
     "names; values equal ranx.fuse's per (query, document).",
-    "epilog": "examples:\n  ltr-eval fuse --run bm25.run --run dense.run --method rrf --param k=60"
-    " --output hybrid.run\n  ltr-eval fuse --run a.run --run b.run --method wsum --param "
-    "weights=0.3,0.7\n\n" + EXIT_CODES,
+    "examples": (
+        "ltr-eval fuse --run bm25.run --run dense.run --method rrf --param k=60"
+        " --output hybrid.run",
+        "ltr-eval fuse --run a.run --run b.run --method wsum --param weights=0.3,0.7",
+    ),
 }
 
 

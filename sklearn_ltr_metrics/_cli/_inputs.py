@@ -27,8 +27,8 @@ from ..report._write import GENERATOR, check_report_target
 from ._argtypes import (
     METRIC_PARAMETERS,
     UsageError,
+    command_parser,
     convention_keys,
-    formatter,
     parse_cutoff_token,
     parse_gain,
     parse_value,
@@ -415,11 +415,10 @@ def read_runs(args):
 
 
 def run_files_parser(sub, commands, name, *, min_runs, output_help, **texts):
-    """The parser of ``fuse`` and ``pool``: ``sub.add_parser(name, **texts)`` with ``--run``
-    (repeated, at least ``min_runs``), ``--output`` and ``--force``; ``args.func`` is
-    ``commands.get(name)``."""
-    parser = sub.add_parser(name, formatter_class=formatter, **texts)
-    parser.set_defaults(subparser=parser, func=commands.get(name), min_runs=min_runs)
+    """The parser of ``fuse`` and ``pool``: :func:`command_parser` with ``--run`` (repeated,
+    at least ``min_runs``), ``--output`` and ``--force``."""
+    parser = command_parser(sub, commands, name, **texts)
+    parser.set_defaults(min_runs=min_runs)
     parser.add_argument(
         "--run", action="append", required=True, metavar="FILE", help="a TREC run; repeat"
     )

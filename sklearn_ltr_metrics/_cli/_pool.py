@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._argtypes import EXIT_CODES, add_count
+from ._argtypes import add_count
 from ._inputs import existing, read_runs, run_files_parser
 from ._output import emit, frame_as
 
@@ -57,9 +57,10 @@ _PARSER = {
     "description": "The union of the runs' top --depth documents per query (what to judge),\n"
     "or with --qrels the leave-one-run-out report: each metric with the full qrels,\n"
     "without the judged documents only that run pooled, and on condensed lists.",
-    "epilog": "examples:\n  ltr-eval pool --run a.run --run b.run --depth 100 --format csv\n"
-    "  ltr-eval pool --run a.run --run b.run --qrels qrels.txt --metrics ndcg@10,map\n\n"
-    + EXIT_CODES,
+    "examples": (
+        "ltr-eval pool --run a.run --run b.run --depth 100 --format csv",
+        "ltr-eval pool --run a.run --run b.run --qrels qrels.txt --metrics ndcg@10,map",
+    ),
 }
 
 

@@ -13,12 +13,11 @@ from pathlib import Path
 
 from ..metrics._reconcile._tools import check_tools
 from ._argtypes import (
-    EXIT_CODES,
     UsageError,
     add_count,
     add_inputs,
+    command_parser,
     finite,
-    formatter,
     split_list,
 )
 from ._inputs import existing, metric_specs, progress
@@ -151,18 +150,18 @@ _RECONCILE_QUERIES = "queries listed per pair of tools (default: 3)"
 
 def add_parser(sub, commands):
     """``ltr-eval reconcile``: the command lives in ``_reconcile.py``."""
-    parser = sub.add_parser(
+    parser = command_parser(
+        sub,
+        commands,
         "reconcile",
         help="why tools disagree on a metric; which tool printed a value",
         description=_RECONCILE_HELP,
-        epilog=(
-            "examples:\n"
-            "  ltr-eval reconcile --table scores.csv --metrics ndcg@10 --value 0.7312\n"
-            "  ltr-eval reconcile --table scores.csv --metrics ndcg@10 --tools lightgbm,trec_eval\n"
-            "  ltr-eval reconcile --qrels qrels.txt --run bm25.run --metrics map \\\n"
-            "      --tools 'trec_eval,trec_eval -c -J,ir_measures judged_only'\n\n" + EXIT_CODES
+        examples=(
+            "ltr-eval reconcile --table scores.csv --metrics ndcg@10 --value 0.7312",
+            "ltr-eval reconcile --table scores.csv --metrics ndcg@10 --tools lightgbm,trec_eval",
+            "ltr-eval reconcile --qrels qrels.txt --run bm25.run --metrics map \\\n"
+            "      --tools 'trec_eval,trec_eval -c -J,ir_measures judged_only'",
         ),
-        formatter_class=formatter,
     )
     add_inputs(parser)
     group = parser.add_argument_group("what to reconcile")
@@ -185,4 +184,3 @@ def add_parser(sub, commands):
         default="text",
         help="text, or markdown to paste into an issue (default: text)",
     )
-    parser.set_defaults(subparser=parser, func=commands.get("reconcile"))

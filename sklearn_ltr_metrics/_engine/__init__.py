@@ -61,7 +61,7 @@ from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
-from ._ideal import greedy_ideal_gains
+from ._ideal import decimal_keys, diversity_gains, greedy_ideal_gains, subtopic_cells
 from ._ordering import discordant_pairs, rank_order
 from ._rank import rank_support
 from ._run_rows import (
@@ -93,8 +93,10 @@ __all__ = [
     "code_pieces",
     "coded_qid",
     "cutoff_label",
+    "decimal_keys",
     "difficulty_values",
     "discordant_pairs",
+    "diversity_gains",
     "divide_or_nan",
     "evaluate_arrays",
     "factorize_qid",
@@ -112,6 +114,7 @@ __all__ = [
     "repeat_ids",
     "segment_cumsum",
     "segment_order",
+    "subtopic_cells",
     "take_objects",
     "tiebreak_key",
     "value_range",

@@ -15,18 +15,28 @@ number of threads.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 from . import _ranking, _sums, _threads
+from ._rank import MAX_INT_LABEL  # the ranking checks the grades as it gathers them
 from ._support import segment_cumsum
 
-__all__ = ["MAX_INT_LABEL", "MAX_LEVEL_TABLE", "Grades", "IdealGains", "greedy_ideal_gains"]
+__all__ = [
+    "MAX_INT_LABEL",
+    "MAX_LEVEL_TABLE",
+    "DiversityGains",
+    "Grades",
+    "IdealGains",
+    "decimal_keys",
+    "diversity_gains",
+    "greedy_ideal_gains",
+    "subtopic_cells",
+]
 
 #: Largest (queries x distinct gains) table the ideal DCG counts in; beyond it, it sorts.
 MAX_LEVEL_TABLE = 20_000_000
-#: Integer labels up to this value are looked up in a table rather than sorted.
-MAX_INT_LABEL = 65535
 
 
 class Grades:
@@ -42,12 +52,19 @@ class Grades:
     def labels(self):
         return self.ranks.labels
 
+    @property
+    def _stats(self):
+        """``(largest, grades)`` of the labels when the ranking found them (or None)."""
+        return getattr(self.ranks, "label_stats", None)
+
     @cached_property
     def largest(self):
         """The largest label of the support rows, 0.0 when there are none: the largest label
         when it is positive, and any labels <= 0 pass the label checks as 0 does."""
         if not self.labels.size:
             return 0.0
+        if self._stats is not None:  # found by the ranking, while it gathered the labels
+            return self._stats[0]
         return float(_sums.value_range(self.labels, self.n_threads, _threads.grain())[1])
 
     @cached_property
@@ -55,10 +72,13 @@ class Grades:
         """The largest label when all are integers in ``[0, MAX_INT_LABEL]`` (small grades,
         the usual case: per-grade tables replace per-row work), else None."""
         labels = self.labels
-        grain = _threads.grain()
-        if labels.size and _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, grain):
-            return int(self.largest)
-        return None
+        if not labels.size:
+            return None
+        if self._stats is not None:  # found by the ranking, while it gathered the labels
+            grades = self._stats[1]
+        else:
+            grades = _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, _threads.grain())
+        return int(self.largest) if grades else None
 
     @cached_property
     def gain_of(self):
@@ -223,6 +243,84 @@ def _pair_order(query, doc, qs):
     return np.argsort(packed, kind="stable")
 
 
+def _grouped_pairs(query, doc, key, qs, n_queries, *more):
+    """The pairs as the compiled greedy reads them: grouped by query, document and ``qs``
+    (sorted only when they are not), and the offsets of each query's pairs."""
+    query = np.asarray(query, dtype=np.intp)
+    doc, qs = np.asarray(doc, dtype=np.intp), np.asarray(qs, dtype=np.intp)
+    arrays = [doc, np.asarray(key, dtype=np.int64), qs, *more]
+    if query.size:
+        order = _pair_order(query, doc, qs)
+        if order is not None:
+            query, arrays = query[order], [a[order] for a in arrays]
+    offsets = np.zeros(n_queries + 1, dtype=np.intp)
+    np.cumsum(np.bincount(query, minlength=n_queries), out=offsets[1:])
+    return offsets, arrays
+
+
+class DiversityGains(NamedTuple):
+    """:func:`diversity_gains`'s answer: per query, the greedy ideal list's gains at ranks
+    ``1..width`` and its NRBP sum; the run's gain, relevant pairs and newly covered subtopics
+    at ranks ``1..width``."""
+
+    ideal: np.ndarray
+    ideal_nrbp: np.ndarray
+    run: np.ndarray
+    pairs: np.ndarray
+    new: np.ndarray
+
+
+def diversity_gains(
+    query, doc, key, qs, rank, n_queries, n_qs, alpha, beta, depth, width, n_threads=1
+):
+    """The run's list and the greedy ideal's of every query, in one compiled pass over each
+    query's pairs (one query per thread, the same bits for any number of threads).
+
+    The arguments are those of :func:`greedy_ideal_gains`, with ``rank``: per pair, its
+    document's 1-based rank in the run (distinct in a query; 0 when not retrieved); a
+    ``depth`` of 0 leaves the ideal out (zeros). At each rank the run's gain is the sum over
+    its document's pairs of ``(1 - alpha) ** (times the subtopic is covered above)``, added
+    in subtopic order as the ideal's, so a run ranked as the ideal has the ideal's sums.
+
+    Returns
+    -------
+    DiversityGains
+    """
+    rank = np.asarray(rank, dtype=np.int64)
+    offsets, (doc, key, qs, rank) = _grouped_pairs(query, doc, key, qs, n_queries, rank)
+    return DiversityGains(
+        *_ranking.diversity_gains(
+            offsets,
+            doc,
+            key,
+            qs,
+            rank,
+            n_qs,
+            float(alpha),
+            float(beta),
+            int(depth),
+            int(width),
+            n_threads,
+            _threads.grain(),
+        )
+    )
+
+
+def decimal_keys(ids):
+    """Integer keys that order non-negative integer ids below ``10**17`` as their decimal
+    strings (ndeval compares doc ids with ``strcmp``): the digits aligned to the left, then
+    the length (``"12" < "123" < "13"``); one compiled pass, no string written."""
+    return _ranking.decimal_keys(np.ascontiguousarray(ids, dtype=np.int64))
+
+
+def subtopic_cells(labels, rel):
+    """``(rows, columns, valid)``: the cells of the 2-D ``labels`` at or above ``rel`` in
+    row-major order (``np.nonzero(labels >= rel)``), and whether every label is finite and
+    >= 0, in one compiled pass with no mask written."""
+    labels = np.ascontiguousarray(labels, dtype=np.float64)
+    return _ranking.subtopic_cells(labels, float(rel))
+
+
 def greedy_ideal_gains(
     query, doc, key, qs, n_queries, n_qs, alpha, beta, depth, width, n_threads=1
 ):
@@ -247,15 +345,7 @@ def greedy_ideal_gains(
     nrbp : ndarray of shape (n_queries,)
         ``sum_i gain_i * beta**(i-1)`` over the first ``depth`` ranks.
     """
-    query = np.asarray(query, dtype=np.intp)
-    doc, qs = np.asarray(doc, dtype=np.intp), np.asarray(qs, dtype=np.intp)
-    key = np.asarray(key, dtype=np.int64)
-    if query.size:
-        order = _pair_order(query, doc, qs)
-        if order is not None:
-            query, doc, key, qs = query[order], doc[order], key[order], qs[order]
-    offsets = np.zeros(n_queries + 1, dtype=np.intp)
-    np.cumsum(np.bincount(query, minlength=n_queries), out=offsets[1:])
+    offsets, (doc, key, qs) = _grouped_pairs(query, doc, key, qs, n_queries)
     return _ranking.greedy_ideal_gains(
         offsets,
         doc,

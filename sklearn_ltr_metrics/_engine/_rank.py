@@ -19,7 +19,11 @@ from . import _ranking, _threads
 from ._grouping import _compiled_active, _rule_mask
 from ._ordering import rank_order, score_keys
 
-__all__ = ["RowRanking", "SupportRanks", "rank_support"]
+__all__ = ["MAX_INT_LABEL", "RowRanking", "SupportRanks", "rank_support"]
+
+#: Integer labels up to this value are grades: looked up in per-grade tables rather than
+#: sorted (``_ideal.Grades``); the ranking checks it while it gathers the labels.
+MAX_INT_LABEL = 65535
 
 
 def _tie_key(tiebreak):
@@ -50,6 +54,9 @@ class SupportRanks:
     offsets : ndarray of intp
         Where each query's active rows start in these arrays, and their total at the end
         (``n_queries + 1`` values; read only).
+    label_stats : tuple or None
+        ``(largest, grades)`` of ``labels``: the largest, and whether all are integers in
+        ``[0, MAX_INT_LABEL]``, found while they were gathered (None without labels or rows).
 
     The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     """
@@ -61,6 +68,7 @@ class SupportRanks:
     before: np.ndarray | None
     labels: np.ndarray | None
     offsets: np.ndarray
+    label_stats: tuple | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when at least one row in
@@ -174,20 +182,22 @@ def _rank_grouped(
     grouping, scores, rule, key, labels, grouped=None, *, counts, tie_order, n_threads, rows
 ):
     """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given)."""
-    counts, row, greater, tied, before, labels, offsets = _ranking.rank_support(
-        scores,
-        rule,
-        grouping.offsets.astype(np.intp, copy=False),
-        grouped=grouped,
-        key=key,
-        tie_order=tie_order,
-        n_threads=n_threads,
-        grain=_threads.grain(),
-        counts=counts,
-        labels=labels,
-        rows=rows,
+    return SupportRanks(
+        *_ranking.rank_support(
+            scores,
+            rule,
+            grouping.offsets.astype(np.intp, copy=False),
+            grouped=grouped,
+            key=key,
+            tie_order=tie_order,
+            n_threads=n_threads,
+            grain=_threads.grain(),
+            counts=counts,
+            labels=labels,
+            rows=rows,
+            grade_limit=MAX_INT_LABEL,
+        )
     )
-    return SupportRanks(counts, row, greater, tied, before, labels, offsets)
 
 
 class RowRanking:

@@ -195,10 +195,12 @@ cdef inline void _write_ranked(
         run_lt = run_lt + lt[j]
         run_eq = run_eq + eq[j]
         out_g[j] = <rank_t> run_lt
-        out_t[j] = <rank_t> (run_eq - 1)
+        if run_eq != 1:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
+            out_t[j] = <rank_t> (run_eq - 1)
         if out_before != NULL:
             run_bf = run_bf + bf[j]
-            out_before[j] = <rank_t> run_bf
+            if run_bf != 0:
+                out_before[j] = <rank_t> run_bf
         out_row[j] = ltr_row(grouped, pos[j])
 
 
@@ -260,32 +262,33 @@ cdef inline intp _list_active(
             act[m] = i
             m = m + ltr_active(active, r)
         return m
-    for i in range(n):
-        act[m] = i
-        m = m + ltr_active(active, lo + i)
-    return m
+    return ltr_list_active(active, lo, n, act)
 
 
 cdef inline void _count_direct(
     const score_t* q, const double* kq, intp n, const intp* act, intp m,
-    int64_t* cg, int64_t* ct, int64_t* cb,
+    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb,
 ) noexcept nogil:
     """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
     and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
-    order), in one branch-free pass over the query's contiguous scores each."""
+    order). The active scores are listed in ``val`` and counted against the query's
+    contiguous scores all at once (``ltr_count_many``: branch-free, on vectors)."""
     cdef intp i, j, ia
     cdef score_t sa
     cdef double ka
-    cdef int64_t g, t, b
+    cdef int64_t t, b
     for j in range(m):
-        ia = act[j]
-        sa = q[ia]
-        if score_t is double:
-            ltr_count_f64(q, n, sa, &g, &t)
-        else:
-            ltr_count_i64(q, n, sa, &g, &t)
+        val[j] = q[act[j]]
+    if score_t is double:
+        ltr_count_many_f64(q, n, val, m, cg, ct)
+    else:
+        ltr_count_many_i64(q, n, val, m, cg, ct)
+    for j in range(m):
+        t = ct[j]
         b = 0
         if t > 1:
+            ia = act[j]
+            sa = val[j]
             ka = kq[ia] if kq != NULL else 0.0
             for i in range(n):
                 if q[i] == sa:
@@ -293,7 +296,6 @@ cdef inline void _count_direct(
                         b += kq[i] < ka
                     else:
                         b += i < ia
-        cg[j] = g
         ct[j] = t - 1
         cb[j] = b
 
@@ -349,7 +351,7 @@ cdef intp _rank_query_direct(
     if ltr_reordered(grouped):  # the rows were read into the scratch buffers
         q = qs
         kq = b.qk if key != NULL else NULL
-    _count_direct(q, kq, n, b.act, m, b.cg, b.ct, b.cb)
+    _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb)
     _place_direct(lo, n, m, b.act, b.slot, grouped, b.cg, b.ct, b.cb,
                   out_row, out_g, out_t, out_before)
     return m
@@ -363,9 +365,11 @@ cdef inline void _put_ranked(
     """Write the j-th counted active row at its place in rank order."""
     out_row[place] = ltr_row(grouped, lo + act[j])
     out_g[place] = <rank_t> cg[j]
-    out_t[place] = <rank_t> ct[j]
+    if ct[j] != 0:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
+        out_t[place] = <rank_t> ct[j]
     if out_before != NULL:
-        out_before[place] = <rank_t> cb[j]
+        if cb[j] != 0:
+            out_before[place] = <rank_t> cb[j]
 
 
 # -- every query, in threads -----------------------------------------------------------------------
@@ -403,13 +407,18 @@ cdef void _rank_queries(
     const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
     const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
     intp width, intp qwidth, intp direct_max, int n_threads,
-    intp* row, rank_t* g, rank_t* t, rank_t* before, double* lab,
+    intp* row, rank_t* g, rank_t* t, rank_t* before, double* lab, double* qtop,
+    uint8_t* qgrades, double grade_limit,
 ):
     """Rank every query's active rows, queries in threads (dynamic: sizes vary), each thread
     with its own :class:`_Scratch`; write them at ``starts[q]`` of the outputs (``row`` NULL:
-    into a thread's buffer, for the labels only; ``before`` NULL: no tie-break rank)."""
+    into a thread's buffer, for the labels only; ``before`` NULL: no tie-break rank). With
+    labels, each query's largest (``qtop``) and whether all are grades (``qgrades``: integers
+    in ``[0, grade_limit]``) are found as they are gathered (no later pass over them)."""
     cdef intp q, i, base
     cdef intp* out_row
+    cdef double x, top
+    cdef uint8_t grades
     cdef _Scratch buf
     with nogil, parallel(num_threads=max(n_threads, 1)):
         buf = _new_scratch(width, qwidth, sizeof(score_t))
@@ -430,8 +439,15 @@ cdef void _rank_queries(
                     out_row, g + base, t + base, before + base if before != NULL else NULL,
                 )
             if lp != NULL:
+                top = -INFINITY
+                grades = 1
                 for i in range(counts[q]):
-                    lab[base + i] = lp[out_row[i]]
+                    x = lp[out_row[i]]
+                    lab[base + i] = x
+                    top = x if x > top else top
+                    grades = grades & (x >= 0 and x <= grade_limit and x == <double> <intp> x)
+                qtop[q] = top
+                qgrades[q] = grades
         _free_scratch(&buf)
 
 
@@ -453,6 +469,7 @@ def rank_support(
     counts=None,
     labels=None,
     bint rows=True,
+    double grade_limit=65535,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -468,12 +485,14 @@ def rank_support(
     gathered for the active rows, in the threads that rank them; ``rows``: also return the
     input row of each active row (else None: 8 bytes less written per active row).
 
-    Returns ``(counts, row, g, t, before, label, starts)``: active rows per query (intp); the
-    input row of each active row (queries in code order, rows in rank order: descending score,
-    then key, then input order) or None; rows of its query scoring strictly higher (int32);
-    other rows with an equal score (int32); tied rows that precede it (int32, or None without
-    ``tie_order``); its label (or None); where each query's active rows start in the outputs
-    (``n_queries + 1``, the running sum of ``counts``).
+    Returns ``(counts, row, g, t, before, label, starts, label_stats)``: active rows per query
+    (intp); the input row of each active row (queries in code order, rows in rank order:
+    descending score, then key, then input order) or None; rows of its query scoring strictly
+    higher (int32); other rows with an equal score (int32); tied rows that precede it (int32,
+    or None without ``tie_order``); its label (or None); where each query's active rows start
+    in the outputs (``n_queries + 1``, the running sum of ``counts``); ``(largest label, all
+    labels are integers in [0, grade_limit])`` of the gathered labels (None without labels or
+    active rows).
 
     A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
     refused with a ValueError.
@@ -492,9 +511,13 @@ def rank_support(
     np.cumsum(counts_arr, out=starts_arr[1:])
     total = starts_arr[nq]
     row_arr = np.empty(total if rows else 0, dtype=np.intp)
-    g_arr, t_arr = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
-    before_arr = np.empty(total if tie_order else 0, dtype=np.int32)
+    # Tie counts come zeroed (calloc) and only tied rows write theirs: with few ties their
+    # pages are never touched (issue 44: 8 of the 20 bytes a support row wrote).
+    g_arr, t_arr = np.empty(total, dtype=np.int32), np.zeros(total, dtype=np.int32)
+    before_arr = np.zeros(total if tie_order else 0, dtype=np.int32)
     lab_arr = np.empty(total if labels is not None else 0, dtype=np.float64)
+    qtop_arr = np.full(nq if labels is not None else 0, -np.inf)
+    qgrades_arr = np.ones(nq if labels is not None else 0, dtype=np.uint8)
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
     cdef intp qwidth = _longest_query(offsets)
@@ -509,10 +532,12 @@ def rank_support(
         <const intp*> _data(starts_arr), nq, width, qwidth, direct_max, n_threads,
         <intp*> _data(row_arr),
         <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr),
+        <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
     )
+    # The labels' largest and whether all are grades, found while gathering them (issue 44).
+    stats = (float(qtop_arr.max()), bool(qgrades_arr.all())) if lp != NULL and total else None
     return (
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
-        (before_arr if tie_order else None),
-        (lab_arr if labels is not None else None),
-        starts_arr,
+        (before_arr if tie_order else None), (lab_arr if labels is not None else None),
+        starts_arr, stats,
     )

@@ -15,6 +15,7 @@ import numpy as np
 cimport numpy as cnp
 
 from cython.parallel cimport parallel, prange
+from libc.math cimport INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
@@ -26,30 +27,43 @@ ctypedef Py_ssize_t intp
 include "_rows.pxi"
 
 cdef extern from "_count.h" nogil:
-    int ltr_set_wide(int on)
-    void ltr_count_f64(const double* q, int64_t n, double s, int64_t* above, int64_t* level)
-    void ltr_count_i64(const int64_t* q, int64_t n, int64_t s, int64_t* above, int64_t* level)
+    int ltr_set_lanes(int lanes)
+    void ltr_count_many_f64(const double* q, int64_t n, const double* a, int64_t m,
+                            int64_t* above, int64_t* level)
+    void ltr_count_many_i64(const int64_t* q, int64_t n, const int64_t* a, int64_t m,
+                            int64_t* above, int64_t* level)
+    int64_t ltr_changes_i64(const int64_t* ids, int64_t b, int64_t end, Py_ssize_t* out)
+    int64_t ltr_changes_f64(const double* ids, int64_t b, int64_t end, Py_ssize_t* out)
 
 #: Queries with at most this many active rows are ranked by direct counting (O(n m) compares on
 #: vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are linear in
 #: n: the crossover is where m / log2(m) catches up with the cost ratio of a search step to a
 #: vector compare, measured at about 64 on 100-row (web) and 1,400-row queries with vectors of
-#: two, and 128 with vectors of four (AVX2), whose compares cost half. ``DIRECT_MAX`` is the
-#: crossover of the vectors in use (:func:`set_wide_vectors`).
+#: two, and 128 with vectors of four (AVX2), whose compares cost half; vectors of eight
+#: (AVX-512, every active row compared at once) keep 128. ``DIRECT_MAX`` is the crossover of
+#: the vectors in use (:func:`set_vector_lanes`).
 DIRECT_MAX_NARROW, DIRECT_MAX_WIDE = 64, 128
 DIRECT_MAX = DIRECT_MAX_NARROW
 
-def set_wide_vectors(bint on=True):
-    """Count on vectors of four (AVX2, where the CPU has it; the default) or of two (``False``:
-    the baseline path, for tests), and set ``DIRECT_MAX`` to that path's crossover. Returns
-    whether vectors of four are used. Counts are exact integers, the same on every path."""
+
+def set_vector_lanes(int lanes=8):
+    """Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 8 (AVX-512F,
+    the default where the CPU has it), 4 (AVX2) or 2 (the baseline path); set ``DIRECT_MAX``
+    to that path's crossover. Returns the lanes in use. Counts are exact integers, the same
+    on every path (tests run each)."""
     global DIRECT_MAX
-    wide = bool(ltr_set_wide(on))
-    DIRECT_MAX = DIRECT_MAX_WIDE if wide else DIRECT_MAX_NARROW
-    return wide
+    used = ltr_set_lanes(lanes)
+    DIRECT_MAX = DIRECT_MAX_WIDE if used >= 4 else DIRECT_MAX_NARROW
+    return used
 
 
-set_wide_vectors(True)
+def set_wide_vectors(bint on=True):
+    """:func:`set_vector_lanes` of 8 (``True``) or 2 (``False``); returns whether vectors of
+    four or more are used."""
+    return set_vector_lanes(8 if on else 2) >= 4
+
+
+set_vector_lanes(8)
 
 ctypedef fused score_t:
     double

@@ -23,6 +23,8 @@ cdef extern from "_count.h" nogil:
         double threshold
         int or_equal
     int ltr_active(const ltr_rule* rule, int64_t row)
+    int64_t ltr_list_active(const ltr_rule* rule, int64_t lo, int64_t n, Py_ssize_t* act)
+    int64_t ltr_count_active(const ltr_rule* rule, int64_t lo, int64_t n)
     ctypedef struct ltr_codes:
         const Py_ssize_t* codes
         const int64_t* ids

@@ -86,9 +86,14 @@ cdef intp _chunk_runs(
         end = min(b + _RUN_BLOCK, hi)
         if m + (end - b) > cap:
             return -2
-        for i in range(b, end):
-            out[m] = i
-            m = m + (ids[i] != ids[i - 1])
+        if id_t is int64_t:
+            m = m + ltr_changes_i64(ids, b, end, out + m)  # on AVX-512: 8 rows at once
+        elif id_t is double:
+            m = m + ltr_changes_f64(ids, b, end, out + m)
+        else:
+            for i in range(b, end):
+                out[m] = i
+                m = m + (ids[i] != ids[i - 1])
         if m > (end - lo) * limit // n + _RUN_BLOCK:
             return -1
         b = end

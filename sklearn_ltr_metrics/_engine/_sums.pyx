@@ -25,7 +25,18 @@ ctypedef Py_ssize_t intp
 include "_rows.pxi"
 
 cdef extern from "_count.h" nogil:
+    int ltr_set_lanes(int lanes)
     void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
+
+
+def set_vector_lanes(int lanes=8):
+    """Scan on the widest vectors of at most ``lanes`` lanes the CPU has (8: AVX-512F, the
+    default where it has it; else 2), as ``_ranking.set_vector_lanes``; returns the lanes in
+    use. Exact: the same results on every path (tests run each)."""
+    return ltr_set_lanes(lanes)
+
+
+set_vector_lanes(8)
 
 ctypedef fused term_t:
     double
@@ -507,7 +518,7 @@ def segment_count(active, const intp[::1] offsets, int n_threads=1,
                   intp grain=MIN_ROWS_PER_THREAD):
     """Active rows of each segment of ``offsets``, as intp. ``active`` is a uint8 mask (0 or
     1) or ``(values, threshold, or_equal)`` (rows with ``values > threshold``, ``>=``)."""
-    cdef intp nq = offsets.shape[0] - 1, q, i, c
+    cdef intp nq = offsets.shape[0] - 1, q
     out_arr = np.zeros(nq, dtype=np.intp)
     cdef intp[::1] out = out_arr
     cdef list keep = []
@@ -515,10 +526,7 @@ def segment_count(active, const intp[::1] offsets, int n_threads=1,
     cdef int threads = _threads(n_threads, offsets[nq], grain)
     with nogil:
         for q in prange(nq, num_threads=threads, schedule="static"):
-            c = 0
-            for i in range(offsets[q], offsets[q + 1]):
-                c = c + ltr_active(&rule, i)
-            out[q] = c
+            out[q] = ltr_count_active(&rule, offsets[q], offsets[q + 1] - offsets[q])
     return out_arr
 
 

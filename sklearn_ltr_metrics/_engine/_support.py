@@ -118,7 +118,9 @@ class Support:
             if ctx.threshold_ties:
                 # Every row of a tied block sits at the block's last rank.
                 self.position = greater + tied
-            elif ranks.before is not None:
+            elif ranks.before is not None and _sums.any_nonzero(
+                ranks.before, ctx.n_threads, _threads.grain()
+            ):
                 self.position = greater + ranks.before
             else:
                 self.position = greater  # no ties among these rows

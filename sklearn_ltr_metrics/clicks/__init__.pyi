@@ -13,16 +13,4 @@ from ._simulate import simulate as simulate
 from ._simulate import simulate_clicks as simulate_clicks
 from ._spark import counterfactual_evaluate_spark as counterfactual_evaluate_spark
 
-__all__ = [
-    "PropensityEstimate",
-    "click_model_names",
-    "counterfactual_evaluate",
-    "counterfactual_evaluate_spark",
-    "counterfactual_metric_names",
-    "estimate_propensity",
-    "interleave",
-    "interleaving_method_names",
-    "interleaving_outcome",
-    "simulate",
-    "simulate_clicks",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

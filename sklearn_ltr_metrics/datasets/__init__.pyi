@@ -5,8 +5,4 @@ from ._generate import BM25_FEATURE as BM25_FEATURE
 from ._generate import make_ranking_data as make_ranking_data
 from ._text import make_text_ranking_data as make_text_ranking_data
 
-__all__ = [
-    "BM25_FEATURE",
-    "make_ranking_data",
-    "make_text_ranking_data",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

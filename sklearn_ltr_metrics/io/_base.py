@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._doc_link import doc_parts
 from .._validation import short_repr
 
 if TYPE_CHECKING:
     from .._typing import PathOrFile, StrPath
 
-__all__ = ["DataFormatError", "atomic_write_path", "read_whitespace_fields"]
+__all__ = ["DataFormatError", "atomic_write_path", "io_doc", "read_whitespace_fields"]
 
 # A line whose first non-blank character is '#' (trec_eval's comment rule).
 _COMMENT_LINE = re.compile(r"(?m)^[ \t]*#[^\n]*")
@@ -54,6 +55,38 @@ _FIELD_SEPARATOR = re.compile(r"[ \t\v\f\r]+")
 # A decimal number as pandas' C parser and C's strtod read it (plus inf and nan).
 _NUMBER = re.compile(
     r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
+)
+
+
+_OVERWRITE = "overwrite : bool, default=False\n    Whether an existing file may be replaced."
+_FORMAT = (
+    'format : {"csv", "tsv", "parquet"}, optional\n'
+    "    Overrides the extension; required for file objects."
+)
+
+#: Fill a line ``{overwrite}``, ``{format}``, ``{table_destination}`` (a table writer's
+#: ``path``, ``overwrite`` and ``format``), ``{text_destination}`` (the TREC writers' ``path``)
+#: or ``{duplicates}`` (the TREC readers') of a reader's or writer's docstring: the parameters
+#: they document alike, written once.
+io_doc = doc_parts(
+    {
+        "overwrite": _OVERWRITE,
+        "format": _FORMAT,
+        "table_destination": (
+            "path : str, os.PathLike or file object\n"
+            "    ``.csv``, ``.tsv``, ``.parquet`` or ``.pq``; a path is written atomically.\n"
+            f"{_OVERWRITE}\n{_FORMAT}"
+        ),
+        "text_destination": (
+            "path : str, os.PathLike or text file object\n"
+            "    Destination; a path is written atomically."
+        ),
+        "duplicates": (
+            'duplicates : {"error", "first", "last"}, default="error"\n'
+            "    What to do with a repeated ``(qid, doc_id)``: raise (trec_eval refuses such\n"
+            "    files), or keep its first or last line."
+        ),
+    }
 )
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._click_log import LOG_COLUMNS, check_click_log
-from ._base import DataFormatError, atomic_write_path
+from ._base import DataFormatError, atomic_write_path, io_doc
 from ._tables import _numeric_column, _read_any_table, _table_format, _write_frame
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ __all__ = ["read_click_log", "write_click_log"]
 _INTEGER_COLUMNS = ("session", "row", "rank", "click", "top_row")
 
 
+@io_doc
 def read_click_log(path: PathOrFile, *, format: str | None = None) -> pd.DataFrame:
     """Read a click log (``session, qid, row, rank, click``) from Parquet or CSV.
 
@@ -31,8 +32,7 @@ def read_click_log(path: PathOrFile, *, format: str | None = None) -> pd.DataFra
     ----------
     path : str, os.PathLike or file object
         ``.parquet``/``.pq`` or ``.csv``/``.tsv`` (optionally compressed).
-    format : {"csv", "tsv", "parquet"}, optional
-        Overrides the extension; required for file objects.
+    {format}
 
     Returns
     -------
@@ -72,6 +72,7 @@ def read_click_log(path: PathOrFile, *, format: str | None = None) -> pd.DataFra
     return frame
 
 
+@io_doc
 def write_click_log(
     log: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False, format: str | None = None
 ) -> None:
@@ -84,12 +85,7 @@ def write_click_log(
     ----------
     log : pandas.DataFrame
         A click log, e.g. from :func:`~sklearn_ltr_metrics.clicks.simulate`.
-    path : str, os.PathLike or file object
-        ``.parquet``, ``.pq``, ``.csv`` or ``.tsv``; a path is written atomically.
-    overwrite : bool, default=False
-        Whether an existing file may be replaced.
-    format : {"csv", "tsv", "parquet"}, optional
-        Overrides the extension; required for file objects.
+    {table_destination}
 
     Examples
     --------

@@ -22,6 +22,7 @@ from ._base import (
     _strip_bom,
     _why_not_a_number,
     atomic_write_path,
+    io_doc,
 )
 
 if TYPE_CHECKING:
@@ -290,6 +291,7 @@ def _data_line_numbers(data):
     ]
 
 
+@io_doc
 def write_letor(
     X: Any, y: ArrayLike, qid: ArrayLike | None, path: PathOrFile, *, overwrite: bool = False
 ) -> None:
@@ -308,8 +310,7 @@ def write_letor(
         Query ids, written as ``qid:<id>``; None writes no query ids.
     path : str, os.PathLike or binary file object
         Destination; a path is written atomically.
-    overwrite : bool, default=False
-        Whether an existing file may be replaced.
+    {overwrite}
 
     Examples
     --------

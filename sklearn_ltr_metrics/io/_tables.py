@@ -27,6 +27,7 @@ from ._base import (
     _source_name,
     _why_not_a_number,
     atomic_write_path,
+    io_doc,
 )
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ def _mapped_labels(values, label_map, shown, fmt, name):
     return grades[where]
 
 
+@io_doc
 def read_table(
     path: PathOrFile,
     *,
@@ -177,8 +179,7 @@ def read_table(
         as strings in Parquet to keep leading zeros).
     doc_id : str or None, default=None
         Name of a document-id column, read as strings.
-    format : {"csv", "tsv", "parquet"}, optional
-        Overrides the extension; required for file objects.
+    {format}
     label_map : mapping, optional
         Labels as the file has them (ESCI's ``E``/``S``/``C``/``I``, "Perfect"/"Good"...) to
         relevance grades, e.g. ``{"E": 3, "S": 2, "C": 1, "I": 0}``; every label must be a
@@ -260,6 +261,7 @@ def _prepare_for_writing(frame):
     return frame if is_default else frame.reset_index()
 
 
+@io_doc
 def write_table(
     df: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False, format: str | None = None
 ) -> None:
@@ -271,12 +273,7 @@ def write_table(
     Parameters
     ----------
     df : pandas.DataFrame
-    path : str, os.PathLike or file object
-        ``.csv``, ``.tsv``, ``.parquet`` or ``.pq``; a path is written atomically.
-    overwrite : bool, default=False
-        Whether an existing file may be replaced.
-    format : {"csv", "tsv", "parquet"}, optional
-        Overrides the extension; required for file objects.
+    {table_destination}
 
     Examples
     --------
@@ -379,6 +376,7 @@ def read_query_stats(path: PathOrFile, *, format: str | None = None) -> pd.DataF
     return result
 
 
+@io_doc
 def write_query_stats(
     stats: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False, format: str | None = None
 ) -> None:
@@ -392,8 +390,7 @@ def write_query_stats(
         columns are written after them.
     path : str, os.PathLike or file object
         Destination; a path is written atomically.
-    overwrite : bool, default=False
-        Whether an existing file may be replaced.
+    {overwrite}
     format : {"csv", "tsv", "parquet"}, optional
         Overrides the extension; a file object defaults to CSV.
 

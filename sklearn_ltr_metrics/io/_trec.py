@@ -25,6 +25,7 @@ from ._base import (
     _read_text,
     _show,
     _why_not_a_number,
+    io_doc,
     read_whitespace_fields,
 )
 
@@ -151,6 +152,7 @@ def _fast_trec_frame(text, value_col, n_content, tag=False):
     return frame if ok else None
 
 
+@io_doc
 def read_trec_run(
     path: PathOrFile, *, duplicates: str = "error", tag: bool = False
 ) -> pd.DataFrame:
@@ -166,9 +168,7 @@ def read_trec_run(
     ----------
     path : str, os.PathLike or file object
         The run file; ``.gz``/``.bz2`` paths are decompressed.
-    duplicates : {"error", "first", "last"}, default="error"
-        What to do with a repeated ``(qid, doc_id)``: raise (trec_eval refuses such runs), or
-        keep its first or last line.
+    {duplicates}
     tag : bool, default=False
         Keep the run tag (the sixth field, ``""`` where a line has none) as a ``tag`` column:
         :func:`evaluate_run` then reports it as ``run_id``, trec_eval's ``runid``.
@@ -209,6 +209,7 @@ def read_trec_run(
     return _read_trec(path, kind="run", duplicates=duplicates, tag=tag)
 
 
+@io_doc
 def read_trec_qrels(
     path: PathOrFile, *, duplicates: str = "error", format: str = "qrels", subtopics: bool = False
 ) -> pd.DataFrame:
@@ -223,9 +224,7 @@ def read_trec_qrels(
     ----------
     path : str, os.PathLike or file object
         The qrels file; ``.gz``/``.bz2`` paths are decompressed.
-    duplicates : {"error", "first", "last"}, default="error"
-        What to do with a repeated ``(qid, doc_id)``: raise (trec_eval refuses such qrels), or
-        keep its first or last judgment.
+    {duplicates}
     format : {"qrels", "qrels_jg", "qrels_prefs", "prefs"}, default="qrels"
         trec_eval's ``-R`` input format. ``"qrels_jg"``: ``qid jg doc_id label``, the second
         column a judgment group (columns ``qid, jg, doc_id, label``; a document may be judged
@@ -323,6 +322,7 @@ def _sort_key(values):
     return series
 
 
+@io_doc
 def write_trec_run(
     run: pd.DataFrame,
     path: PathOrFile,
@@ -341,12 +341,10 @@ def write_trec_run(
     ----------
     run : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``score`` (other columns are ignored).
-    path : str, os.PathLike or text file object
-        Destination; a path is written atomically.
+    {text_destination}
     tag : str, default="sklearn_ltr_metrics"
         Run tag of the last column (no whitespace).
-    overwrite : bool, default=False
-        Whether an existing file may be replaced.
+    {overwrite}
 
     Examples
     --------
@@ -386,6 +384,7 @@ def write_trec_run(
         handle.write("".join(lines.tolist()))
 
 
+@io_doc
 def write_trec_qrels(qrels: pd.DataFrame, path: PathOrFile, *, overwrite: bool = False) -> None:
     """Write judgments as a TREC qrels file: ``qid 0 doc_id label`` per line, in input order.
 
@@ -396,10 +395,8 @@ def write_trec_qrels(qrels: pd.DataFrame, path: PathOrFile, *, overwrite: bool =
     ----------
     qrels : pandas.DataFrame
         Columns ``qid``, ``doc_id``, ``label``; ``(qid, doc_id)`` pairs must be unique.
-    path : str, os.PathLike or text file object
-        Destination; a path is written atomically.
-    overwrite : bool, default=False
-        Whether an existing file may be replaced.
+    {text_destination}
+    {overwrite}
 
     Examples
     --------

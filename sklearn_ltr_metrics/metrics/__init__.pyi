@@ -26,29 +26,4 @@ from ._scorer import MissingQueryIdsError as MissingQueryIdsError
 from ._scorer import RankingScorer as RankingScorer
 from ._scorer import make_ranking_scorer as make_ranking_scorer
 
-__all__ = [
-    "CONVENTIONS",
-    "DroppedQueriesWarning",
-    "EstimatorMissingQueryIdsError",
-    "MissingQueryIdsError",
-    "RankingEvaluation",
-    "RankingScorer",
-    "Reconciliation",
-    "as_lightgbm_metric",
-    "convention_options",
-    "describe_metric",
-    "evaluate",
-    "evaluate_dask",
-    "evaluate_run",
-    "evaluate_run_spark",
-    "evaluate_spark",
-    "get_metric",
-    "make_ranking_scorer",
-    "metric_names",
-    "precision_recall_curves",
-    "precision_recall_points",
-    "rank_agreement",
-    "reconcile",
-    "reconcile_run",
-    "which_convention",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

@@ -31,6 +31,7 @@ from .._table import COUNT_COLUMNS
 from .._validation import short_repr
 from ._evaluate import evaluate
 from ._evaluation import RankingEvaluation
+from ._names._beyond import refuse_in_scorer, split_beyond
 from ._options import OPTION_KEYS, check_doc_id, check_options
 from ._registry import metric_list, parse_metrics
 
@@ -244,7 +245,11 @@ class RankingScorer:
         )
         entries = list(metric) if self.multimetric else [metric]
         # Every entry checked, errors as evaluate's.
-        specs = parse_metrics(entries, k, options=resolved)
+        # Diversity, fairness: inputs a scorer does not receive (refused); exposure: parsed.
+        beyond = refuse_in_scorer(entries, k)
+        specs = [] if beyond is None else beyond[0]
+        others = entries if beyond is None else beyond[1]
+        specs += parse_metrics(others, k, options=resolved) if others else []
         if not self.multimetric and len(specs) > 1:
             raise ValueError(
                 f"metric={metric!r} stands for {len(specs)} measures "
@@ -434,7 +439,8 @@ def _keyed_columns(entries, k, options):
     """
     columns = {}
     for entry in entries:
-        specs = parse_metrics(entry, k, options=options)
+        beyond = split_beyond([entry], k)
+        specs = beyond[0] if beyond else parse_metrics(entry, k, options=options)
         if len(specs) > 1:  # a name that stands for several measures (P.5,10, all_trec)
             columns.update((spec.column, spec.column) for spec in specs)
             continue
@@ -488,7 +494,10 @@ def make_ranking_scorer(
         tuple, a generator; a ``set`` in sorted order). A list gives a multi-metric scorer
         that predicts once and returns ``{spec: value}``; ``cross_validate`` reports
         ``test_<spec>`` and a search takes ``refit=<spec>``. The keys are the normalised
-        specs (lower case, ``k`` applied), listed in ``scorer.metrics``.
+        specs (lower case, ``k`` applied), listed in ``scorer.metrics``. The diversity
+        measures and ``awrf`` are refused (a label per subtopic, a group per row: inputs a
+        scorer does not receive; see the diversity page); ``ee_loss`` and the other expected
+        exposure measures are taken.
     k : int, str or callable, optional
         Cut-off for specs given without ``@k`` (``make_ranking_scorer("recall", k="adaptive")``
         is ``make_ranking_scorer("recall@adaptive")``).

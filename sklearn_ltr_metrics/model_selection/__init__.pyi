@@ -13,16 +13,4 @@ from ._split import QueryKFold as QueryKFold
 from ._split import QueryLeakageWarning as QueryLeakageWarning
 from ._split import StratifiedQueryKFold as StratifiedQueryKFold
 
-__all__ = [
-    "QueryKFold",
-    "QueryLeakageWarning",
-    "RankingGridSearchCV",
-    "RankingHalvingGridSearchCV",
-    "RankingRFECV",
-    "RankingRandomizedSearchCV",
-    "RankingSequentialFeatureSelector",
-    "StratifiedQueryKFold",
-    "cross_validate_ranking",
-    "learning_curve_ranking",
-    "skops_trusted_types",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

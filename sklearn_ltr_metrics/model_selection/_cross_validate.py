@@ -23,13 +23,29 @@ from sklearn import config_context
 from sklearn.model_selection import cross_validate
 from sklearn.utils.metadata_routing import MetadataRequest
 
+from .._doc_link import doc_parts
 from .._engine import factorize_qid
 from .._qid import DEFAULT_QID_COLUMN, qid_of
 from .._validation import short_repr, take_rows
 from ..metrics import RankingScorer, make_ranking_scorer
 from ._split import query_splits
 
-__all__ = ["check_scoring", "cross_validate_ranking", "qid_codes"]
+__all__ = ["check_scoring", "cross_validate_ranking", "example_doc", "qid_codes"]
+
+#: Fill a docstring's line ``{example_data}``: the Examples section's start, the rows the
+#: examples rank (six queries of ten rows, three features), written once; each example picks
+#: its label.
+example_doc = doc_parts(
+    {
+        "example_data": """\
+Examples
+--------
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> X = rng.normal(size=(60, 3))
+>>> qid = np.repeat(["a", "b", "c", "d", "e", "f"], 10)"""
+    }
+)
 
 _COUNTS = ["n_docs", "n_pos", "n_neg"]
 
@@ -164,6 +180,7 @@ def _score_failed(error_score):
     )
 
 
+@example_doc
 def cross_validate_ranking(
     estimator,
     X,
@@ -252,14 +269,9 @@ def cross_validate_ranking(
         ``per_query`` equal ``test_<name>`` (up to the sign for ``greater_is_better=False``,
         which ``test_`` applies and the table does not).
 
-    Examples
-    --------
-    >>> import numpy as np
+    {example_data}
     >>> from sklearn_ltr_metrics import cross_validate_ranking, FeatureRanker
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(60, 2))
     >>> y = (X[:, 0] > 0.5).astype(int)
-    >>> qid = np.repeat(["a", "b", "c", "d", "e", "f"], 10)
     >>> res = cross_validate_ranking(
     ...     FeatureRanker(0), X, y, qid=qid, scoring=["ndcg@5", "mrr"], cv=3
     ... )
@@ -268,8 +280,8 @@ def cross_validate_ranking(
     >>> res["per_query"][["fold", "qid", "n_pos", "mrr"]].head(3)
        fold qid  n_pos  mrr
     0     0   c      3  1.0
-    1     0   f      5  1.0
-    2     1   b      2  1.0
+    1     0   f      3  1.0
+    2     1   b      5  1.0
     >>> res["per_cutoff"].head(2)
        fold qid  metric  k  value
     0     0   c  ndcg@5  5    1.0

@@ -10,13 +10,4 @@ from ._pr_points import plot_query_precision_recall as plot_query_precision_reca
 from ._queries import plot_difficulty as plot_difficulty
 from ._queries import plot_heatmap as plot_heatmap
 
-__all__ = [
-    "plot_difficulty",
-    "plot_heatmap",
-    "plot_metric_at_k",
-    "plot_precision_at_k",
-    "plot_precision_recall",
-    "plot_query_precision_recall",
-    "plot_recall_at_k",
-    "plot_significance_matrix",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

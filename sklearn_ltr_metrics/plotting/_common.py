@@ -6,13 +6,9 @@ imports only the package's shared leaves, never ``stats`` or ``report``.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import numpy as np
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+from .._doc_link import doc_parts
 
 __all__ = ["COLORS", "PLOT_EXTRA_HINT", "panels", "plain_text", "plot_doc"]
 
@@ -112,17 +108,19 @@ _DOC_PARTS = {
     ),
     "title": "title : str, optional\n    Figure title; default says what is drawn.",
     "returns": "Returns\n-------\nmatplotlib.figure.Figure\n    The figure drawn.",
+    "cutoff_example": """\
+Examples
+--------
+>>> from sklearn_ltr_metrics import evaluate
+>>> from sklearn_ltr_metrics.stats import cutoff_curves
+>>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
+...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["ndcg", "capped_recall", "precision"],
+...               k=[1, 2, 4])""",
 }
 
 
-def plot_doc(func: _F) -> _F:
-    """Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``,
-    ``{curves}``, ``{title}``, ``{returns}``) of a plot's
-    docstring, so that every plot documents its common parameters in the same words."""
-
-    def fill(match):
-        indent, name = match.groups()
-        return "\n".join(indent + line for line in _DOC_PARTS[name].splitlines())
-
-    func.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", fill, func.__doc__ or "", flags=re.M)
-    return func
+#: Fill the shared lines (``{ax}``, ``{axes}``, ``{one_ax}``, ``{curves}``, ``{title}``,
+#: ``{returns}``) of a plot's docstring, so that every plot documents its common parameters in
+#: the same words; ``{cutoff_example}``: the Examples section's start of the cut-off plots, the
+#: evaluation they draw.
+plot_doc = doc_parts(_DOC_PARTS)

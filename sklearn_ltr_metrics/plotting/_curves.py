@@ -76,12 +76,7 @@ def plot_metric_at_k(
     matplotlib.figure.Figure
         The figure drawn (the one holding ``ax`` when given).
 
-    Examples
-    --------
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics.stats import cutoff_curves
-    >>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
-    ...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["ndcg"], k=[1, 2, 4])
+    {cutoff_example}
     >>> fig = plot_metric_at_k(cutoff_curves(ev.per_cutoff, ev.per_query), metric="ndcg")
     >>> len(fig.axes), fig.axes[0].get_ylabel()
     (1, 'mean ndcg@K')
@@ -162,12 +157,7 @@ def plot_recall_at_k(
 
     {returns}
 
-    Examples
-    --------
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics.stats import cutoff_curves
-    >>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
-    ...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["capped_recall"], k=[1, 2, 4])
+    {cutoff_example}
     >>> fig = plot_recall_at_k(cutoff_curves(ev.per_cutoff, ev.per_query))
     >>> fig.axes[0].get_ylabel()
     'mean capped_recall@K'
@@ -192,12 +182,7 @@ def plot_precision_at_k(
 
     {returns}
 
-    Examples
-    --------
-    >>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics.stats import cutoff_curves
-    >>> ev = evaluate([1, 0, 1, 0, 1, 1, 0, 0], [4, 3, 2, 1, 4, 3, 2, 1],
-    ...               qid=[1, 1, 1, 1, 2, 2, 2, 2], metrics=["precision"], k=[1, 2, 4])
+    {cutoff_example}
     >>> curves = cutoff_curves({"BM25": ev.per_cutoff, "copy": ev.per_cutoff},
     ...                        {"BM25": ev.per_query, "copy": ev.per_query})
     >>> [ax.get_title() for ax in plot_precision_at_k(curves).axes]

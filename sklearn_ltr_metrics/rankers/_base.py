@@ -19,7 +19,6 @@ params={"qid": qid})`` works without ``set_fit_request`` once
 from __future__ import annotations
 
 import numbers
-import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -27,7 +26,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import RegressorTags
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from .._doc_link import DocLinkMixin
+from .._doc_link import DocLinkMixin, doc_parts
 from .._engine import factorize_qid
 from .._leakage import remember_training_queries, warn_if_queries_leak
 from .._qid import (
@@ -77,16 +76,9 @@ _DOC_PARTS = {
 }
 
 
-def ranker_doc(obj):
-    """Fill the shared lines (``{qid_column}``, ``{features_in}``, ``{predict_X}``) of a
-    ranker's or a method's docstring, so that the rankers say the same thing in the same words."""
-
-    def fill(match):
-        indent, name = match.groups()
-        return "\n".join(indent + line if line else line for line in _DOC_PARTS[name].splitlines())
-
-    obj.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", fill, obj.__doc__ or "", flags=re.M)
-    return obj
+#: Fill the shared lines (``{qid_column}``, ``{features_in}``, ``{predict_X}``) of a ranker's or
+#: a method's docstring, so that the rankers say the same thing in the same words.
+ranker_doc = doc_parts(_DOC_PARTS)
 
 
 def _splitmix64(h):

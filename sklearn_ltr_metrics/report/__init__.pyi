@@ -6,9 +6,4 @@ from ._diff import make_report_diff as make_report_diff
 from ._report import make_report as make_report
 from ._result import RankingReport as RankingReport
 
-__all__ = [
-    "RankingReport",
-    "ReportDiff",
-    "make_report",
-    "make_report_diff",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._render import format_number, format_pvalue, markdown_table, markdown_text, text_table
+from ._render import format_number, format_pvalue, markdown_section, text_section
 
 __all__ = ["ReportDiff", "make_report_diff"]
 
@@ -83,10 +83,7 @@ class ReportDiff:
         -------
         str
         """
-        parts = [f"Report diff: {self.n_shared} shared queries"]
-        for title, table in self.tables():
-            parts += ["", title, "-" * len(title), text_table(table) if len(table) else "(none)"]
-        return "\n".join(parts) + "\n"
+        return self._rendered(f"Report diff: {self.n_shared} shared queries", text_section)
 
     def to_markdown(self):
         """Markdown tables (user text escaped).
@@ -95,10 +92,13 @@ class ReportDiff:
         -------
         str
         """
-        parts = [f"# Report diff: {self.n_shared} shared queries"]
-        for title, table in self.tables():
-            body = markdown_table(table) if len(table) else "None."
-            parts += ["", f"## {markdown_text(title)}", "", body]
+        return self._rendered(f"# Report diff: {self.n_shared} shared queries", markdown_section)
+
+    def _rendered(self, title, section):
+        """``title`` then each table as a ``section`` (text or Markdown), one text."""
+        parts = [title]
+        for heading, table in self.tables():
+            parts += section(heading, table)
         return "\n".join(parts) + "\n"
 
 

@@ -99,6 +99,17 @@ def markdown_table(frame):
     return "\n".join([header, rule, *body])
 
 
+def text_section(heading, table):
+    """A titled table in plain text: its lines (``(none)`` for an empty table)."""
+    return ["", heading, "-" * len(heading), text_table(table) if not table.empty else "(none)"]
+
+
+def markdown_section(heading, table):
+    """A titled table in Markdown, the heading escaped: its lines (``None.`` for an empty one)."""
+    body = markdown_table(table) if not table.empty else "None."
+    return ["", f"## {markdown_text(heading)}", "", body]
+
+
 def html_table(frame):
     esc = html.escape
     head = "".join(f"<th>{esc(str(c))}</th>" for c in frame.columns)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._render import markdown_table, markdown_text, text_table
+from ._render import markdown_section, markdown_text, text_section
 from ._render_verdict import verdict_lines, verdict_warnings
 from ._tables import display_tables, grouped_warnings
 
@@ -48,8 +48,7 @@ def render_text(report):
     parts = [title, "=" * len(title), *header_lines(report), "", "Verdict", "-------"]
     parts += [f"- {line}" for line in _verdict_lines(report)]
     for _, heading, table in display_tables(report):
-        parts += ["", heading, "-" * len(heading)]
-        parts.append(text_table(table) if not table.empty else "(none)")
+        parts += text_section(heading, table)
     if report.omissions:
         parts += ["", "Left out", "--------", *[f"- {line}" for line in report.omissions]]
     return "\n".join(parts) + "\n"
@@ -62,11 +61,11 @@ def render_markdown(report):
     parts += ["", "## Verdict", ""]
     parts += [f"- {markdown_text(line)}" for line in _verdict_lines(report)]
     for key, heading, table in display_tables(report):
-        parts += ["", f"## {markdown_text(heading)}", ""]
         if key == "warnings":
+            parts += ["", f"## {markdown_text(heading)}", ""]
             parts += [f"- {markdown_text(line)}" for line in warning_lines(report)] or ["None."]
         else:
-            parts.append(markdown_table(table) if not table.empty else "None.")
+            parts += markdown_section(heading, table)
     if report.omissions:
         parts += ["", "## Left out", ""] + [f"- {markdown_text(x)}" for x in report.omissions]
     return "\n".join(parts) + "\n"

@@ -39,7 +39,7 @@ from ..stats import (
     required_queries,
     summarize,
 )
-from ._result import REPORT_EXAMPLE, RankingReport
+from ._result import RankingReport, report_doc
 from ._write import REPORT_FILES
 from ._write import check_report_target as _check_report_target  # noqa: F401 (the CLI's)
 
@@ -171,6 +171,7 @@ def _worst(tables, systems, headline):
     return pd.DataFrame(rows, columns=["system", "qid", "n_pos", "n_neg", "metric", "value"])
 
 
+@report_doc
 def make_report(
     per_query,
     *,
@@ -257,12 +258,6 @@ def make_report(
     Examples
     --------
     {report_example}
-    >>> report.overall[["system", "metric", "macro"]].round(3)
-      system metric  macro
-    0   weak    mrr  0.528
-    1   weak    map  0.472
-    2   good    mrr  1.000
-    3   good    map  1.000
     >>> report.comparison.loc[report.comparison["system"] == "good", ["wins", "ties"]]
        wins  ties
     1     2     1
@@ -459,6 +454,3 @@ def _settings(title, notes, tables, systems, baseline, summaries, tests, bins, s
         },
         "notes": [str(n) for n in notes],
     }
-
-
-make_report.__doc__ = (make_report.__doc__ or "").replace("{report_example}", REPORT_EXAMPLE)

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import pandas as pd
 
+from .._doc_link import doc_parts
 from ..plotting._common import plot_doc
 from ._figures import report_figures, report_pngs
 from ._render_html import render_html
@@ -16,20 +17,33 @@ from ._tables import display_tables
 from ._verdict import make_verdict
 from ._write import REPORT_FILES, write_bytes, write_csv, write_report, write_text
 
-__all__ = ["REPORT_EXAMPLE", "RankingReport"]
+__all__ = ["RankingReport", "report_doc"]
 
-#: The report the examples of :class:`RankingReport` and :func:`make_report` build (two
-#: systems on three queries), written once: a docstring's ``{report_example}`` line.
-REPORT_EXAMPLE = """>>> from sklearn_ltr_metrics import evaluate
-    >>> from sklearn_ltr_metrics.report import make_report
-    >>> qid = [1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
-    >>> y = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
-    >>> good = evaluate(y, [3, 2, 1, 3, 2, 1, 4, 3, 2, 1], qid=qid, metrics=["mrr", "map"])
-    >>> weak = evaluate(y, [1, 2, 3, 1, 3, 2, 1, 2, 3, 4], qid=qid, metrics=["mrr", "map"])
-    >>> report = make_report({"weak": weak, "good": good}, n_resamples=200,
-    ...                      n_permutations=200, random_state=0)"""
+#: Fill a docstring's line ``{report_example}`` with the report the examples of
+#: :class:`RankingReport` and :func:`make_report` build (two systems on three queries) and its
+#: headline table, written once.
+report_doc = doc_parts(
+    {
+        "report_example": """\
+>>> from sklearn_ltr_metrics import evaluate
+>>> from sklearn_ltr_metrics.report import make_report
+>>> qid = [1, 1, 1, 2, 2, 2, 3, 3, 3, 3]
+>>> y = [1, 0, 0, 1, 1, 0, 1, 0, 0, 0]
+>>> good = evaluate(y, [3, 2, 1, 3, 2, 1, 4, 3, 2, 1], qid=qid, metrics=["mrr", "map"])
+>>> weak = evaluate(y, [1, 2, 3, 1, 3, 2, 1, 2, 3, 4], qid=qid, metrics=["mrr", "map"])
+>>> report = make_report({"weak": weak, "good": good}, n_resamples=200,
+...                      n_permutations=200, random_state=0)
+>>> report.overall[["system", "metric", "macro"]].round(3)
+  system metric  macro
+0   weak    mrr  0.528
+1   weak    map  0.472
+2   good    mrr  1.000
+3   good    map  1.000"""
+    }
+)
 
 
+@report_doc
 @dataclass(frozen=True, eq=False)
 class RankingReport:
     """The methodology's report on one or several systems, computed once by :func:`make_report`.
@@ -95,12 +109,6 @@ class RankingReport:
     {report_example}
     >>> report.systems, report.baseline, report.metrics
     (('weak', 'good'), 'weak', ('mrr', 'map'))
-    >>> report.overall[["system", "metric", "macro"]].round(3)
-      system metric  macro
-    0   weak    mrr  0.528
-    1   weak    map  0.472
-    2   good    mrr  1.000
-    3   good    map  1.000
     """
 
     systems: tuple
@@ -444,6 +452,3 @@ class RankingReport:
                 if isinstance(image, bytes):
                     write_bytes(folder / REPORT_FILES["plots"], f"{name}.png", image)
         write_text(folder, REPORT_FILES["html"], render_html(self, images, note))
-
-
-RankingReport.__doc__ = (RankingReport.__doc__ or "").replace("{report_example}", REPORT_EXAMPLE)

@@ -12,6 +12,10 @@ import pandas as pd
 
 __all__ = ["VERDICT_COLUMNS", "is_missing", "make_verdict"]
 
+#: The pair's statistics the verdict takes as they are, and its per-query counts (oriented).
+_PAIR_STATS = ["pvalue_corrected", "significant", "effect_size", "magnitude"]
+_COUNTS = ["wins", "ties", "losses"]
+
 #: Columns of :attr:`RankingReport.verdict`, one row per metric.
 VERDICT_COLUMNS = [
     "metric",
@@ -22,17 +26,17 @@ VERDICT_COLUMNS = [
     "diff",
     "ci_low",
     "ci_high",
-    "pvalue_corrected",
-    "significant",
-    "effect_size",
-    "magnitude",
-    "wins",
-    "ties",
-    "losses",
+    *_PAIR_STATS,
+    *_COUNTS,
 ]
 
-_PAIR_STATS = ["pvalue_corrected", "significant", "effect_size", "magnitude"]
 _NAN = float("nan")
+
+
+def _counts(row, flip):
+    """The pair's wins, ties and losses, for the winner (``flip``: the row is the other's)."""
+    wins, losses = ("losses", "wins") if flip else ("wins", "losses")
+    return {"wins": int(row[wins]), "ties": int(row["ties"]), "losses": int(row[losses])}
 
 
 def _pair_from_matrix(matrix, metric, winner, runner_up):
@@ -51,8 +55,7 @@ def _pair_from_matrix(matrix, metric, winner, runner_up):
     low, high = sign * r["ci_low"], sign * r["ci_high"]
     out["ci_low"], out["ci_high"] = min(low, high), max(low, high)
     out["effect_size"] = sign * r["effect_size"]
-    wins, losses = (r["losses"], r["wins"]) if flip else (r["wins"], r["losses"])
-    return out | {"wins": int(wins), "ties": int(r["ties"]), "losses": int(losses)}
+    return out | _counts(r, flip)
 
 
 def _pair_from_comparison(comparison, baseline, metric, winner, runner_up):
@@ -68,10 +71,9 @@ def _pair_from_comparison(comparison, baseline, metric, winner, runner_up):
     sign = -1.0 if flip else 1.0
     out = {c: r[c] for c in _PAIR_STATS}
     out |= {"diff": sign * r["diff"], "effect_size": sign * r["effect_size"]}
-    wins, losses = (r["losses"], r["wins"]) if flip else (r["wins"], r["losses"])
     # The comparison's intervals are the means'; the difference has none there.
     out |= {"ci_low": _NAN, "ci_high": _NAN}
-    return out | {"wins": int(wins), "ties": int(r["ties"]), "losses": int(losses)}
+    return out | _counts(r, flip)
 
 
 def make_verdict(report):
@@ -111,7 +113,7 @@ def make_verdict(report):
             row |= pair
         rows.append(row)
     frame = pd.DataFrame(rows, columns=VERDICT_COLUMNS)
-    for column in ("wins", "ties", "losses"):
+    for column in _COUNTS:
         frame[column] = frame[column].astype("Int64")
     frame["significant"] = frame["significant"].astype(bool)
     return frame

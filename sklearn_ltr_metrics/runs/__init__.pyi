@@ -12,15 +12,4 @@ from ._pools import pool_report as pool_report
 from ._rerank import rerank as rerank
 from ._spark import fuse_spark as fuse_spark
 
-__all__ = [
-    "FusionOptimization",
-    "fuse",
-    "fuse_spark",
-    "fusion_method_names",
-    "fusion_params",
-    "make_pool",
-    "normalization_names",
-    "optimize_fusion",
-    "pool_report",
-    "rerank",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._doc_link import doc_parts
 from .._validation import check_columns, check_positive_int
 from ..metrics import evaluate_run
 from ._rerank import rank_run
@@ -35,6 +36,17 @@ POOL_REPORT_COLUMNS = (
 )
 
 
+#: Fill a docstring's line ``{two_runs}``: the two runs of one query the examples pool.
+_pool_doc = doc_parts(
+    {
+        "two_runs": """\
+>>> import pandas as pd
+>>> a = pd.DataFrame({"qid": "1", "doc_id": ["x", "y", "z"], "score": [3.0, 2, 1]})
+>>> b = pd.DataFrame({"qid": "1", "doc_id": ["y", "w", "x"], "score": [3.0, 2, 1]})"""
+    }
+)
+
+
 def _tops(names, frames, depth):
     """The top ``depth`` (qid, doc_id) of every run, one frame with a ``run`` column."""
     parts = []
@@ -45,6 +57,7 @@ def _tops(names, frames, depth):
     return pd.concat(parts, ignore_index=True)
 
 
+@_pool_doc
 def make_pool(runs, depth=100):
     """The judgment pool of ``runs``: the union of every run's top ``depth`` documents.
 
@@ -64,10 +77,8 @@ def make_pool(runs, depth=100):
 
     Examples
     --------
-    >>> import pandas as pd
+    {two_runs}
     >>> from sklearn_ltr_metrics.runs import make_pool
-    >>> a = pd.DataFrame({"qid": "1", "doc_id": ["x", "y", "z"], "score": [3.0, 2, 1]})
-    >>> b = pd.DataFrame({"qid": "1", "doc_id": ["y", "w", "x"], "score": [3.0, 2, 1]})
     >>> make_pool([a, b], depth=2)
       qid doc_id  n_runs
     0   1      w       1
@@ -88,6 +99,7 @@ def _unique_judged(tops, qrels, name):
     return own.merge(qrels, on=["qid", "doc_id"], how="inner")
 
 
+@_pool_doc
 def pool_report(
     runs, qrels, depth=100, *, metrics=("ndcg@10", "map", "recall@100"), min_relevance=None
 ):
@@ -124,10 +136,8 @@ def pool_report(
 
     Examples
     --------
-    >>> import pandas as pd
+    {two_runs}
     >>> from sklearn_ltr_metrics.runs import pool_report
-    >>> a = pd.DataFrame({"qid": "1", "doc_id": ["x", "y", "z"], "score": [3.0, 2, 1]})
-    >>> b = pd.DataFrame({"qid": "1", "doc_id": ["y", "w", "x"], "score": [3.0, 2, 1]})
     >>> qrels = pd.DataFrame({"qid": "1", "doc_id": ["x", "y", "w"], "label": [1, 0, 1]})
 
     Run ``a`` alone pooled ``x`` (relevant): without it, ``a`` finds no relevant document.

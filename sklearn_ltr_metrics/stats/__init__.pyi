@@ -30,33 +30,4 @@ from ._summary import Summary as Summary
 from ._summary import coefficient_of_variation as coefficient_of_variation
 from ._summary import summarize as summarize
 
-__all__ = [
-    "DifficultyCorrelation",
-    "GateResult",
-    "PairedTestResult",
-    "PairwiseComparison",
-    "Summary",
-    "adjust_pvalues",
-    "bootstrap_ci",
-    "ceiling_check",
-    "coefficient_of_variation",
-    "cohens_d",
-    "compare_all",
-    "compare_systems",
-    "correction_names",
-    "cutoff_curves",
-    "data_characteristics",
-    "detectable_difference",
-    "difficulty_correlation",
-    "difficulty_ranges",
-    "effect_size_label",
-    "format_imbalance",
-    "paired_power",
-    "paired_test",
-    "paired_test_names",
-    "pairwise_test_names",
-    "regression_gate",
-    "required_queries",
-    "stage_table",
-    "summarize",
-]
+# No __all__: a stub exports exactly its `import name as name` lines, the family's __all__.

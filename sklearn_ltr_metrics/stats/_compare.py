@@ -22,7 +22,7 @@ from .._validation import (
 )
 from ._effects import _CORRECTIONS
 from ._pairs import TEST_COLUMNS, aligned_tables, correct, paired_rows
-from ._stats import _check_test, _ci, _warn
+from ._stats import _check_test, _ci, _warn, stats_doc
 
 __all__ = ["COMPARISON_COLUMNS", "compare_systems"]
 
@@ -42,6 +42,7 @@ COMPARISON_COLUMNS = (
 )
 
 
+@stats_doc
 def compare_systems(
     per_query,
     *,
@@ -124,10 +125,7 @@ def compare_systems(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> qid = pd.Index(range(30), name="qid")
-    >>> base = rng.uniform(0.2, 0.8, 30)
+    {systems_example}
     >>> tables = {
     ...     "Random": pd.DataFrame({"ndcg@10": base}, index=qid),
     ...     "LambdaMART": pd.DataFrame({"ndcg@10": base + 0.1}, index=qid),
@@ -136,7 +134,7 @@ def compare_systems(
     >>> table[["system", "diff", "pvalue", "magnitude", "wins"]].round(3)
            system  diff  pvalue magnitude  wins
     0      Random   0.0     NaN               0
-    1  LambdaMART   0.1   0.002     large    30
+    1  LambdaMART   0.1   0.002     large    40
     """
     if not isinstance(per_query, Mapping):
         raise TypeError(

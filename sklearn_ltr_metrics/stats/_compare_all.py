@@ -21,7 +21,7 @@ from .._table import named_systems
 from .._validation import check_positive_int, check_probability, unknown_name_error
 from ._effects import _CORRECTIONS
 from ._pairs import TEST_COLUMNS, aligned_tables, correct, paired_rows
-from ._stats import _PAIRED_TESTS
+from ._stats import _PAIRED_TESTS, stats_doc
 
 __all__ = ["PAIRWISE_COLUMNS", "PairwiseComparison", "compare_all", "pairwise_test_names"]
 
@@ -189,6 +189,7 @@ def _tukey_rows(tables, keys, metrics, pairs, systems, confidence_level, seeds):
     return rows
 
 
+@stats_doc
 def compare_all(
     per_query,
     metrics=None,
@@ -241,10 +242,7 @@ def compare_all(
 
     Examples
     --------
-    >>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> qid = pd.Index(range(40), name="qid")
-    >>> base = rng.uniform(0.2, 0.6, 40)
+    {systems_example}
     >>> tables = {"BM25": pd.DataFrame({"ndcg@10": base}, index=qid),
     ...           "LTR": pd.DataFrame({"ndcg@10": base + rng.normal(0.1, 0.05, 40)}, index=qid),
     ...           "LTR2": pd.DataFrame({"ndcg@10": base + rng.normal(0.1, 0.05, 40)}, index=qid)}

@@ -23,6 +23,7 @@ from .._table import (
     metric_columns,
     metric_values,
 )
+from ._stats import stats_doc
 
 __all__ = [
     "CHARACTERISTICS_COLUMNS",
@@ -44,6 +45,7 @@ CHARACTERISTICS_COLUMNS = ["quantity", "n_queries", "min", "max", "median", "mea
 DIFFICULTY_RANGE_COLUMNS = ["metric", "range", "low", "high", "n_queries", "mean"]
 
 
+@stats_doc
 @dataclass(frozen=True)
 class DifficultyCorrelation:
     """Spearman correlation of a metric with query difficulty ``n_neg / n_pos``.
@@ -55,10 +57,8 @@ class DifficultyCorrelation:
 
     Examples
     --------
-    >>> import pandas as pd
+    {per_query_table}
     >>> from sklearn_ltr_metrics.stats import difficulty_correlation
-    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
-    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
     >>> result = difficulty_correlation(table, "map")
     >>> result.metric, round(result.spearman_rho, 3), result.n, result.exact
     ('map', -0.8, 4, True)
@@ -106,6 +106,7 @@ def _difficulty(x, n_pos, n_neg):
     return rho, float(stats.spearmanr(x, diff).pvalue), n, False
 
 
+@stats_doc
 def difficulty_correlation(per_query, metric):
     """Spearman correlation of a metric with difficulty ``n_neg / n_pos`` across queries.
 
@@ -129,9 +130,7 @@ def difficulty_correlation(per_query, metric):
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
-    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
+    {per_query_table}
     >>> difficulty_correlation(table, "map").spearman_rho
     -0.8
     >>> three = pd.DataFrame({"n_pos": [1, 2, 4], "n_neg": [8, 8, 8], "map": [0.1, 0.5, 0.9]})

@@ -31,20 +31,13 @@ from scipy import optimize, stats
 from .._table import named_systems
 from .._validation import check_choice, check_positive_int, check_probability
 from ._pairs import aligned_tables
+from ._stats import stats_doc
 
 __all__ = ["detectable_difference", "paired_power", "required_queries"]
 
 _PLANNED_TESTS = ("t", "permutation")
 #: Largest number of queries ``required_queries`` searches (a tiny difference asks for more).
 MAX_QUERIES = 10**7
-
-#: The pilot the planning examples start from (two systems, 60 queries), written once:
-#: a docstring's ``{pilot_example}`` line.
-_PILOT_EXAMPLE = """>>> import numpy as np, pandas as pd
-    >>> rng = np.random.default_rng(0)
-    >>> base = rng.uniform(0.2, 0.8, 60)
-    >>> pilot = {"bm25": pd.DataFrame({"ndcg@10": base}),
-    ...          "ltr": pd.DataFrame({"ndcg@10": base + rng.normal(0.01, 0.05, 60)})}"""
 
 
 def _power(n, delta, sd, alpha):
@@ -134,6 +127,7 @@ def paired_power(n_queries, difference, sd, *, alpha=0.05):
     return float(_power(n, difference, sd, check_probability(alpha, "alpha")))
 
 
+@stats_doc
 def required_queries(per_query, metric=None, *, min_diff, alpha=0.05, power=0.8, test="t"):
     """Queries needed to detect a mean difference ``min_diff`` (topic set size design).
 
@@ -187,6 +181,7 @@ def required_queries(per_query, metric=None, *, min_diff, alpha=0.05, power=0.8,
     return int(n)
 
 
+@stats_doc
 def detectable_difference(
     per_query, metric=None, *, n_queries=None, alpha=0.05, power=0.8, test="t"
 ):
@@ -231,7 +226,3 @@ def detectable_difference(
     while _power(n, high, sd, alpha) < power:
         high *= 2.0
     return float(optimize.brentq(lambda d: _power(n, d, sd, alpha) - power, 0.0, high, xtol=1e-12))
-
-
-for _function in (required_queries, detectable_difference):
-    _function.__doc__ = (_function.__doc__ or "").replace("{pilot_example}", _PILOT_EXAMPLE)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
+from .._doc_link import doc_parts
 from .._random import check_random_state
 from .._validation import (
     check_choice,
@@ -45,6 +46,31 @@ __all__ = [
     "paired_test",
     "paired_test_names",
 ]
+
+#: Fill a docstring's line ``{per_query_table}`` (the per-query table of the examples: four
+#: queries of 1 to 8 relevant documents and their ``map``), ``{systems_example}`` (the
+#: baseline's values on 40 queries the comparisons' examples build systems from) or
+#: ``{pilot_example}`` (the pilot the planning examples start from: two systems, 60 queries),
+#: written once.
+stats_doc = doc_parts(
+    {
+        "per_query_table": """\
+>>> import pandas as pd
+>>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
+...                       "map": [0.2, 0.3, 0.5, 0.4]})""",
+        "systems_example": """\
+>>> import numpy as np, pandas as pd
+>>> rng = np.random.default_rng(0)
+>>> qid = pd.Index(range(40), name="qid")
+>>> base = rng.uniform(0.2, 0.6, 40)""",
+        "pilot_example": """\
+>>> import numpy as np, pandas as pd
+>>> rng = np.random.default_rng(0)
+>>> base = rng.uniform(0.2, 0.8, 60)
+>>> pilot = {"bm25": pd.DataFrame({"ndcg@10": base}),
+...          "ltr": pd.DataFrame({"ndcg@10": base + rng.normal(0.01, 0.05, 60)})}""",
+    }
+)
 
 #: Number of queries up to which the permutation test enumerates all 2**n sign flips.
 EXACT_PERMUTATION_MAX_N = 16

@@ -19,7 +19,7 @@ from .._random import check_seed_sequence
 from .._table import count_values, keyed_table, metric_columns, metric_values
 from .._validation import check_positive_int, check_probability, float_values
 from ._difficulty import _difficulty
-from ._stats import _ci, _warn
+from ._stats import _ci, _warn, stats_doc
 
 __all__ = ["Summary", "coefficient_of_variation", "summarize"]
 
@@ -49,6 +49,7 @@ _DIFFICULTY_COLUMNS = ["metric", "spearman_rho", "pvalue", "n"]
 _WARNING_COLUMNS = ["metric", "kind", "message", "value"]
 
 
+@stats_doc
 @dataclass(frozen=True)
 class Summary:
     """Result of :func:`summarize`: tidy tables, computed once.
@@ -75,10 +76,8 @@ class Summary:
 
     Examples
     --------
-    >>> import pandas as pd
+    {per_query_table}
     >>> from sklearn_ltr_metrics.stats import summarize
-    >>> table = pd.DataFrame({"n_pos": [1, 2, 4, 8], "n_neg": [20, 20, 20, 20],
-    ...                       "map": [0.2, 0.3, 0.5, 0.4]})
     >>> summary = summarize(table, n_resamples=200, random_state=0)
     >>> summary.overall[["metric", "macro", "cv"]].round(3)
       metric  macro     cv

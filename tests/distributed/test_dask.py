@@ -143,6 +143,7 @@ def _ranking_grid_search(ranker, scorer):
     return RankingGridSearchCV(ranker, GRID, scoring=scorer, refit="map", cv=3, n_jobs=2)
 
 
+@pytest.mark.slow  # end to end: LambdaMART fitted in the cluster's worker processes
 @pytest.mark.parametrize("make_search", [_ranking_grid_search, _plain_grid_search])
 def test_grid_search_on_cluster_equals_serial(client, data, make_search):
     X, y, qid = data

@@ -8,12 +8,20 @@ import pytest
 from sklearn_ltr_metrics._engine._counts import divide_or_nan, query_counts
 from sklearn_ltr_metrics._engine._grouping import active_rule, group_rows
 
-from .._engine import small_grain
+from .._engine import small_grain, vector_lanes
+
+
+@pytest.fixture(params=[8, 2], ids=["avx512-lanes", "two-lanes"])
+def lanes(request):
+    """The compiled counts on vectors of eight (AVX-512, where the CPU has it) and of two."""
+    yield vector_lanes(request.param)
+    vector_lanes(8)
 
 
 @pytest.mark.parametrize("shuffled", [False, True])
 @pytest.mark.parametrize("n_threads", [1, 3])
-def test_query_counts_match_bincount(monkeypatch, shuffled, n_threads):
+def test_query_counts_match_bincount(monkeypatch, shuffled, n_threads, lanes):
+    """Relevant rows counted per query (grouped rows: eight at once on AVX-512)."""
     small_grain(monkeypatch, 8)
     rng = np.random.default_rng(3)
     qid = np.repeat(np.arange(40), rng.integers(1, 30, 40))

@@ -1,13 +1,24 @@
 """ndeval's greedy ideal compiled (``_ideal.greedy_ideal_gains``, ``_greedy.pxi``), against
 the vectorised reference over classes of documents (``greedy_ideal``): the same values, bit
-for bit, for any number of threads."""
+for bit, for any number of threads; the run's lists beside it (``diversity_gains``) against
+the vectorised ``list_sums``; the relevant cells and doc-id keys."""
 
 import numpy as np
 import pytest
 
-from sklearn_ltr_metrics._engine import greedy_ideal_gains
+from sklearn_ltr_metrics._engine import (
+    decimal_keys,
+    diversity_gains,
+    greedy_ideal_gains,
+    subtopic_cells,
+)
 from sklearn_ltr_metrics.metrics._judgments._subtopics import SubtopicJudgments, subtopic_classes
-from sklearn_ltr_metrics.metrics._kernels._diversity import DEPTH, greedy_ideal, ideal_sums
+from sklearn_ltr_metrics.metrics._kernels._diversity import (
+    DEPTH,
+    greedy_ideal,
+    ideal_sums,
+    list_sums,
+)
 
 from .._engine import small_grain
 
@@ -61,8 +72,67 @@ def test_greedy_threads_and_empty_queries(monkeypatch):
     j = judgments(7, 50, 30, 4, 0.1)
     one = compiled(j, 0.5, 0.5, DEPTH)
     three = compiled(j, 0.5, 0.5, DEPTH, n_threads=3)
-    for name in one:
+    for name in ("dcg", "err", "nrbp"):
         np.testing.assert_array_equal(three[name], one[name])
     empty = greedy_ideal_gains(*(np.zeros(0, dtype=np.int64),) * 4, 3, 0, 0.5, 0.5, DEPTH, DEPTH)
     np.testing.assert_array_equal(empty[0], np.zeros((3, DEPTH)))
     np.testing.assert_array_equal(empty[1], np.zeros(3))
+
+
+def ranked_judgments(seed, n_queries, n_docs, n_sub, p):
+    """:func:`judgments` with each query's documents ranked (distinct ranks, some 0)."""
+    j = judgments(seed, n_queries, n_docs, n_sub, p)
+    rng = np.random.default_rng(seed + 100)
+    rank = np.zeros(j.doc_q.size, dtype=np.int64)
+    for q in range(n_queries):
+        docs = np.flatnonzero(j.doc_q == q)
+        rank[docs] = rng.permutation(docs.size) + 1
+        rank[docs[rng.random(docs.size) < 0.2]] = 0  # not retrieved
+    return j, rank
+
+
+@pytest.mark.parametrize("shape", [(30, 40, 3, 0.3), (8, 60, 6, 0.5), (3, 40, 70, 0.1)])
+@pytest.mark.parametrize("alpha", [0.5, 0.0, 1.0, 0.3])
+def test_diversity_gains_equal_the_vectorised_lists(monkeypatch, shape, alpha):
+    small_grain(monkeypatch, 4)
+    j, rank = ranked_judgments(3, *shape)
+    query = j.doc_q[j.trip_doc]
+    args = (query, j.trip_doc, j.doc_key[j.trip_doc], j.trip_qs, rank[j.trip_doc])
+    sizes = (j.n_queries, j.qs_query.size, alpha, 0.5)
+    one = diversity_gains(*args, *sizes, DEPTH, DEPTH)
+    three = diversity_gains(*args, *sizes, DEPTH, DEPTH, n_threads=3)
+    for a, b in zip(one, three, strict=True):
+        np.testing.assert_array_equal(a, b)
+    ideal = compiled(j, alpha, 0.5, DEPTH)
+    np.testing.assert_array_equal(ideal_sums(one.ideal, one.ideal_nrbp)["dcg"], ideal["dcg"])
+    pairs = rank[j.trip_doc] > 0
+    reference = list_sums(query[pairs], rank[j.trip_doc][pairs], j.trip_qs[pairs],
+                          j.n_queries, alpha, 0.5)  # fmt: skip
+    run = ideal_sums(one.run, None, count=one.pairs, new=one.new)
+    for name in ("dcg", "err"):
+        np.testing.assert_allclose(run[name], reference[name], rtol=1e-13, atol=1e-15)
+    for name in ("count", "new"):
+        np.testing.assert_array_equal(run[name], reference[name])
+    none = diversity_gains(*args, *sizes, 0, DEPTH)  # depth 0: no ideal, the same run
+    np.testing.assert_array_equal(none.ideal, 0.0)
+    np.testing.assert_array_equal(none.run, one.run)
+
+
+def test_subtopic_cells_and_decimal_keys():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 3, (50, 7)).astype(float)
+    for rel in (1.0, 2.0, 5.0):
+        rows, cols, valid = subtopic_cells(labels, rel)
+        want = np.nonzero(labels >= rel)
+        np.testing.assert_array_equal(rows, want[0])
+        np.testing.assert_array_equal(cols, want[1])
+        assert valid
+    for bad in (-1.0, np.nan, np.inf):
+        broken = labels.copy()
+        broken[3, 2] = bad
+        assert not subtopic_cells(broken, 1.0)[2]
+    assert subtopic_cells(np.zeros((0, 3)), 1.0)[2]
+    ids = np.r_[0, 9, 10, 12, 123, 13, 99_999, 10**16 + 7, rng.integers(0, 10**9, 40)]
+    order = np.argsort(decimal_keys(ids), kind="stable")
+    strings = ids.astype(str)
+    np.testing.assert_array_equal(strings[order], np.sort(strings))

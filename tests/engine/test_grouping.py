@@ -9,7 +9,14 @@ import pytest
 from sklearn_ltr_metrics import evaluate
 from sklearn_ltr_metrics._engine._grouping import group_rows
 
-from .._engine import one_object_per_row, small_grain
+from .._engine import one_object_per_row, small_grain, vector_lanes
+
+
+@pytest.fixture(params=[8, 2], ids=["avx512-lanes", "two-lanes"])
+def lanes(request):
+    """The compiled scans on vectors of eight (AVX-512, where the CPU has it) and of two."""
+    yield vector_lanes(request.param)
+    vector_lanes(8)
 
 
 @pytest.fixture(autouse=True)
@@ -74,10 +81,10 @@ def test_count_per_query_in_threads(monkeypatch, shuffled):
     "dtype", [np.int32, np.uint32, np.int64, np.uint64, np.float64, np.int16, ">i8"]
 )
 @pytest.mark.parametrize("n_threads", [1, 3])
-def test_run_starts_match_numpy(monkeypatch, dtype, n_threads):
-    """The compiled run finder (chunks of rows in threads, with runs crossing chunk bounds)
-    lists the same starts as numpy, and the id of each run (read in its threads), and gives
-    up beyond the limit."""
+def test_run_starts_match_numpy(monkeypatch, dtype, n_threads, lanes):
+    """The compiled run finder (chunks of rows in threads, with runs crossing chunk bounds;
+    64-bit ids eight neighbours at once on AVX-512) lists the same starts as numpy, and the id
+    of each run (read in its threads), and gives up beyond the limit."""
     from sklearn_ltr_metrics._engine import _grouping
 
     small_grain(monkeypatch, 8)

@@ -1,6 +1,10 @@
 """Rank the support (``_rank.py``, ``_rank_support.pxi``) and the full per-query order
 (``_ordering.py``, ``_sort.pxi``), against numpy: brute-force counts and ``np.lexsort``."""
 
+import platform
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,26 +123,29 @@ def test_rank_support_matches_brute_force(seed, n_threads):
         )
 
 
-@pytest.fixture(params=[True, False], ids=["wide-vectors", "narrow-vectors"])
+@pytest.fixture(params=[8, 4, 2], ids=["avx512-lanes", "avx2-lanes", "two-lanes"])
 def vector_width(request):
-    """Direct counting on vectors of four (AVX2, where the CPU has it) and of two."""
+    """Direct counting on vectors of eight (AVX-512, where the CPU has it: every active row
+    at once), of four (AVX2) and of two."""
     from sklearn_ltr_metrics._engine import _ranking
 
-    _ranking.set_wide_vectors(request.param)
-    yield request.param
-    _ranking.set_wide_vectors(True)
+    used = _ranking.set_vector_lanes(request.param)
+    assert used <= request.param
+    yield used
+    _ranking.set_vector_lanes(8)
 
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
 def test_direct_counting_and_sorting_rank_alike(seed, dtype, vector_width):
-    """The two per-query methods (direct counting on vectors of four or two for few active
-    rows, with both ways of putting them in rank order; sort and search for many) give the
-    same geometry."""
+    """The two per-query methods (direct counting on vectors of eight, four or two for few
+    active rows, with both ways of putting them in rank order; sort and search for many) give
+    the same geometry. Queries of up to 300 rows, half of them active: AVX-512 counts them in
+    tiles of 64 active rows, the last one under a mask."""
     from sklearn_ltr_metrics._engine import _ranking
 
     rng = np.random.default_rng(seed)
-    sizes = rng.integers(1, 120, 30)
+    sizes = rng.integers(1, 300, 30)
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
     score = rng.integers(0, 10, offsets[-1]).astype(dtype)
     active = (rng.random(offsets[-1]) < 0.5).astype(np.uint8)
@@ -411,3 +418,64 @@ def test_argsort_per_query_matches_lexsort(n_threads):
             tiebreak = np.zeros(qid.size) if k is None else k
             want = np.lexsort((np.arange(qid.size), tiebreak, -scores, qid))
             np.testing.assert_array_equal(got, want)
+
+
+def test_vector_lanes_follow_the_cpu():
+    """set_vector_lanes picks the widest vectors the CPU has, at most those asked for: 8 lanes
+    where it has AVX-512F (so that the tests above run that path here), 2 always."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    cpuinfo = Path("/proc/cpuinfo")
+    flags = cpuinfo.read_text() if sys.platform.startswith("linux") else ""
+    try:
+        assert _ranking.set_vector_lanes(2) == 2
+        assert _ranking.set_vector_lanes(4) in (2, 4)
+        widest = _ranking.set_vector_lanes(8)
+        if " avx512f" in flags and platform.machine() == "x86_64":
+            assert widest == 8
+    finally:
+        _ranking.set_vector_lanes(8)
+
+
+@pytest.mark.parametrize("or_equal", [False, True])
+def test_threshold_rule_lists_the_same_rows_as_its_mask(or_equal, vector_width):
+    """A threshold rule (listed eight rows at a time on AVX-512, with a masked tail) ranks the
+    very rows its mask does, on every vector width; queries of 1 to 40 rows."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 40, 50)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    labels = rng.integers(0, 3, offsets[-1]).astype(np.float64)
+    score = np.round(rng.normal(size=offsets[-1]), 1)
+    mask = (labels >= 1 if or_equal else labels > 1).astype(np.uint8)
+    by_rule, by_mask = (
+        _ranking.rank_support(score, active, offsets, tie_order=True, labels=labels, grain=8)
+        for active in ((labels, 1.0, or_equal), mask)
+    )
+    for a, b in zip(by_rule, by_mask, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("integral", [True, False])
+def test_label_stats_found_while_gathering(integral):
+    """rank_support finds the gathered labels' largest and whether all are grades as it
+    gathers them: the same as a pass over them (``_sums.value_range``/``all_integral``)."""
+    from sklearn_ltr_metrics._engine import _ranking, _sums
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(0, 50, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    labels = rng.integers(0, 5, offsets[-1]).astype(np.float64)
+    if not integral:
+        labels[rng.integers(0, labels.size)] = 2.5
+    score = rng.normal(size=offsets[-1])
+    out = _ranking.rank_support(score, (labels, 0.0, False), offsets, labels=labels, grain=8)
+    gathered, stats = out[5], out[7]
+    assert stats == (
+        _sums.value_range(gathered)[1],
+        _sums.all_integral(gathered, 65535),
+    )
+    assert stats[1] is bool((labels[labels > 0] % 1 == 0).all()) is integral
+    assert _ranking.rank_support(score, (labels, 9.0, False), offsets, labels=labels)[7] is None
+    assert _ranking.rank_support(score, (labels, 0.0, False), offsets)[7] is None

@@ -218,10 +218,17 @@ def test_first_position_flagged_or_every_row():
     np.testing.assert_array_equal(_sums.first_position(flag, position, offsets), want_flag - 1)
 
 
-@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 1000])
-def test_value_range_in_one_pass(n):
-    """The compiled range (vectors of two, four accumulators, chunks in threads) is numpy's,
-    and NaN wherever a NaN hides, in the vector body or the tail."""
+@pytest.fixture(params=[8, 2], ids=["avx512-lanes", "two-lanes"])
+def scan_lanes(request):
+    """The scans on vectors of eight (AVX-512, where the CPU has it) and of two."""
+    yield _sums.set_vector_lanes(request.param)
+    _sums.set_vector_lanes(8)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 33, 64, 65, 1000])
+def test_value_range_in_one_pass(n, scan_lanes):
+    """The compiled range (vectors of eight or two, four accumulators, chunks in threads) is
+    numpy's, and NaN wherever a NaN hides, in the vector body or the tail."""
     values = np.random.default_rng(n).normal(size=n)
     for n_threads in (1, 3):
         assert _sums.value_range(values, n_threads, 2) == (values.min(), values.max())
@@ -229,6 +236,8 @@ def test_value_range_in_one_pass(n):
             spoiled = values.copy()
             spoiled[where] = np.nan
             assert np.isnan(_sums.value_range(spoiled, n_threads, 2)).all()
+            spoiled[where] = -np.inf
+            assert _sums.value_range(spoiled, n_threads, 2)[0] == -np.inf
 
 
 def test_ideal_levels_kernel_against_numpy():

@@ -364,7 +364,7 @@ def preference_data(draw):
     return lines, run, max_docs
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preference_data())
 def test_preference_measures_equal_a_plain_port_of_trec_eval(data):
     lines, run, max_docs = data

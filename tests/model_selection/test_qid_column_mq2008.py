@@ -104,7 +104,14 @@ def routing(request):
         yield request.param
 
 
-@pytest.fixture(params=list(RANKERS))
+# LambdaMART in the default run; the wrapped LGBMRanker and XGBRanker (the same routes through
+# scikit-learn) in the slow run.
+@pytest.fixture(
+    params=[
+        name if name == "lambdamart" else pytest.param(name, marks=pytest.mark.slow)
+        for name in RANKERS
+    ]
+)
 def ranker(request):
     return request.param
 

@@ -23,7 +23,8 @@ from sklearn_ltr_metrics.plotting._common import PLOT_EXTRA_HINT
 from sklearn_ltr_metrics.stats import cutoff_curves
 
 PLOTTING = Path(__file__).resolve().parents[2] / "sklearn_ltr_metrics" / "plotting"
-SHARED_LEAVES = {"_validation", "_table", "_engine", "_lazy", "_random"}
+#: The leaves plotting may use (`_doc_link`: the docstrings' shared lines, as every family).
+SHARED_LEAVES = {"_validation", "_table", "_engine", "_lazy", "_random", "_doc_link"}
 
 
 def test_plotting_imports_only_the_shared_leaves():

@@ -139,6 +139,7 @@ def test_curves_keep_cut_offs_most_queries_share():
     assert curves[curves["stratum"] == "all"]["mean"].tolist() == [0.75, 1.0]
 
 
+@pytest.mark.usefixtures("pngs_once")
 def test_write_creates_every_file(tmp_path, report, systems):
     pytest.importorskip(
         "matplotlib",
@@ -170,6 +171,7 @@ def test_write_creates_every_file(tmp_path, report, systems):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
 
 
+@pytest.mark.usefixtures("pngs_once")
 def test_write_refuses_to_overwrite_without_force(tmp_path, report):
     target = tmp_path / "rep"
     report.write(target)
@@ -198,6 +200,7 @@ def test_write_refuses_to_overwrite_without_force(tmp_path, report):
         report.write(a_file / "rep")
 
 
+@pytest.mark.usefixtures("pngs_once")
 def test_write_is_all_or_nothing(tmp_path, report, monkeypatch):
     target = tmp_path / "rep"
     report.write(target)

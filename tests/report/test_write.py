@@ -30,6 +30,9 @@ def _report(qids=None, names=("weak", "strong")):
     return make_report(tables, n_resamples=50, n_permutations=50, random_state=0)
 
 
+pytestmark = pytest.mark.usefixtures("pngs_once")
+
+
 @pytest.fixture(scope="module")
 def report():
     return _report()

@@ -28,8 +28,9 @@ from ..._qid import check_qid
 from ..._validation import short_repr
 from .._evaluate import evaluate
 from .._evaluation import RankingEvaluation
+from .._names._beyond import split_beyond
 from .._options import OPTION_KEYS, check_doc_id, check_options
-from .._registry import parse_metrics
+from .._registry import metric_list, parse_metrics
 
 __all__ = ["evaluate_dask"]
 
@@ -39,7 +40,8 @@ DASK_HINT = "install the 'dask' extra: pip install sklearn-ltr-metrics[dask]"
 _OPTIONS = tuple(
     name
     for name, p in inspect.signature(evaluate).parameters.items()
-    if p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("qid", "metrics", "doc_id")
+    if p.kind is inspect.Parameter.KEYWORD_ONLY
+    and name not in ("qid", "metrics", "doc_id", "group", "sample")
 )
 #: Column carrying each row's global position through a shuffle (bits: partition | row).
 _ROW_KEY = "__sklearn_ltr_row__"
@@ -62,22 +64,18 @@ def _with_row_key(part, partition_info=None):
     return part.assign(**{_ROW_KEY: key})
 
 
-def _evaluate_partition(part, qid, label, score, doc_id, metrics, options):
-    """Evaluate one partition (all rows of its queries) with :func:`evaluate`; None if empty."""
+def _evaluate_partition(part, qid, label, score, columns, metrics, options):
+    """Evaluate one partition (all rows of its queries) with :func:`evaluate`; None if empty.
+    ``label``: a column, or a list of them (one per subtopic: a 2-D ``y_true``); ``columns``:
+    the ``doc_id``, ``group`` and ``sample`` column names (or None)."""
     if len(part) == 0:
         return None
     if _ROW_KEY in part.columns:
         part = part.sort_values(_ROW_KEY, kind="stable")
     qid_values = part.index if qid is None else part[qid]
-    ev = evaluate(
-        part[label],
-        part[score],
-        qid=qid_values,
-        metrics=metrics,
-        doc_id=None if doc_id is None else part[doc_id],
-        **options,
-    )
-    return ev
+    y_true = part[label] if isinstance(label, str) else part[label].to_numpy(dtype=np.float64)
+    per_row = {name: None if c is None else part[c] for name, c in columns.items()}
+    return evaluate(y_true, part[score], qid=qid_values, metrics=metrics, **per_row, **options)
 
 
 def _combine(results):
@@ -99,7 +97,7 @@ def _combine(results):
         ) from None
 
 
-def _check_options(options, metrics, doc_id):
+def _check_options(options, metrics, doc_id, label=None, group=None):
     """Validate the evaluate options on the client, before any partition is computed."""
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
@@ -115,18 +113,49 @@ def _check_options(options, metrics, doc_id):
     check_doc_id(
         resolved["ties"], doc_id, fix="pass doc_id='<column name>', or choose another ties= policy"
     )
-    parse_metrics(metrics, options.get("k"), options=resolved)
+    metrics = None if metrics is None else metric_list(metrics)
+    split = None if metrics is None else split_beyond(metrics, options.get("k"))
+    if split is None:
+        parse_metrics(metrics, options.get("k"), options=resolved)
+        return
+    if split[1]:
+        parse_metrics(split[1], options.get("k"), options=resolved)
+    _check_beyond(split[0], label, group)
 
 
-def _check_columns(frame, qid, label, score, doc_id):
-    """Where each input lives: ``(qid column or None for the index, value columns)``."""
-    for name, value in (("qid", qid), ("label", label), ("score", score), ("doc_id", doc_id)):
+def _check_beyond(specs, label, group):
+    """The diversity measures read a label per subtopic (``label=[columns]``); the fairness
+    measures a group per row (``group=``): refused here, naming the metric, when absent."""
+    for spec in specs:
+        if spec.family == "diversity" and isinstance(label, str):
+            raise ValueError(
+                f"metrics entry {spec.column!r} reads one label per subtopic; pass "
+                "label=[<one column per subtopic>] (0 where a row is not relevant to it), "
+                "as evaluate's y_true of shape (n_rows, n_subtopics)."
+            )
+        if spec.family == "fairness" and group is None:
+            raise ValueError(
+                f"metrics entry {spec.column!r} reads a group per row; pass "
+                "group='<column name>' (rows without a group: missing values)."
+            )
+
+
+def _check_columns(frame, qid, label, score, extra):
+    """Where each input lives: ``(qid column or None for the index, value columns)``;
+    ``label`` a column name or a list of them, ``extra`` the optional per-row columns."""
+    labels = label if isinstance(label, (list, tuple)) else [label]
+    if not labels or not all(isinstance(c, str) for c in labels):
+        raise TypeError(
+            "label must be a column name (str), or a list of column names (one per subtopic, "
+            f"for the diversity measures), got {short_repr(label)}."
+        )
+    for name, value in (("qid", qid), ("score", score), *extra.items()):
         if value is not None and not isinstance(value, str):
             raise TypeError(f"{name} must be a column name (str), got {short_repr(value)}.")
     columns = list(frame.columns)
     index_name = frame.index.name
     use_index = qid not in columns and qid == index_name
-    needed = [label, score] + ([doc_id] if doc_id is not None else [])
+    needed = [*labels, score] + [c for c in extra.values() if c is not None]
     if not use_index:
         needed.insert(0, qid)
     missing = [c for c in needed if c not in columns]
@@ -148,6 +177,8 @@ def evaluate_dask(
     label="label",
     score="score",
     doc_id=None,
+    group=None,
+    sample=None,
     aligned=None,
     **options,
 ):
@@ -165,8 +196,17 @@ def evaluate_dask(
         Metric specs, as in :func:`evaluate` (default: its default metrics).
     qid, label, score : str, default="qid", "label", "score"
         Names of the query-id column (or of the index), the relevance labels and the scores.
+        ``label`` may be a list of columns, one per subtopic (a row's label for each, 0
+        where not relevant): the diversity measures (``alpha_nDCG@k``, ``ERR_IA@k``...)
+        read them as :func:`evaluate`'s ``y_true`` of shape ``(n_rows, n_subtopics)``, the
+        other metrics the largest of them.
     doc_id : str, optional
-        Name of a document-id column; needed by ``ties="trec_eval"``.
+        Name of a document-id column; needed by ``ties="trec_eval"`` and by the diversity
+        measures' default order (score, then doc_id: pyndeval's).
+    group, sample : str, optional
+        Names of the columns :func:`evaluate` takes as ``group=`` (the fairness measures,
+        ``awrf``) and ``sample=`` (several sampled rankings per query, for the expected
+        exposure measures).
     aligned : bool, optional
         Whether every query already lives in exactly one partition. ``None`` (default): yes
         when there is one partition, or when ``qid`` is the index and the divisions are known
@@ -223,8 +263,10 @@ def evaluate_dask(
         )
     if aligned not in (None, True, False):
         raise ValueError(f"aligned={aligned!r} must be None (detect), True or False.")
-    _check_options(options, metrics, doc_id)
-    qid_column, needed = _check_columns(frame, qid, label, score, doc_id)
+    _check_options(options, metrics, doc_id, label, group)
+    per_row = {"doc_id": doc_id, "group": group, "sample": sample}
+    qid_column, needed = _check_columns(frame, qid, label, score, per_row)
+    label = list(label) if isinstance(label, (list, tuple)) else label
     frame = frame[needed]
     if aligned is None:
         aligned = frame.npartitions == 1 or (qid_column is None and frame.known_divisions)
@@ -238,7 +280,7 @@ def evaluate_dask(
     if options.get("query_stats") is not None:
         options = {**options, "query_stats": dask.delayed(options["query_stats"])}
     tasks = [
-        dask.delayed(_evaluate_partition)(part, qid_column, label, score, doc_id, metrics, options)
+        dask.delayed(_evaluate_partition)(part, qid_column, label, score, per_row, metrics, options)
         for part in frame.to_delayed()
     ]
     results = dask.compute(*tasks)

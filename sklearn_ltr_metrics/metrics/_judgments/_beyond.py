@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ..._engine import difficulty_values, factorize_qid
+from ..._engine import difficulty_values, factorize_qid, group_rows, value_range
 from .._evaluation import RankingEvaluation
 from .._kernels._exposure import exposure_columns
 from .._kernels._fairness import fairness_columns
@@ -233,37 +233,47 @@ def _column(frame, name):
     return frame[name].to_numpy() if name in frame.columns else None
 
 
-def _ranked(codes, y_score, doc_id, ties, active):
-    """``(rank, key, block)`` of the active rows (:func:`flat_judgments`); without doc_id,
+def _ranked(codes, y_score, doc_id, ties, grouping, rows):
+    """``(rank, key, block)`` of the given rows (:func:`flat_judgments`); without doc_id,
     ties in the ideal go to the earlier row. Under ``ties="average"``: the first rank of
-    each row's tied block and its size (``block``; else None)."""
-    key = np.zeros(codes.size, dtype=np.int64)
-    rows = np.flatnonzero(active)
-    key[rows] = -rows if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
+    each row's tied block and its size (``block``; else None). ``grouping``: the rows
+    grouped by query (:func:`group_rows`)."""
+    key = -rows.astype(np.int64) if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
+    active = np.zeros(codes.size, dtype=bool)
+    active[rows] = True
     if ties == "average":
         rank, block = average_ranks(codes, y_score, active)
-        return rank, key, block
-    return rank_active(codes, y_score, active, doc_id, ties or "doc_id"), key, None
+        return rank[rows], key, block[rows]
+    rank = rank_active(
+        codes, y_score, active, doc_id, ties or "doc_id", rows=rows, grouping=grouping
+    )
+    return rank, key, None
 
 
-def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id, extra):
+def evaluate_arrays_beyond(
+    labels, y_score, qid, specs, options, *, ties, doc_id, extra, check=None
+):
     """The evaluation of the beyond-relevance specs from flat arrays: ``labels`` 2-D (a
-    column per subtopic) for the diversity measures; ``extra``: ``sample`` and ``group``."""
+    column per subtopic) for the diversity measures; ``extra``: ``sample`` and ``group``.
+    ``check``: :func:`refuse_labels`, when the labels' values are checked in the pass that
+    reads them for the diversity measures (they are read first)."""
     labels = np.asarray(labels, dtype=np.float64)
     codes, uniques = factorize_qid(np.asarray(qid))
     n = len(uniques)
     families = _by_family(specs, extra.get("sample") is not None)
     columns = {}
     judgments = {}
+    n_docs = None
     if families["diversity"]:
         if labels.ndim != 2:
             raise ValueError(
                 "the diversity measures take y_true of shape (n_rows, n_subtopics): the label "
                 "of each row for each subtopic (0 where not relevant); got a 1-D y_true."
             )
-        build = partial(
-            flat_judgments, labels, codes, n, partial(_ranked, codes, y_score, doc_id, ties)
-        )
+        grouping = group_rows(codes)
+        n_docs = np.diff(grouping.offsets)  # rows per query, counted by the grouping
+        ranked = partial(_ranked, codes, y_score, doc_id, ties, grouping)
+        build = partial(flat_judgments, labels, codes, n, ranked, check=check)
         columns.update(
             diversity_columns(families["diversity"], build, _default_rel(options), judgments)
         )
@@ -273,7 +283,8 @@ def evaluate_arrays_beyond(labels, y_score, qid, specs, options, *, ties, doc_id
         rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)
         columns.update(exposure_columns(families["exposure"], rows, options))
         columns.update(fairness_columns(families["fairness"], rows, options))
-    n_docs = np.bincount(codes, minlength=n)
+    if n_docs is None:
+        n_docs = np.bincount(codes, minlength=n)
     if rel in judgments:  # the documents relevant to a subtopic, counted there
         n_pos = judgments[rel].n_rel
     else:
@@ -343,8 +354,9 @@ def plain_qrels(qrels):
     return qrels.groupby(["qid", "doc_id"], sort=False, as_index=False)["label"].max()
 
 
-def check_subtopic_labels(y_true, n_rows):
-    """``y_true`` as a float array, 1-D or 2-D (a column per subtopic), finite and >= 0."""
+def check_subtopic_labels(y_true, n_rows, values=True):
+    """``y_true`` as a float array, 1-D or 2-D (a column per subtopic), finite and >= 0
+    (``values=False``: the shape only; the values are checked later)."""
     labels = (
         np.asarray(y_true, dtype=np.float64)
         if not hasattr(y_true, "to_numpy")
@@ -355,9 +367,16 @@ def check_subtopic_labels(y_true, n_rows):
             f"y_true must have one row per ranked row ({n_rows}): shape (n_rows,) or "
             f"(n_rows, n_subtopics); got shape {labels.shape}."
         )
-    if not labels.min(initial=0.0) >= 0 or np.isinf(labels.max(initial=0.0)):  # NaN fails
-        raise ValueError("y_true must hold finite labels >= 0 (0: not relevant to a subtopic).")
+    if values and labels.size:
+        low, high = value_range(np.ascontiguousarray(labels).reshape(-1))
+        if not low >= 0 or np.isinf(high):  # NaN fails
+            refuse_labels()
     return labels
+
+
+def refuse_labels():
+    """The error for labels below 0, NaN or infinite."""
+    raise ValueError("y_true must hold finite labels >= 0 (0: not relevant to a subtopic).")
 
 
 def evaluate_with_beyond(y_true, y_score, qid, split, evaluate, **kwargs):
@@ -379,7 +398,11 @@ def evaluate_with_beyond(y_true, y_score, qid, split, evaluate, **kwargs):
     )
     _refuse_unsupported(resolved)
     qid_arr = check_1d(qid, "qid")
-    labels = check_subtopic_labels(y_true, qid_arr.shape[0])
+    # 2-D labels read by the diversity measures alone: their values are checked in the
+    # compiled pass that finds the relevant cells (one pass over the largest input).
+    diversity = all(spec.family == "diversity" for spec in specs)
+    deferred = diversity and not others and np.ndim(y_true) == 2
+    labels = check_subtopic_labels(y_true, qid_arr.shape[0], values=not deferred)
     scores = check_scores(y_score, qid_arr)
     doc_id = kwargs.get("doc_id")
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
@@ -403,6 +426,7 @@ def evaluate_with_beyond(y_true, y_score, qid, split, evaluate, **kwargs):
             ties=kwargs.get("ties"),
             doc_id=doc_arr,
             extra=extra,
+            check=refuse_labels if deferred else None,
         )
     )
     other_columns = list(parts[0].metrics) if others else []

@@ -10,11 +10,12 @@ ideal's from it, once per ``(rel, alpha, beta)`` setting, all queries at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.special import gammaln
 
-from ..._engine import greedy_ideal_gains
+from ..._engine import diversity_gains, greedy_ideal_gains, subtopic_cells
 from .._kernels._diversity import (
     DEPTH,
     greedy_ideal,
@@ -40,47 +41,48 @@ class SubtopicJudgments:
     qs_query: np.ndarray  # the query of each qs code
     doc_block: np.ndarray | None = None  # ties="average": tied block sizes (doc_rank: start)
 
-    @property
+    @cached_property
     def n_sub(self):
         """S per query: subtopics with at least one relevant document."""
         n_rel_qs = self.n_rel_qs
         return np.bincount(self.qs_query, weights=n_rel_qs > 0, minlength=self.n_queries)
 
-    @property
+    @cached_property
     def n_rel_qs(self):
         return np.bincount(self.trip_qs, minlength=self.qs_query.size)
 
-    @property
+    @cached_property
     def n_rel(self):
         """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
-        doc = self.trip_doc
-        if doc.size and (doc[1:] >= doc[:-1]).all():  # the flat form: one run per document
-            first = doc[np.r_[True, doc[1:] != doc[:-1]]]
-            return np.bincount(self.doc_q[first], minlength=self.n_queries)
         has = np.zeros(self.doc_q.size, dtype=bool)
         has[self.trip_doc] = True
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
 
 
-def flat_judgments(labels, codes, n_queries, ranked, rel):
+def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
     """:class:`SubtopicJudgments` of a 2-D label array (a row per document, a column per
-    subtopic): every row of a query is one of its judged documents. ``ranked(active)`` gives
-    ``(rank, key)`` of the active rows: their rank in the run and their doc_id order."""
+    subtopic): the judged relevant documents are the rows with a label at or above ``rel``.
+    ``ranked(rows)`` gives ``(rank, key, block)`` of those rows (ascending): their rank in the
+    run, their doc_id order and, under ``ties="average"``, their tied block's size.
+    ``check()``, if given, is called (to raise) when a label is negative, NaN or infinite,
+    found in the same compiled pass that finds the relevant cells."""
     width = labels.shape[1]
-    cells = np.flatnonzero(np.ascontiguousarray(labels >= rel).ravel())  # row-major order
-    rows = cells // width
-    subs = cells - rows * width  # cheaper than np.divmod
-    active = np.zeros(codes.size, dtype=bool)
-    active[rows] = True
-    rank, key, block = ranked(active)
-    qs = codes[rows] * width + subs
+    rows, subs, valid = subtopic_cells(labels, rel)  # row-major order
+    if check is not None and not valid:
+        check()
+    first = np.ones(rows.size, dtype=bool)
+    first[1:] = rows[1:] != rows[:-1]
+    docs = rows[first]  # one per judged relevant row, ascending
+    trip_doc = np.cumsum(first) - 1
+    rank, key, block = ranked(docs)
+    doc_q = codes[docs]
     return SubtopicJudgments(
         n_queries=n_queries,
-        doc_q=codes,
+        doc_q=doc_q,
         doc_key=key,
         doc_rank=rank,
-        trip_doc=rows,
-        trip_qs=qs,
+        trip_doc=trip_doc,
+        trip_qs=doc_q[trip_doc] * width + subs,
         qs_query=np.repeat(np.arange(n_queries), width),
         doc_block=block,
     )
@@ -183,9 +185,10 @@ def _average_values(specs, j):
     refused = [s.column for s in specs if s.name not in AVERAGE_EXACT]
     if refused:
         raise ValueError(
-            f"ties='average' has no exact form for {refused[0]!r} (its gains depend on the "
-            "order inside a tied block); it is exact for P_IA@k and StRecall@k only. Pass "
-            "ties='doc_id' (pyndeval's order, the default), 'trec_eval' or 'stable'."
+            f"ties='average' has no exact form for {', '.join(map(repr, refused))} (their "
+            "gains depend on the order inside a tied block); it is exact for P_IA@k and "
+            "StRecall@k only. Pass ties='doc_id' (pyndeval's order, the default), "
+            "'trec_eval' or 'stable', or evaluate those in a call of their own."
         )
     retrieved = j.doc_rank[j.trip_doc] > 0
     doc, qs = j.trip_doc[retrieved], j.trip_qs[retrieved]
@@ -219,22 +222,47 @@ def _ratio(num, den):
     return out
 
 
+def _cutoff_lists(j, alpha, beta, depth):
+    """The run's sums at ranks ``1..DEPTH`` and the greedy ideal's (to ``depth`` ranks; 0:
+    none), in one compiled pass over each query's pairs (:func:`diversity_gains`): the path
+    of the cut-off measures. Both lists' sums are formed alike (:func:`ideal_sums`), so a run
+    ranked as the ideal has exactly the ideal's."""
+    doc = j.trip_doc
+    lists = diversity_gains(
+        j.doc_q[doc],
+        doc,
+        j.doc_key[doc],
+        j.trip_qs,
+        j.doc_rank[doc],
+        j.n_queries,
+        j.qs_query.size,
+        alpha,
+        beta,
+        depth,
+        DEPTH,
+    )
+    run = ideal_sums(lists.run, None, count=lists.pairs, new=lists.new)
+    return run, (ideal_sums(lists.ideal, lists.ideal_nrbp) if depth else None)
+
+
 def _setting_values(specs, j, alpha, beta):
     """The columns of the specs of one ``(rel, alpha, beta)`` setting."""
     if j.doc_block is not None:
         return _average_values(specs, j)
     n = j.n_queries
-    whole = any(s.name in _WHOLE for s in specs)
-    query, rank, qs = _run_pairs(j, None if whole else DEPTH)
-    run = list_sums(query, rank, qs, n, alpha, beta)
-    run.update(query=query, rank=rank, qs=qs)
-    ideal = None
     normalised = [s for s in specs if s.name in ("alpha_ndcg", "nerr_ia", "nnrbp")]
-    if normalised:
-        depth = max(s.k or DEPTH for s in normalised)  # the deepest cut-off asked
-        if any(s.name == "nnrbp" for s in specs):  # the whole ideal list
-            depth = max(DEPTH, int(np.bincount(j.doc_q[j.trip_doc], minlength=1).max()))
-        ideal = _ideal_sums(j, alpha, beta, depth)
+    depth = max((s.k or DEPTH for s in normalised), default=0)  # the deepest cut-off asked
+    if not any(s.name in _WHOLE for s in specs):
+        run, ideal = _cutoff_lists(j, alpha, beta, depth)
+    else:
+        query, rank, qs = _run_pairs(j, None)
+        run = list_sums(query, rank, qs, n, alpha, beta)
+        run.update(query=query, rank=rank, qs=qs)
+        ideal = None
+        if normalised:
+            if any(s.name == "nnrbp" for s in specs):  # the whole ideal list
+                depth = max(DEPTH, int(np.bincount(j.doc_q[j.trip_doc], minlength=1).max()))
+            ideal = _ideal_sums(j, alpha, beta, depth)
     n_sub, n_rel_qs = j.n_sub, j.n_rel_qs
     return {
         s.column: ndeval_values(run, ideal, n_sub, n_rel_qs, j.qs_query, s.name, s.k, alpha, beta)

@@ -24,7 +24,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["MAX_BLOCK_STATES", "check_states", "chunks", "expected_block_sums", "value_kinds"]
+__all__ = [
+    "MAX_BLOCK_STATES",
+    "check_states",
+    "chunks",
+    "expected_block_sums",
+    "refuse_costly_blocks",
+    "value_kinds",
+]
 
 #: The most count vectors (``prod_k (n_k + 1)`` over the kinds of its rows) one tied block may
 #: have under ``ties="average"`` for the measures of this module; a larger block is refused.
@@ -33,18 +40,31 @@ MAX_BLOCK_STATES = 2_000_000
 _CHUNK_STATES = 1 << 20
 
 
+def refuse_costly_blocks(cost, limit, block):
+    """Refuse under ``ties="average"`` a tied block whose exact expectation costs more than
+    ``limit`` (``cost``: one per block); ``block(worst)`` says which block and what it costs.
+    The message offers the tie policies that need no enumeration."""
+    cost = np.asarray(cost, dtype=np.float64)
+    if cost.size and cost.max() > limit:
+        raise ValueError(
+            f"{block(int(np.argmax(cost)))}, more than {limit:,}; break the ties in the scores "
+            "or pass ties='stable', 'pessimistic', 'optimistic', 'doc_id', 'trec_eval' or "
+            "'label_ranking'."
+        )
+
+
 def check_states(name, n_rows, n_states):
     """Refuse blocks (``n_rows`` each) with more than :data:`MAX_BLOCK_STATES` states."""
     n_states = np.asarray(n_states, dtype=np.float64)
-    if n_states.size and n_states.max() > MAX_BLOCK_STATES:
-        worst = int(np.argmax(n_states))
-        raise ValueError(
+    refuse_costly_blocks(
+        n_states,
+        MAX_BLOCK_STATES,
+        lambda worst: (
             f"metric {name!r} under ties='average' has a tied block of {int(n_rows[worst])} "
             f"rows whose orders have {int(n_states[worst]):,} states (count vectors of row "
-            f"kinds, or rank pairs), more than the {MAX_BLOCK_STATES:,} its exact expectation "
-            "enumerates; break the ties in the scores or pass ties='stable', 'pessimistic', "
-            "'optimistic', 'doc_id', 'trec_eval' or 'label_ranking'."
-        )
+            "kinds, or rank pairs) for its exact expectation to enumerate"
+        ),
+    )
 
 
 def chunks(sizes):

@@ -28,6 +28,8 @@ which the entry points use, and the path for whole ideal lists too long for it.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 __all__ = [
@@ -167,15 +169,18 @@ def greedy_ideal(classes, n_queries, n_qs, alpha, beta, depth):
     return ideal_sums(gains, nrbp)
 
 
-def ideal_sums(gains, nrbp):
+def ideal_sums(gains, nrbp, **counts):
     """:func:`greedy_ideal`'s answer from the ideal lists' gains at ranks ``1..DEPTH``
-    (``(n_queries, DEPTH)``) and their NRBP sums."""
+    (``(n_queries, DEPTH)``) and their NRBP sums; ``counts`` (``count``, ``new``: per rank)
+    are summed over ranks too. Each sum is computed when first read."""
     ranks = np.arange(1.0, DEPTH + 1.0)
-    return {
-        "dcg": np.cumsum(gains * _discounts(DEPTH), axis=1),
-        "err": np.cumsum(gains / ranks, axis=1),
-        "nrbp": nrbp,
+    makers = {
+        "dcg": lambda: np.cumsum(gains * _discounts(DEPTH), axis=1),
+        "err": lambda: np.cumsum(gains / ranks, axis=1),
     }
+    for name, per_rank in counts.items():
+        makers[name] = partial(np.cumsum, per_rank, axis=1)
+    return _LazySums(makers, nrbp=nrbp)
 
 
 def order_by(*keys):

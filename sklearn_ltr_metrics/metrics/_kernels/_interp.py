@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._engine import segment_cumsum
-from ._blocks import chunks
+from ._blocks import chunks, refuse_costly_blocks
 
 __all__ = ["MAX_PATH_WORK", "iprec_tied"]
 
@@ -120,15 +120,15 @@ def _laws(r, h, n, s):
     block, i0, q0 = _breakpoints(r, h, n, s)
     counts = np.bincount(block, minlength=r.size)
     work = counts * (r + 1) * n
-    if work.size and work.max() > MAX_PATH_WORK:
-        worst = int(np.argmax(work))
-        raise ValueError(
+    refuse_costly_blocks(
+        work,
+        MAX_PATH_WORK,
+        lambda worst: (
             f"the interpolated precision under ties='average' has a tied block of "
             f"{int(n[worst])} rows with {int(r[worst])} relevant ones, whose exact expectation "
-            f"takes {int(work[worst]):,} steps, more than {MAX_PATH_WORK:,}; break the ties in "
-            "the scores or pass ties='stable', 'pessimistic', 'optimistic', 'doc_id', "
-            "'trec_eval' or 'label_ranking'."
-        )
+            f"takes {int(work[worst]):,} steps"
+        ),
+    )
     states = r[block] + 1
     state_offsets = np.cumsum(states) - states
     arrivals = np.empty(states.sum())

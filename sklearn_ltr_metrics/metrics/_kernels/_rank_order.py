@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._engine import group_rows, rank_order, rank_support
+from ..._engine import decimal_keys, group_rows, rank_order, rank_support
 
 __all__ = [
     "DIVERSITY_TIES",
@@ -36,12 +36,7 @@ def doc_keys(doc_id):
     """
     ids = np.asarray(doc_id)
     if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
-        values = ids.astype(np.int64)
-        powers = 10 ** np.arange(1, 18, dtype=np.int64)
-        length = np.searchsorted(powers, values, side="right") + 1  # decimal digits
-        width = int(length.max())
-        aligned = values * np.power(10, width - length)  # < 10**17: no overflow below
-        return aligned * 20 + length  # < 2 * 10**18: int64, no sort needed
+        return decimal_keys(ids)  # compiled; < 2 * 10**18: int64, no sort needed
     strings = ids.astype(str)
     return np.unique(strings, return_inverse=True)[1].ravel()
 
@@ -69,20 +64,24 @@ def _check_ties(ties, doc_id):
         )
 
 
-def rank_active(codes, y_score, active, doc_id, ties, n_threads=1):
-    """The 1-based rank of every active row (0 for the others), without sorting a query:
-    the engine's compiled :func:`rank_support` counts the rows above each active row; only
-    the tied blocks holding an active row are then ordered by doc_id."""
+def rank_active(codes, y_score, active, doc_id, ties, n_threads=1, rows=None, grouping=None):
+    """The 1-based rank of every active row (0 for the others; only at ``rows``, the active
+    rows ascending, when given), without sorting a query: the engine's compiled
+    :func:`rank_support` counts the rows above each active row; only the tied blocks holding
+    an active row are then ordered by doc_id."""
     _check_ties(ties, doc_id)
-    grouping = group_rows(codes, n_threads=n_threads)
+    if grouping is None:
+        grouping = group_rows(codes, n_threads=n_threads)
     support = rank_support(grouping, y_score, active, tie_order=True, n_threads=n_threads)
-    rank = np.zeros(codes.size, dtype=np.int64)
-    within = support.before.astype(np.int64)
+    # 32 bits: a query holds fewer than 2**31 rows (rank_support's counts are 32-bit too),
+    # and the scratch of every row costs half as much to write.
+    rank = np.zeros(codes.size, dtype=np.int32 if rows is not None else np.int64)
+    within = support.before
     tied = support.tied > 0
     if ties != "stable" and tied.any():
         scores = np.asarray(y_score)
-        rows = support.row[tied]
-        blocks = pd.MultiIndex.from_arrays([codes[rows], scores[rows]]).unique()
+        tied_rows = support.row[tied]
+        blocks = pd.MultiIndex.from_arrays([codes[tied_rows], scores[tied_rows]]).unique()
         members = np.flatnonzero(pd.MultiIndex.from_arrays([codes, scores]).isin(blocks))
         block, _ = pd.MultiIndex.from_arrays([codes[members], scores[members]]).factorize()
         key = doc_keys(np.asarray(doc_id)[members])
@@ -96,9 +95,9 @@ def rank_active(codes, y_score, active, doc_id, ties, n_threads=1):
         place[order] = position - first
         at = np.full(codes.size, -1, dtype=np.int64)
         at[members] = place
-        within[tied] = at[rows]
-    rank[support.row] = support.greater.astype(np.int64) + within + 1
-    return rank
+        within[tied] = at[tied_rows]
+    rank[support.row] = support.greater + within + 1
+    return rank if rows is None else rank[rows].astype(np.int64)
 
 
 def average_ranks(codes, y_score, active, n_threads=1):

@@ -251,3 +251,29 @@ def split_beyond(metrics, k=None):
 def unknown_beyond(name):
     """The error for a name that is none of these (for a caller that expected one)."""
     return unknown_name_error("metric", name, beyond_names(), param="metrics")
+
+
+def refuse_in_scorer(metrics, k=None):
+    """Refuse, naming the metric, the measures a scorer cannot compute: the diversity
+    measures read a label per subtopic and the fairness measures a group per row, which a
+    scorer (``scorer(estimator, X, y, qid=...)``) does not receive. The expected exposure
+    measures read the labels and scores alone, and pass. Returns :func:`split_beyond`'s
+    answer."""
+    split = split_beyond(metrics, k)
+    for spec in [] if split is None else split[0]:
+        if spec.family == "diversity":
+            raise ValueError(
+                f"{spec.column!r} reads one label per subtopic, which a scorer does not "
+                "receive (y is one label per row); compute it with evaluate(subtopic_labels, "
+                "scores, qid=qid, doc_id=doc_id, metrics=...) (subtopic_labels of shape "
+                "(n_rows, n_subtopics); scores from scorer.predict_scores(estimator, X)), "
+                "evaluate_run(run, subtopic_qrels) or evaluate_dask(frame, label=[...])."
+            )
+        if spec.family == "fairness":
+            raise ValueError(
+                f"{spec.column!r} reads a group per row, which a scorer does not receive; "
+                "compute it with evaluate(y, scores, qid=qid, group=group, metrics=...), "
+                "evaluate_run(run, qrels) with a group column in the run, or "
+                "evaluate_dask(frame, group='<column>')."
+            )
+    return split

@@ -8,7 +8,6 @@ the invariant tests) sees them as it sees the others.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .._kernels._compat import _compat
 from .._kernels._cwl import _bpm, _insq, _inst, _nerr8, _nerr9, _nerr10, _nerr11, _sdcg
@@ -46,21 +45,12 @@ _LOG = (math.log(MIN_GEO_MEAN), 0.0)
 _WHOLE = {"own_cutoff": _whole_list}
 
 
-def _count(name, kernel, description, **extra):
-    return Metric(
-        name=name,
-        kernel=kernel,
-        value_range=_COUNT,
-        ideal=None,
-        total="sum",
-        description=description,
-        **_WHOLE,
-        **extra,
-    )
-
-
 def _whole(name, kernel, description, **extra):
     return Metric(name=name, kernel=kernel, description=description, **_WHOLE, **extra)
+
+
+def _count(name, kernel, description, **extra):
+    return _whole(name, kernel, description, value_range=_COUNT, ideal=None, total="sum", **extra)
 
 
 TREC_METRICS: tuple[Metric, ...] = (
@@ -223,73 +213,81 @@ TREC_METRICS: tuple[Metric, ...] = (
     ),
 )
 
-_CWL: dict[str, Any] = {"graded": True, "ideal": None}
+
+def _cwl(name, kernel, description, *params, whole=False, strict=False):
+    """A C/W/L measure of cwl_eval: graded, without an ideal, with its ``params`` and then
+    ``max_rel`` (default 1: the gain of a row is ``min(label, max_rel) / max_rel``); at k, or
+    over the ``whole`` list; ``strict``: without an exact form under ``ties="average"``."""
+    return Metric(
+        name=name,
+        kernel=kernel,
+        description=description,
+        graded=True,
+        ideal=None,
+        params=(*params, ("max_rel", 1.0)),
+        strict=strict,
+        **(_WHOLE if whole else {}),
+    )
+
 
 TREC_METRICS += (
-    Metric(
-        name="sdcg",
-        kernel=_sdcg,
-        description="cwl_eval's scaled DCG@k: sum of g / log2(rank + 1) over the sum of the "
+    _cwl(
+        "sdcg",
+        _sdcg,
+        "cwl_eval's scaled DCG@k: sum of g / log2(rank + 1) over the sum of the "
         "discounts to k, g = min(label, max_rel) / max_rel (max_rel=, default 1)",
-        params=(("max_rel", 1.0),),
-        **_CWL,
     ),
-    _whole(
+    _cwl(
         "insq",
         _insq,
         "C/W/L INSQ: continuation ((i + 2T - 1) / (i + 2T))**2 (T=, max_rel=; cwl_eval)",
-        params=(("T", 1.0), ("max_rel", 1.0)),
-        **_CWL,
+        ("T", 1.0),
+        whole=True,
     ),
-    _whole(
+    _cwl(
         "inst",
         _inst,
         "C/W/L INST: continuation ((i + T + T_i - 1) / (i + T + T_i))**2, T_i = T - gain so far "
         "(T=, max_rel=; cwl_eval)",
-        params=(("T", 1.0), ("max_rel", 1.0)),
+        ("T", 1.0),
+        whole=True,
         strict=True,
-        **_CWL,
     ),
-    Metric(
-        name="nerr8",
-        kernel=_nerr8,
-        description="C/W/L NERR eq. 8 at k: continuation 1 - g before rank k (max_rel=; cwl_eval)",
-        params=(("max_rel", 1.0),),
+    _cwl(
+        "nerr8",
+        _nerr8,
+        "C/W/L NERR eq. 8 at k: continuation 1 - g before rank k (max_rel=; cwl_eval)",
         strict=True,
-        **_CWL,
     ),
-    Metric(
-        name="nerr9",
-        kernel=_nerr9,
-        description="C/W/L NERR eq. 9 at k: continuation i / (i + 1) * (1 - g) before rank k "
+    _cwl(
+        "nerr9",
+        _nerr9,
+        "C/W/L NERR eq. 9 at k: continuation i / (i + 1) * (1 - g) before rank k "
         "(max_rel=; cwl_eval)",
-        params=(("max_rel", 1.0),),
         strict=True,
-        **_CWL,
     ),
-    Metric(
-        name="bpm",
-        kernel=_bpm,
-        description="C/W/L bejeweled player model at k: the gain of the first L rows over L, L "
+    _cwl(
+        "bpm",
+        _bpm,
+        "C/W/L bejeweled player model at k: the gain of the first L rows over L, L "
         "the first rank where the gain so far reaches T or k (T=, max_rel=; cwl_eval)",
-        params=(("T", 1.0), ("max_rel", 1.0)),
-        **_CWL,
+        ("T", 1.0),
     ),
-    _whole(
+    _cwl(
         "nerr10",
         _nerr10,
         "C/W/L NERR eq. 10: continuation p * (1 - g) (p=, default 0.9; max_rel=; cwl_eval)",
-        params=(("p", 0.9), ("max_rel", 1.0)),
+        ("p", 0.9),
+        whole=True,
         strict=True,
-        **_CWL,
     ),
-    _whole(
+    _cwl(
         "nerr11",
         _nerr11,
         "C/W/L NERR eq. 11: INSQ's continuation times 1 - g (T=, max_rel=; cwl_eval)",
-        params=(("T", 1.0), ("max_rel", 1.0)),
+        ("T", 1.0),
+        whole=True,
         strict=True,
-        **_CWL,
     ),
 )
 
