@@ -51,6 +51,10 @@ __all__ = [
 #: Arrow types whose buffers are read directly (offsets int32 / int64, then the bytes).
 _ARROW_OFFSETS = {"string": np.int32, "large_string": np.int64}
 
+#: Rows read (from the first) to judge whether the output's ids lie far apart, and the median
+#: gap between neighbours beyond which they do (:func:`gather_ids`).
+_SCATTER_SAMPLE, _SCATTER_GAP = 4096, 16
+
 #: Blocks of equal query ids beyond this share of the rows: the rows are sorted by query
 #: instead of their blocks.
 _MAX_BLOCK_SHARE = 1 / 8
@@ -232,8 +236,10 @@ def gather_ids(pieces, rows, sizes, order=None, n_threads=1):
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     sizes = np.ascontiguousarray(sizes, dtype=np.int64)
     order = np.arange(rows.size) if order is None else np.ascontiguousarray(order, np.intp)
-    # Rows that often step back (runs in random row order): their ids are asked for ahead.
-    scattered = np.count_nonzero(rows[1:] < rows[:-1]) * 8 > rows.size
+    # Rows far apart (runs in random row order: a query's rows lie anywhere, even where they
+    # ascend), judged on the first few thousand: their ids are asked for ahead.
+    head = rows[: _SCATTER_SAMPLE + 1]
+    scattered = head.size > 1 and np.median(np.abs(np.diff(head))) > _SCATTER_GAP
     return _ranking.gather_ids(
         pieces.offsets,
         pieces.data,
