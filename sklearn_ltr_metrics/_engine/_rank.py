@@ -71,20 +71,33 @@ class SupportRanks:
     label_stats: tuple | None = None
 
 
-#: Interleaved rows are moved into grouped order before ranking when at least one row in
-#: ``_GATHER_SHARE`` is active; else read through the grouped order. Measured with
-#: ``benchmarks/run.py`` (rows in random order): moving them took web rows (40 % active)
-#: from 2.4-2.8x to 2.0-2.6x the grouped time, but the methodology's shape (2 % active) from
-#: 3.0-3.5x to 4.2-5.0x.
-_GATHER_SHARE = 8
+#: Interleaved rows are moved into grouped order before ranking when the queries that hold an
+#: active row are expected to hold at least one row in ``_GATHER_SHARE``; else read through the
+#: grouped order. Reading through it costs a random read of every row of such a query (its
+#: score and its mask), moving them a scatter of every row: measured (issue 44, CPU time,
+#: loaded 2-core machine) on the methodology's shape (2 % active, every query holding some) the
+#: move took rows in random order from 3.5-4.1x to 1.12-1.16x the move floor (33M and 8M
+#: rows); with 0.1 % active on 100-row queries (a tenth of the rows in such queries) reading in
+#: place stayed cheaper (25 against 41 ms on 1M rows). Web rows (40 % active) are moved, as
+#: before.
+_GATHER_SHARE = 4
 
 
-def _many_active(rule):
-    """Whether at least one row in ``_GATHER_SHARE`` is active under a rule, judged on its
-    first ``_GATHER_SAMPLE`` rows (rows in random order are a fair sample of themselves). It
+def _many_active(rule, sizes):
+    """Whether the queries holding an active row are expected to hold at least one row in
+    ``_GATHER_SHARE`` (``sizes``: rows of each query), with the share of active rows judged on
+    the rule's first ``_GATHER_SAMPLE`` rows (rows in random order are a fair sample of
+    themselves) and a query of n rows holding one with probability ``1 - (1 - share)**n``. It
     only picks how rows are read: the ranks are the same bits either way."""
     values = rule[0][:_GATHER_SAMPLE]
-    return np.count_nonzero(_rule_mask(values, *rule[1:])) * _GATHER_SHARE >= values.size
+    active = np.count_nonzero(_rule_mask(values, *rule[1:]))
+    if active == 0:
+        return False
+    sizes = np.asarray(sizes, dtype=np.float64)
+    held = np.ones_like(sizes)  # P(a query holds one): 1 when every sampled row is active
+    if active < values.size:
+        held = -np.expm1(sizes * np.log1p(-active / values.size))
+    return float(sizes @ held) * _GATHER_SHARE >= sizes.sum()
 
 
 #: Rows of the sample that :func:`_many_active` reads.
@@ -151,12 +164,13 @@ def rank_support(
         n_threads=n_threads,
         rows=rows,
     )
-    if grouping.interleaved and not rows and isinstance(rule, tuple) and _many_active(rule):
-        # Rows of interleaved queries, many of them active: the scores, the rule's values, the
-        # labels and the key (each distinct array once) are moved into grouped order in one
-        # scatter (8-24 bytes a row), then ranked as grouped rows, read in order. With few
-        # active rows, reading the rows at random through the grouped order costs less than
-        # moving them.
+    movable = grouping.interleaved and not rows and isinstance(rule, tuple)
+    if movable and _many_active(rule, grouping.sizes):
+        # Rows of interleaved queries, most of them in queries holding an active row: the
+        # scores, the rule's values, the labels and the key (each distinct array once) are
+        # moved into grouped order in one scatter (8-24 bytes a row), then ranked as grouped
+        # rows, read in order. When most queries hold no active row, reading the rows of the
+        # others at random through the grouped order costs less than moving every row.
         arrays = (scores, rule[0], labels, key)
         carry = list({id(a): a for a in arrays if a is not None}.values())
         if len(carry) <= 3:

@@ -479,3 +479,36 @@ def test_label_stats_found_while_gathering(integral):
     assert stats[1] is bool((labels[labels > 0] % 1 == 0).all()) is integral
     assert _ranking.rank_support(score, (labels, 9.0, False), offsets, labels=labels)[7] is None
     assert _ranking.rank_support(score, (labels, 0.0, False), offsets)[7] is None
+
+
+@pytest.mark.parametrize(("query_rows", "moved"), [(2000, True), (20, False)])
+def test_few_active_rows_are_moved_when_most_queries_hold_one(monkeypatch, query_rows, moved):
+    """Interleaved rows with 1 % active are moved into grouped order when their queries are
+    long (nearly every query holds an active row, whose rows would all be read at random) and
+    read in place when they are short (most queries hold none and are never read); the ranks
+    are the same bits either way."""
+    from sklearn_ltr_metrics._engine import _grouping
+    from sklearn_ltr_metrics._engine._grouping import active_rule
+
+    rng = np.random.default_rng(5)
+    qid = rng.permutation(np.repeat(np.arange(40_000 // query_rows), query_rows))
+    score = np.round(rng.normal(size=qid.size), 2)
+    labels = (rng.random(qid.size) < 0.01).astype(float)
+    calls = []
+    real_gather = _grouping.Grouping.gather
+
+    def spy(self, arrays):
+        calls.append(len(arrays))
+        return real_gather(self, arrays)
+
+    monkeypatch.setattr(_grouping.Grouping, "gather", spy)
+    found, chosen = {}, _rank._GATHER_SHARE
+    for share in (chosen, 0):  # the engine's choice, then always in place
+        monkeypatch.setattr(_rank, "_GATHER_SHARE", share)
+        g = group_rows(qid)
+        found[share] = rank_support(g, score, active_rule(labels, 0.0), labels=labels, rows=False)
+    assert calls == ([2] if moved else [])
+    for name in ("counts", "greater", "tied", "labels", "offsets"):
+        np.testing.assert_array_equal(
+            getattr(found[chosen], name), getattr(found[0], name), err_msg=name
+        )
