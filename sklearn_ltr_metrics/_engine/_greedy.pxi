@@ -304,6 +304,24 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
     return arrays[0], nrbp_arr, arrays[1], arrays[2], arrays[3]
 
 
+cdef extern from "_cells.h" nogil:
+    int ltr_cells_lanes
+    int ltr_cells_set_lanes(int lanes)
+    int64_t ltr_cells_vec(const double* x, int64_t n_rows, int64_t w, int64_t first, double rel,
+                          intp* rows, intp* cols, int64_t m, bint* bad)
+
+
+def set_cell_vectors(int lanes=8):
+    """Find :func:`subtopic_cells`'s cells on the widest vectors of at most ``lanes`` lanes
+    that the CPU has (``_cells.h``): 8 (AVX-512F, the default where the CPU has it), 4 (AVX2),
+    else the portable loop (returns 0). The cells are the same on every path (tests run
+    each)."""
+    return ltr_cells_set_lanes(lanes)
+
+
+set_cell_vectors(8)
+
+
 cdef enum:
     # Rows per block of ``subtopic_cells`` (their flags fit in the first-level cache).
     _CELL_BLOCK = 2048
@@ -354,8 +372,8 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
         i = 0
         while i < n and not failed:
             rows_in = min(n - i, _CELL_BLOCK)
-            if cap - m < rows_in * w:  # room for every cell of the block
-                cap = 2 * cap + rows_in * w
+            if cap - m < rows_in * w + 16:  # room for every cell of the block, and
+                cap = 2 * cap + rows_in * w + 16  # a vector's width (``_cells.h``)
                 grown = <intp*> realloc(rows, cap * sizeof(intp))
                 if grown != NULL:
                     rows = grown
@@ -364,7 +382,10 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
                     failed = True
                     break
                 cols = grown
-            m = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, rows, cols, m, &bad)
+            if ltr_cells_lanes:
+                m = ltr_cells_vec(&labels[i, 0], rows_in, w, i, rel, rows, cols, m, &bad)
+            else:
+                m = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, rows, cols, m, &bad)
             i = i + rows_in
     free(flag)
     if failed:
