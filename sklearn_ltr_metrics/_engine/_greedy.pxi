@@ -402,6 +402,30 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
     return rows_arr, cols_arr, not bad
 
 
+def cell_judgments(const intp[::1] rows, const intp[::1] cols, const intp[::1] codes,
+                   intp width):
+    """The judged relevant documents of :func:`subtopic_cells`' cells (rows ascending), in one
+    pass: ``(docs, doc_q, trip_doc, trip_qs)``, the distinct rows, their query codes, and per
+    cell its document's index in ``docs`` and its ``(query, subtopic)`` code,
+    ``codes[row] * width + column``."""
+    cdef intp n = rows.shape[0], i, nd = 0, last = -1
+    docs_arr = np.empty(n, dtype=np.intp)
+    doc_q_arr = np.empty(n, dtype=np.intp)
+    trip_doc_arr = np.empty(n, dtype=np.intp)
+    trip_qs_arr = np.empty(n, dtype=np.intp)
+    cdef intp[::1] docs = docs_arr, doc_q = doc_q_arr, trip_doc = trip_doc_arr
+    cdef intp[::1] trip_qs = trip_qs_arr
+    with nogil:
+        for i in range(n):
+            if rows[i] != last:
+                last = rows[i]
+                docs[nd], doc_q[nd] = last, codes[last]
+                nd = nd + 1
+            trip_doc[i] = nd - 1
+            trip_qs[i] = doc_q[nd - 1] * width + cols[i]
+    return docs_arr[:nd], doc_q_arr[:nd], trip_doc_arr, trip_qs_arr
+
+
 cdef inline int64_t _digits(int64_t v) noexcept nogil:
     """Decimal digits of ``0 <= v < 10**17`` (compares without branches)."""
     cdef int64_t d = 1, p = 10

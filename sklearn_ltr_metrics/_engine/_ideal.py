@@ -29,6 +29,7 @@ __all__ = [
     "DiversityGains",
     "Grades",
     "IdealGains",
+    "cell_judgments",
     "decimal_keys",
     "diversity_gains",
     "greedy_ideal_gains",
@@ -319,6 +320,19 @@ def subtopic_cells(labels, rel):
     >= 0, in one compiled pass with no mask written."""
     labels = np.ascontiguousarray(labels, dtype=np.float64)
     return _ranking.subtopic_cells(labels, float(rel))
+
+
+def cell_judgments(rows, cols, codes, width):
+    """``(docs, doc_q, trip_doc, trip_qs)`` of the relevant cells ``(rows, cols)`` of
+    :func:`subtopic_cells` (rows ascending) and the rows' query ``codes``: the distinct rows,
+    their queries, and per cell its row's index in ``docs`` and its ``(query, subtopic)``
+    code ``codes[row] * width + col``; one compiled pass."""
+    return _ranking.cell_judgments(
+        np.ascontiguousarray(rows, dtype=np.intp),
+        np.ascontiguousarray(cols, dtype=np.intp),
+        np.ascontiguousarray(codes, dtype=np.intp),
+        int(width),
+    )
 
 
 def greedy_ideal_gains(

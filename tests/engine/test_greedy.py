@@ -177,3 +177,20 @@ def test_subtopic_cells_every_path(cell_lanes, width):
     np.testing.assert_array_equal(
         subtopic_cells(labels[:3], 1.0)[0], np.nonzero(labels[:3] >= 1)[0]
     )
+
+
+def test_cell_judgments():
+    """The judged documents of the cells, in one compiled pass: as numpy forms them."""
+    from sklearn_ltr_metrics._engine import cell_judgments
+
+    rng = np.random.default_rng(3)
+    labels = (rng.random((400, 6)) < 0.1).astype(float)
+    codes = np.repeat(np.arange(40), 10)
+    rows, cols, _ = subtopic_cells(labels, 1.0)
+    docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, cols, codes, 6)
+    np.testing.assert_array_equal(docs, np.unique(rows))
+    np.testing.assert_array_equal(doc_q, codes[docs])
+    np.testing.assert_array_equal(docs[trip_doc], rows)
+    np.testing.assert_array_equal(trip_qs, codes[rows] * 6 + cols)
+    empty = cell_judgments(rows[:0], cols[:0], codes, 6)
+    assert all(a.size == 0 for a in empty)

@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 from scipy.special import gammaln
 
-from ..._engine import diversity_gains, greedy_ideal_gains, subtopic_cells
+from ..._engine import cell_judgments, diversity_gains, greedy_ideal_gains, subtopic_cells
 from .._kernels._diversity import (
     DEPTH,
     greedy_ideal,
@@ -70,19 +70,16 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
     rows, subs, valid = subtopic_cells(labels, rel)  # row-major order
     if check is not None and not valid:
         check()
-    first = np.ones(rows.size, dtype=bool)
-    first[1:] = rows[1:] != rows[:-1]
-    docs = rows[first]  # one per judged relevant row, ascending
-    trip_doc = np.cumsum(first) - 1
+    # One per judged relevant row (ascending), its query, and each cell's row and qs code.
+    docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, subs, codes, width)
     rank, key, block = ranked(docs)
-    doc_q = codes[docs]
     return SubtopicJudgments(
         n_queries=n_queries,
         doc_q=doc_q,
         doc_key=key,
         doc_rank=rank,
         trip_doc=trip_doc,
-        trip_qs=doc_q[trip_doc] * width + subs,
+        trip_qs=trip_qs,
         qs_query=np.repeat(np.arange(n_queries), width),
         doc_block=block,
     )
