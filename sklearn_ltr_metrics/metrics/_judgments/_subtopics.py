@@ -40,6 +40,7 @@ class SubtopicJudgments:
     trip_qs: np.ndarray
     qs_query: np.ndarray  # the query of each qs code
     doc_block: np.ndarray | None = None  # ties="average": tied block sizes (doc_rank: start)
+    all_relevant: bool = False  # every document has a triple (flat arrays: rows with a cell)
 
     @cached_property
     def n_sub(self):
@@ -54,6 +55,8 @@ class SubtopicJudgments:
     @cached_property
     def n_rel(self):
         """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
+        if self.all_relevant:
+            return np.bincount(self.doc_q, minlength=self.n_queries)
         has = np.zeros(self.doc_q.size, dtype=bool)
         has[self.trip_doc] = True
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
@@ -82,6 +85,7 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
         trip_qs=trip_qs,
         qs_query=np.repeat(np.arange(n_queries), width),
         doc_block=block,
+        all_relevant=True,
     )
 
 
