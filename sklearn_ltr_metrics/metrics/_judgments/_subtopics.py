@@ -41,6 +41,7 @@ class SubtopicJudgments:
     qs_query: np.ndarray  # the query of each qs code
     doc_block: np.ndarray | None = None  # ties="average": tied block sizes (doc_rank: start)
     all_relevant: bool = False  # every document has a triple (flat arrays: rows with a cell)
+    pairs_ordered: bool = False  # triples grouped by query, document, qs (flat arrays)
 
     @cached_property
     def n_sub(self):
@@ -86,6 +87,8 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
         qs_query=np.repeat(np.arange(n_queries), width),
         doc_block=block,
         all_relevant=True,
+        # Cells in row-major order: by document, then subtopic; by query when the rows are.
+        pairs_ordered=bool(np.all(doc_q[1:] >= doc_q[:-1])),
     )
 
 
@@ -241,6 +244,7 @@ def _cutoff_lists(j, alpha, beta, depth):
         beta,
         depth,
         DEPTH,
+        ordered=j.pairs_ordered,
     )
     run = ideal_sums(lists.run, None, count=lists.pairs, new=lists.new)
     return run, (ideal_sums(lists.ideal, lists.ideal_nrbp) if depth else None)
