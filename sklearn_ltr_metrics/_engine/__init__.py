@@ -61,7 +61,13 @@ from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
-from ._ideal import decimal_keys, diversity_gains, greedy_ideal_gains, subtopic_cells
+from ._ideal import (
+    cell_judgments,
+    decimal_keys,
+    diversity_gains,
+    greedy_ideal_gains,
+    subtopic_cells,
+)
 from ._ordering import discordant_pairs, rank_order
 from ._rank import rank_support
 from ._run_rows import (
@@ -90,6 +96,7 @@ __all__ = [
     "active_rule",
     "all_strings",
     "arrow_pieces",
+    "cell_judgments",
     "code_pieces",
     "coded_qid",
     "cutoff_label",

@@ -304,6 +304,24 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
     return arrays[0], nrbp_arr, arrays[1], arrays[2], arrays[3]
 
 
+cdef extern from "_cells.h" nogil:
+    int ltr_cells_lanes
+    int ltr_cells_set_lanes(int lanes)
+    int64_t ltr_cells_vec(const double* x, int64_t n_rows, int64_t w, int64_t first, double rel,
+                          intp* rows, intp* cols, int64_t m, bint* bad)
+
+
+def set_cell_vectors(int lanes=8):
+    """Find :func:`subtopic_cells`'s cells on the widest vectors of at most ``lanes`` lanes
+    that the CPU has (``_cells.h``): 8 (AVX-512F, the default where the CPU has it), 4 (AVX2),
+    else the portable loop (returns 0). The cells are the same on every path (tests run
+    each)."""
+    return ltr_cells_set_lanes(lanes)
+
+
+set_cell_vectors(8)
+
+
 cdef enum:
     # Rows per block of ``subtopic_cells`` (their flags fit in the first-level cache).
     _CELL_BLOCK = 2048
@@ -354,8 +372,8 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
         i = 0
         while i < n and not failed:
             rows_in = min(n - i, _CELL_BLOCK)
-            if cap - m < rows_in * w:  # room for every cell of the block
-                cap = 2 * cap + rows_in * w
+            if cap - m < rows_in * w + 16:  # room for every cell of the block, and
+                cap = 2 * cap + rows_in * w + 16  # a vector's width (``_cells.h``)
                 grown = <intp*> realloc(rows, cap * sizeof(intp))
                 if grown != NULL:
                     rows = grown
@@ -364,7 +382,10 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
                     failed = True
                     break
                 cols = grown
-            m = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, rows, cols, m, &bad)
+            if ltr_cells_lanes:
+                m = ltr_cells_vec(&labels[i, 0], rows_in, w, i, rel, rows, cols, m, &bad)
+            else:
+                m = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, rows, cols, m, &bad)
             i = i + rows_in
     free(flag)
     if failed:
@@ -379,6 +400,30 @@ def subtopic_cells(const double[:, ::1] labels, double rel):
     free(rows)
     free(cols)
     return rows_arr, cols_arr, not bad
+
+
+def cell_judgments(const intp[::1] rows, const intp[::1] cols, const intp[::1] codes,
+                   intp width):
+    """The judged relevant documents of :func:`subtopic_cells`' cells (rows ascending), in one
+    pass: ``(docs, doc_q, trip_doc, trip_qs)``, the distinct rows, their query codes, and per
+    cell its document's index in ``docs`` and its ``(query, subtopic)`` code,
+    ``codes[row] * width + column``."""
+    cdef intp n = rows.shape[0], i, nd = 0, last = -1
+    docs_arr = np.empty(n, dtype=np.intp)
+    doc_q_arr = np.empty(n, dtype=np.intp)
+    trip_doc_arr = np.empty(n, dtype=np.intp)
+    trip_qs_arr = np.empty(n, dtype=np.intp)
+    cdef intp[::1] docs = docs_arr, doc_q = doc_q_arr, trip_doc = trip_doc_arr
+    cdef intp[::1] trip_qs = trip_qs_arr
+    with nogil:
+        for i in range(n):
+            if rows[i] != last:
+                last = rows[i]
+                docs[nd], doc_q[nd] = last, codes[last]
+                nd = nd + 1
+            trip_doc[i] = nd - 1
+            trip_qs[i] = doc_q[nd - 1] * width + cols[i]
+    return docs_arr[:nd], doc_q_arr[:nd], trip_doc_arr, trip_qs_arr
 
 
 cdef inline int64_t _digits(int64_t v) noexcept nogil:

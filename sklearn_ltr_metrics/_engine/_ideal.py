@@ -29,6 +29,7 @@ __all__ = [
     "DiversityGains",
     "Grades",
     "IdealGains",
+    "cell_judgments",
     "decimal_keys",
     "diversity_gains",
     "greedy_ideal_gains",
@@ -243,13 +244,14 @@ def _pair_order(query, doc, qs):
     return np.argsort(packed, kind="stable")
 
 
-def _grouped_pairs(query, doc, key, qs, n_queries, *more):
+def _grouped_pairs(query, doc, key, qs, n_queries, *more, ordered=False):
     """The pairs as the compiled greedy reads them: grouped by query, document and ``qs``
-    (sorted only when they are not), and the offsets of each query's pairs."""
+    (sorted only when they are not; ``ordered``: the caller knows they are, not checked),
+    and the offsets of each query's pairs."""
     query = np.asarray(query, dtype=np.intp)
     doc, qs = np.asarray(doc, dtype=np.intp), np.asarray(qs, dtype=np.intp)
     arrays = [doc, np.asarray(key, dtype=np.int64), qs, *more]
-    if query.size:
+    if query.size and not ordered:
         order = _pair_order(query, doc, qs)
         if order is not None:
             query, arrays = query[order], [a[order] for a in arrays]
@@ -271,14 +273,27 @@ class DiversityGains(NamedTuple):
 
 
 def diversity_gains(
-    query, doc, key, qs, rank, n_queries, n_qs, alpha, beta, depth, width, n_threads=1
+    query,
+    doc,
+    key,
+    qs,
+    rank,
+    n_queries,
+    n_qs,
+    alpha,
+    beta,
+    depth,
+    width,
+    n_threads=1,
+    ordered=False,
 ):
     """The run's list and the greedy ideal's of every query, in one compiled pass over each
     query's pairs (one query per thread, the same bits for any number of threads).
 
     The arguments are those of :func:`greedy_ideal_gains`, with ``rank``: per pair, its
     document's 1-based rank in the run (distinct in a query; 0 when not retrieved); a
-    ``depth`` of 0 leaves the ideal out (zeros). At each rank the run's gain is the sum over
+    ``depth`` of 0 leaves the ideal out (zeros); ``ordered``: the pairs are known to be grouped
+    (:func:`_grouped_pairs`). At each rank the run's gain is the sum over
     its document's pairs of ``(1 - alpha) ** (times the subtopic is covered above)``, added
     in subtopic order as the ideal's, so a run ranked as the ideal has the ideal's sums.
 
@@ -287,7 +302,9 @@ def diversity_gains(
     DiversityGains
     """
     rank = np.asarray(rank, dtype=np.int64)
-    offsets, (doc, key, qs, rank) = _grouped_pairs(query, doc, key, qs, n_queries, rank)
+    offsets, (doc, key, qs, rank) = _grouped_pairs(
+        query, doc, key, qs, n_queries, rank, ordered=ordered
+    )
     return DiversityGains(
         *_ranking.diversity_gains(
             offsets,
@@ -319,6 +336,19 @@ def subtopic_cells(labels, rel):
     >= 0, in one compiled pass with no mask written."""
     labels = np.ascontiguousarray(labels, dtype=np.float64)
     return _ranking.subtopic_cells(labels, float(rel))
+
+
+def cell_judgments(rows, cols, codes, width):
+    """``(docs, doc_q, trip_doc, trip_qs)`` of the relevant cells ``(rows, cols)`` of
+    :func:`subtopic_cells` (rows ascending) and the rows' query ``codes``: the distinct rows,
+    their queries, and per cell its row's index in ``docs`` and its ``(query, subtopic)``
+    code ``codes[row] * width + col``; one compiled pass."""
+    return _ranking.cell_judgments(
+        np.ascontiguousarray(rows, dtype=np.intp),
+        np.ascontiguousarray(cols, dtype=np.intp),
+        np.ascontiguousarray(codes, dtype=np.intp),
+        int(width),
+    )
 
 
 def greedy_ideal_gains(

@@ -136,3 +136,61 @@ def test_subtopic_cells_and_decimal_keys():
     order = np.argsort(decimal_keys(ids), kind="stable")
     strings = ids.astype(str)
     np.testing.assert_array_equal(strings[order], np.sort(strings))
+
+
+@pytest.fixture(params=[0, 4, 8], ids=["portable", "avx2", "avx512"])
+def cell_lanes(request):
+    """Each path of ``subtopic_cells`` (``_cells.h``) the CPU has; the default restored."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    used = _ranking.set_cell_vectors(request.param)
+    if used != request.param:
+        _ranking.set_cell_vectors(8)
+        pytest.skip(f"the CPU has no {request.param}-lane vectors")
+    yield used
+    _ranking.set_cell_vectors(8)
+
+
+@pytest.mark.parametrize("width", [1, 3, 5, 8, 9, 17, 70])
+def test_subtopic_cells_every_path(cell_lanes, width):
+    """The vector paths (AVX2, AVX-512F) find the cells of the portable loop and np.nonzero,
+    in row-major order, whatever the width (blocks of 2,048 rows, vector tails, rows spanning
+    vectors), and refuse a negative, NaN or infinite label wherever it is."""
+    rng = np.random.default_rng(width)
+    n = 5000 if width < 20 else 700
+    labels = rng.integers(0, 3, (n, width)) * (rng.random((n, width)) < 0.3).astype(float)
+    labels[rng.random(n) < 0.02] = 2.5  # whole rows relevant
+    for rel in (0.5, 1.0, 2.0, 3.0):
+        rows, cols, valid = subtopic_cells(labels, rel)
+        want = np.nonzero(labels >= rel)
+        np.testing.assert_array_equal(rows, want[0])
+        np.testing.assert_array_equal(cols, want[1])
+        assert valid
+    full = np.ones((n, width))  # every cell: the output grows past its first guess
+    rows, cols, _ = subtopic_cells(full, 1.0)
+    np.testing.assert_array_equal(rows, np.repeat(np.arange(n), width))
+    for bad in (-1.0, -0.0 - 1e-300, np.nan, np.inf, -np.inf):
+        for at in (0, labels.size // 2, labels.size - 1):  # in a vector, or in the tail
+            broken = labels.copy()
+            broken.flat[at] = bad
+            assert not subtopic_cells(broken, 1.0)[2]
+    np.testing.assert_array_equal(
+        subtopic_cells(labels[:3], 1.0)[0], np.nonzero(labels[:3] >= 1)[0]
+    )
+
+
+def test_cell_judgments():
+    """The judged documents of the cells, in one compiled pass: as numpy forms them."""
+    from sklearn_ltr_metrics._engine import cell_judgments
+
+    rng = np.random.default_rng(3)
+    labels = (rng.random((400, 6)) < 0.1).astype(float)
+    codes = np.repeat(np.arange(40), 10)
+    rows, cols, _ = subtopic_cells(labels, 1.0)
+    docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, cols, codes, 6)
+    np.testing.assert_array_equal(docs, np.unique(rows))
+    np.testing.assert_array_equal(doc_q, codes[docs])
+    np.testing.assert_array_equal(docs[trip_doc], rows)
+    np.testing.assert_array_equal(trip_qs, codes[rows] * 6 + cols)
+    empty = cell_judgments(rows[:0], cols[:0], codes, 6)
+    assert all(a.size == 0 for a in empty)

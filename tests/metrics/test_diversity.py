@@ -261,3 +261,29 @@ def test_average_ties_equal_the_mean_over_tie_orders():
     run, qrels = make_subtopic_data(0, n_queries=4)
     ev = evaluate_run(run, qrels, metrics=["P_IA@5", "StRecall@5"], ties="average")
     assert ev.per_query["P_IA@5"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("form", ["sorted", "runs out of order", "interleaved", "strings"])
+def test_flat_arrays_any_query_layout(form):
+    """Flat arrays whose queries come in sorted runs (coded from the runs, no factorisation)
+    or in any other layout: the same values per query id, and the same doc counts."""
+    rng = np.random.default_rng(7)
+    qid = np.repeat(np.arange(6) * 3 + 10, 9)
+    labels = rng.integers(0, 3, (qid.size, 4)) * (rng.random((qid.size, 4)) < 0.4)
+    labels = labels.astype(float)
+    score, doc_id = rng.random(qid.size), rng.permutation(qid.size)
+    specs = ["alpha_nDCG@5", "nERR_IA@5", "P_IA@3"]
+    want = evaluate(labels, score, qid=qid, doc_id=doc_id, metrics=specs).per_query
+    order = np.arange(qid.size)
+    if form == "runs out of order":
+        order = np.argsort(-qid, kind="stable")
+    elif form == "interleaved":
+        order = rng.permutation(qid.size)
+    ids = qid[order].astype(str) if form == "strings" else qid[order]
+    got = evaluate(
+        labels[order], score[order], qid=ids, doc_id=doc_id[order], metrics=specs
+    ).per_query
+    if form == "strings":
+        got.index = got.index.astype(int)
+        got = got.sort_index()
+    pd.testing.assert_frame_equal(got, want, check_index_type=False)

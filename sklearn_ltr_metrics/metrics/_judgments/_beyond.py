@@ -250,6 +250,21 @@ def _ranked(codes, y_score, doc_id, ties, grouping, rows):
     return rank, key, None
 
 
+def _query_codes(qid, grouped):
+    """``(codes, uniques, grouping)``: the rows' query codes and the sorted ids, and with
+    ``grouped`` the rows grouped by query (:func:`group_rows`; else None). Queries in whole
+    runs in id order (the usual flat arrays) are grouped first, their codes repeated from the
+    run sizes: no factorisation of every row."""
+    if grouped:
+        grouping = group_rows(qid)
+        if not grouping.interleaved and grouping.grouped is None:
+            uniques = grouping.uniques
+            grouping.uniques = np.arange(grouping.n_groups)  # as grouped by the codes
+            return np.repeat(grouping.uniques, grouping.sizes), uniques, grouping
+    codes, uniques = factorize_qid(qid)
+    return codes, uniques, (group_rows(codes) if grouped else None)
+
+
 def evaluate_arrays_beyond(
     labels, y_score, qid, specs, options, *, ties, doc_id, extra, check=None
 ):
@@ -258,9 +273,9 @@ def evaluate_arrays_beyond(
     ``check``: :func:`refuse_labels`, when the labels' values are checked in the pass that
     reads them for the diversity measures (they are read first)."""
     labels = np.asarray(labels, dtype=np.float64)
-    codes, uniques = factorize_qid(np.asarray(qid))
-    n = len(uniques)
     families = _by_family(specs, extra.get("sample") is not None)
+    codes, uniques, grouping = _query_codes(np.asarray(qid), bool(families["diversity"]))
+    n = len(uniques)
     columns = {}
     judgments = {}
     n_docs = None
@@ -270,7 +285,6 @@ def evaluate_arrays_beyond(
                 "the diversity measures take y_true of shape (n_rows, n_subtopics): the label "
                 "of each row for each subtopic (0 where not relevant); got a 1-D y_true."
             )
-        grouping = group_rows(codes)
         n_docs = np.diff(grouping.offsets)  # rows per query, counted by the grouping
         ranked = partial(_ranked, codes, y_score, doc_id, ties, grouping)
         build = partial(flat_judgments, labels, codes, n, ranked, check=check)

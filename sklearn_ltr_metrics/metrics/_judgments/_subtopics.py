@@ -15,7 +15,7 @@ from functools import cached_property
 import numpy as np
 from scipy.special import gammaln
 
-from ..._engine import diversity_gains, greedy_ideal_gains, subtopic_cells
+from ..._engine import cell_judgments, diversity_gains, greedy_ideal_gains, subtopic_cells
 from .._kernels._diversity import (
     DEPTH,
     greedy_ideal,
@@ -40,6 +40,8 @@ class SubtopicJudgments:
     trip_qs: np.ndarray
     qs_query: np.ndarray  # the query of each qs code
     doc_block: np.ndarray | None = None  # ties="average": tied block sizes (doc_rank: start)
+    all_relevant: bool = False  # every document has a triple (flat arrays: rows with a cell)
+    pairs_ordered: bool = False  # triples grouped by query, document, qs (flat arrays)
 
     @cached_property
     def n_sub(self):
@@ -54,6 +56,8 @@ class SubtopicJudgments:
     @cached_property
     def n_rel(self):
         """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
+        if self.all_relevant:
+            return np.bincount(self.doc_q, minlength=self.n_queries)
         has = np.zeros(self.doc_q.size, dtype=bool)
         has[self.trip_doc] = True
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
@@ -70,21 +74,21 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
     rows, subs, valid = subtopic_cells(labels, rel)  # row-major order
     if check is not None and not valid:
         check()
-    first = np.ones(rows.size, dtype=bool)
-    first[1:] = rows[1:] != rows[:-1]
-    docs = rows[first]  # one per judged relevant row, ascending
-    trip_doc = np.cumsum(first) - 1
+    # One per judged relevant row (ascending), its query, and each cell's row and qs code.
+    docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, subs, codes, width)
     rank, key, block = ranked(docs)
-    doc_q = codes[docs]
     return SubtopicJudgments(
         n_queries=n_queries,
         doc_q=doc_q,
         doc_key=key,
         doc_rank=rank,
         trip_doc=trip_doc,
-        trip_qs=doc_q[trip_doc] * width + subs,
+        trip_qs=trip_qs,
         qs_query=np.repeat(np.arange(n_queries), width),
         doc_block=block,
+        all_relevant=True,
+        # Cells in row-major order: by document, then subtopic; by query when the rows are.
+        pairs_ordered=bool(np.all(doc_q[1:] >= doc_q[:-1])),
     )
 
 
@@ -240,6 +244,7 @@ def _cutoff_lists(j, alpha, beta, depth):
         beta,
         depth,
         DEPTH,
+        ordered=j.pairs_ordered,
     )
     run = ideal_sums(lists.run, None, count=lists.pairs, new=lists.new)
     return run, (ideal_sums(lists.ideal, lists.ideal_nrbp) if depth else None)
