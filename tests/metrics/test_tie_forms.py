@@ -37,14 +37,20 @@ def _blocks(scores, qid):
 
 
 def _mean_over_orders(labels, scores, qid, metrics, **options):
-    values = []
-    for orders in itertools.product(*(itertools.permutations(b) for b in _blocks(scores, qid))):
-        rows = np.concatenate(orders)
-        table = evaluate(
-            labels[rows], scores[rows], qid=qid[rows], metrics=metrics, ties="stable", **options
-        ).per_query
-        values.append(table.to_numpy())
-    return np.mean(values, axis=0)
+    """Each query's values averaged over every order of its tied rows, each order evaluated as
+    queries of its own (``order * n_queries + query``) in one call."""
+    codes = np.unique(qid, return_inverse=True)[1]
+    n_queries = codes.max() + 1
+    orders = [
+        np.concatenate(order)
+        for order in itertools.product(*(itertools.permutations(b) for b in _blocks(scores, qid)))
+    ]
+    rows = np.concatenate(orders)
+    key = np.repeat(np.arange(len(orders)), [o.size for o in orders]) * n_queries + codes[rows]
+    table = evaluate(
+        labels[rows], scores[rows], qid=key, metrics=metrics, ties="stable", **options
+    ).per_query.sort_index()
+    return table.to_numpy().reshape(len(orders), n_queries, -1).mean(axis=0)
 
 
 @st.composite

@@ -407,13 +407,16 @@ def test_tie_averaged_run_values_are_the_mean_over_orderings(spec):
         {"qid": "q", "doc_id": ["a", "b", "c", "e", "f", "g", "z"], "label": [0, 1, 0, -1, 1, 0, 1]}
     )
     average = evaluate_run(run, qrels, metrics=[spec], ties="average").per_query.iloc[0, -1]
-    values = []
-    for first in itertools.permutations([1, 2, 3, 4]):
-        for second in itertools.permutations([5, 6]):
-            rows = run.iloc[[0, *first, *second]]
-            table = evaluate_run(rows, qrels, metrics=[spec], ties="stable").per_query
-            values.append(table.iloc[0, -1])
-    assert average == pytest.approx(np.mean(values), rel=1e-12)
+    orders = [
+        [0, *first, *second]
+        for first in itertools.permutations([1, 2, 3, 4])
+        for second in itertools.permutations([5, 6])
+    ]  # each order a query of its own, in one call
+    runs = pd.concat([run.iloc[rows].assign(qid=f"q{i:02d}") for i, rows in enumerate(orders)])
+    judged = pd.concat([qrels.assign(qid=f"q{i:02d}") for i in range(len(orders))])
+    values = evaluate_run(runs, judged, metrics=[spec], ties="stable").per_query.iloc[:, -1]
+    assert len(values) == len(orders)
+    assert average == pytest.approx(values.mean(), rel=1e-12)
 
 
 def test_scorers_take_the_foreign_names():
