@@ -11,6 +11,7 @@ steps before it. Compiled sources (``.pyx``, ``.pxi``) are held to the sizes of 
 """
 
 import ast
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -103,6 +104,12 @@ def _module_name(path):
     return ".".join([PACKAGE, *parts])
 
 
+@functools.cache
+def _tree(path):
+    """The parsed module at ``path`` (parsed once in the run: the tests only read it)."""
+    return ast.parse(path.read_text())
+
+
 def _modules():
     return {_module_name(p): p for p in sorted(PACKAGE_DIR.rglob("*.py"))}
 
@@ -121,13 +128,14 @@ def _compiled():
     return {_module_name(p) for p in PACKAGE_DIR.rglob("*.pyx")}
 
 
+@functools.cache
 def _imports():
     """(importer, imported module, imported names) for every package-internal import."""
     modules = _modules()
     known = set(modules) | _compiled()
     edges = []
     for module, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom):
                 target = _resolve(module, path, node)
                 if not target.startswith(PACKAGE):
@@ -144,7 +152,7 @@ def _imports():
                 for alias in node.names:
                     if alias.name.startswith(PACKAGE + "."):
                         edges.append((module, alias.name, []))
-    return edges
+    return tuple(edges)
 
 
 def _family(module):
@@ -309,7 +317,7 @@ def python_function_lines(path):
     the docstring, blank lines and comments."""
     lines = path.read_text().splitlines()
     sizes = {}
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(_tree(path)):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         body = node.body
@@ -401,7 +409,7 @@ def test_kernels_are_imported_by_name():
     kernels = f"{PACKAGE}.metrics._kernels"
     bad = []
     for module, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if not isinstance(node, ast.ImportFrom):
                 continue
             target = _resolve(module, path, node)
@@ -412,7 +420,7 @@ def test_kernels_are_imported_by_name():
 
 
 def _defined_functions(path):
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
 
 
@@ -427,7 +435,7 @@ def test_query_ids_are_read_in_one_module():
     assert not bad, "\n".join(bad)
     # A missing-qid error anywhere carries the owner's message.
     for module, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_tree(path)):
             if (
                 isinstance(node, ast.Raise)
                 and isinstance(node.exc, ast.Call)

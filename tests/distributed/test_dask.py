@@ -219,6 +219,7 @@ def _assert_same(got, expected):
     assert got.conventions == expected.conventions
 
 
+@pytest.mark.slow  # a cluster of worker processes (see client)
 @pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
 @pytest.mark.parametrize(
     ("qid_kind", "ties", "as_index"),
@@ -245,6 +246,7 @@ def test_evaluate_dask_shuffles_straddling_queries(client, qid_kind, ties, as_in
     assert got.mean("ndcg@10") == pytest.approx(expected.mean("ndcg@10"), rel=1e-12)
 
 
+@pytest.mark.slow  # a cluster of worker processes (see client)
 def test_evaluate_dask_aligned_index_needs_no_shuffle(client):
     frame = _scored_frame()
     ddf = dd.from_pandas(frame, npartitions=4, sort=False).set_index("qid")
