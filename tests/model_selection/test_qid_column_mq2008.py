@@ -98,7 +98,11 @@ def mq2008(datasets_dir):
     return frame, X, y.astype(int), qid
 
 
-@pytest.fixture(params=[False, True], ids=["routing_off", "routing_on"])
+# Metadata routing off in the default run, on in the slow run (tests/model_selection/test_select.py
+# checks that both routes give the same numbers on generated data in the default run).
+@pytest.fixture(
+    params=[False, pytest.param(True, marks=pytest.mark.slow)], ids=["routing_off", "routing_on"]
+)
 def routing(request):
     with sklearn.config_context(enable_metadata_routing=request.param):
         yield request.param
