@@ -305,22 +305,8 @@ def diversity_gains(
     offsets, (doc, key, qs, rank) = _grouped_pairs(
         query, doc, key, qs, n_queries, rank, ordered=ordered
     )
-    return DiversityGains(
-        *_ranking.diversity_gains(
-            offsets,
-            doc,
-            key,
-            qs,
-            rank,
-            n_qs,
-            float(alpha),
-            float(beta),
-            int(depth),
-            int(width),
-            n_threads,
-            _threads.grain(),
-        )
-    )
+    settings = _greedy_settings(n_qs, alpha, beta, depth, width, n_threads)
+    return DiversityGains(*_ranking.diversity_gains(offsets, doc, key, qs, rank, *settings))
 
 
 def decimal_keys(ids):
@@ -376,16 +362,10 @@ def greedy_ideal_gains(
         ``sum_i gain_i * beta**(i-1)`` over the first ``depth`` ranks.
     """
     offsets, (doc, key, qs) = _grouped_pairs(query, doc, key, qs, n_queries)
-    return _ranking.greedy_ideal_gains(
-        offsets,
-        doc,
-        key,
-        qs,
-        n_qs,
-        float(alpha),
-        float(beta),
-        int(depth),
-        int(width),
-        n_threads,
-        _threads.grain(),
-    )
+    settings = _greedy_settings(n_qs, alpha, beta, depth, width, n_threads)
+    return _ranking.greedy_ideal_gains(offsets, doc, key, qs, *settings)
+
+
+def _greedy_settings(n_qs, alpha, beta, depth, width, n_threads):
+    """The arguments of the compiled greedy functions after their arrays, in their types."""
+    return n_qs, float(alpha), float(beta), int(depth), int(width), n_threads, _threads.grain()

@@ -158,16 +158,7 @@ def _ideal_sums(j, alpha, beta, depth):
             classes = subtopic_classes(j)
             return greedy_ideal(classes, j.n_queries, j.qs_query.size, alpha, beta, depth)
     gains, nrbp = greedy_ideal_gains(
-        query,
-        j.trip_doc,
-        j.doc_key[j.trip_doc],
-        j.trip_qs,
-        j.n_queries,
-        j.qs_query.size,
-        alpha,
-        beta,
-        depth,
-        DEPTH,
+        query, j.trip_doc, j.doc_key[j.trip_doc], j.trip_qs, *_greedy_args(j, alpha, beta, depth)
     )
     return ideal_sums(gains, nrbp)
 
@@ -238,12 +229,7 @@ def _cutoff_lists(j, alpha, beta, depth):
         j.doc_key[doc],
         j.trip_qs,
         j.doc_rank[doc],
-        j.n_queries,
-        j.qs_query.size,
-        alpha,
-        beta,
-        depth,
-        DEPTH,
+        *_greedy_args(j, alpha, beta, depth),
         ordered=j.pairs_ordered,
     )
     run = ideal_sums(lists.run, None, count=lists.pairs, new=lists.new)
@@ -291,3 +277,8 @@ def diversity_columns(specs, build, default_rel, judgments=None):
             judgments[rel] = build(rel)
         columns.update(_setting_values(group, judgments[rel], alpha, beta))
     return columns
+
+
+def _greedy_args(j, alpha, beta, depth):
+    """The sizes and parameters the greedy functions take after their arrays."""
+    return j.n_queries, j.qs_query.size, alpha, beta, depth, DEPTH
