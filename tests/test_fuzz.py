@@ -17,7 +17,7 @@ block's mean).
 
 Cases: 12,000 in all (inputs of at most 12 rows), about 80 s on one core: the slow run
 (``python -m pytest -m slow``, as CI runs it) draws every one of them
-(``test_every_property_at_full_scale``); the default run draws the first tenth of each
+(``test_every_property_at_full_scale``); the default run draws a twentieth of each
 property's cases (derandomized: the same cases every run), so that it stays within its time.
 """
 
@@ -59,12 +59,12 @@ PROPERTIES = []
 
 
 def fuzz(n, **strategies):
-    """The property ``body`` with ``n`` cases: a tenth of them in the default run, all ``n`` in
-    the slow run (``test_every_property_at_full_scale``)."""
+    """The property ``body`` with ``n`` cases: a twentieth of them in the default run, all ``n``
+    in the slow run (``test_every_property_at_full_scale``)."""
 
     def decorate(body):
         PROPERTIES.append(pytest.param(body, strategies, n, id=body.__name__))
-        return _settings(max(n // 10, 20))(given(**strategies)(body))
+        return _settings(max(n // 20, 10))(given(**strategies)(body))
 
     return decorate
 
@@ -630,7 +630,7 @@ def test_evaluate_run_from_written_files_matches_the_reference(case):
 @pytest.mark.slow
 @pytest.mark.parametrize(("body", "strategies", "n"), PROPERTIES)
 def test_every_property_at_full_scale(body, strategies, n, tmp_path_factory):
-    """Each property above with all its cases (the default run draws a tenth of them)."""
+    """Each property above with all its cases (the default run draws a twentieth of them)."""
     fixtures = {"tmp_path_factory": tmp_path_factory}  # the fixtures the properties take
     wanted = inspect.signature(body).parameters
     _settings(n)(given(**strategies)(body))(**{k: v for k, v in fixtures.items() if k in wanted})

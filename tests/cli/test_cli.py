@@ -592,6 +592,7 @@ def test_help_is_built_from_the_registries():
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # fresh Python processes, end to end
 def test_entry_point_runs_as_installed(trec):
     text = run_cli(
         *("evaluate", "--qrels", trec / "qrels.test", "--run", trec / "results.test"),
@@ -602,6 +603,7 @@ def test_entry_point_runs_as_installed(trec):
     assert re.search(r"^map\s+all\s+3\s+0\s+0\.1785", text.stdout, flags=re.M), text.stdout
 
 
+@pytest.mark.slow  # fresh Python processes, end to end
 def test_python_dash_m_gives_a_clean_error(tmp_path):
     top = run_main("--help")
     assert top.returncode == 0 and "compare" in top.stdout

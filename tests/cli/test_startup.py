@@ -32,6 +32,7 @@ def test_version_loads_nothing_heavy(entry):
     assert json.loads(lines[1]) == [0, []]
 
 
+@pytest.mark.slow  # fresh Python processes, end to end
 def test_help_goes_through_the_parser():
     out = _run(
         "from sklearn_ltr_metrics._cli import main\n"

@@ -44,6 +44,7 @@ def _dead_pid():
     return child.pid
 
 
+@pytest.mark.slow  # fresh Python processes, end to end
 def test_a_killed_write_leaves_a_folder_the_next_write_removes(tmp_path):
     # A process killed in the middle of write() (os._exit: no cleanup runs, as with SIGKILL).
     script = textwrap.dedent(
