@@ -102,9 +102,13 @@ def _starts_spark(item):
     )
 
 
+#: User-guide pages whose examples fit models end to end (searches, cross-validation): slow.
+SLOW_PAGES = ("docs/sklearn.rst",)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if _starts_spark(item):
+        if _starts_spark(item) or item.nodeid.startswith(SLOW_PAGES):
             item.add_marker(pytest.mark.slow)
     if _plain_run(config):
         slow = [item for item in items if item.get_closest_marker("slow")]

@@ -316,6 +316,7 @@ def test_cross_validate_matches_by_hand(data, routing):
         assert {m: res[f"test_{m}"][i] for m in METRICS} == expected
 
 
+@pytest.mark.slow  # n_jobs=2: joblib's worker processes
 def test_cross_validate_groups_pattern_and_n_jobs(data, routing):
     X, y, qid = data
     scorer = make_ranking_scorer(METRICS)
@@ -472,6 +473,7 @@ def test_routing_without_qid_raises(data, routing):
 # A query of LightGBM's example has no relevant document: the scorer's mean leaves it out
 # (empty_query="skip") and says so.
 @pytest.mark.filterwarnings("ignore::sklearn_ltr_metrics.metrics.DroppedQueriesWarning")
+@pytest.mark.slow  # real data end to end, in joblib's worker processes
 def test_lightgbm_example_cross_validate_and_grid_search(lgbm_data, routing):
     X, y, qid = lgbm_data
     scorer = make_ranking_scorer(["ndcg@5", "ndcg@10", "map"])

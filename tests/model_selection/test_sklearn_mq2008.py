@@ -44,6 +44,7 @@ def small_lambdamart(**params):
     return LambdaMARTRanker(n_estimators=20, num_leaves=7, random_state=0, **params)
 
 
+@pytest.mark.slow  # real data end to end: cross-validation and a grid search
 def test_plain_cross_validate_and_grid_search_equal_the_helper(mq2008):
     X, y, qid = mq2008
     helper = cross_validate_ranking(small_lambdamart(), X, y, qid=qid, scoring=METRICS, cv=5)
