@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -31,11 +32,12 @@ from sklearn_ltr_metrics.stats import correction_names, paired_test_names
 HOSTILE = "<script>alert('x')</script>"
 
 
-class Result:
-    """What one in-process run printed and returned."""
+class Result(NamedTuple):
+    """What one in-process run printed and returned (unpacks as ``code, out, err``)."""
 
-    def __init__(self, returncode, stdout, stderr):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+    returncode: int
+    stdout: str
+    stderr: str
 
 
 def run_main(*args):

@@ -1,22 +1,10 @@
 """ltr-eval's messages name their cause, in command-line terms, never with a traceback."""
 
-import contextlib
 import gzip
-import io
 
 import pytest
 
-from sklearn_ltr_metrics._cli import main
-
-
-def run_main(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
+from .test_cli import run_main
 
 
 @pytest.fixture

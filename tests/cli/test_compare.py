@@ -1,6 +1,5 @@
 """``ltr-eval compare`` with many runs (the matrix) and as a regression gate (exit 0 / 1)."""
 
-import contextlib
 import io
 
 import numpy as np
@@ -9,20 +8,11 @@ import pytest
 from scipy import stats
 
 from sklearn_ltr_metrics import evaluate_run, read_trec_qrels, read_trec_run
-from sklearn_ltr_metrics._cli._main import main
 from sklearn_ltr_metrics.stats import compare_all, regression_gate
 
+from .test_cli import run_main
+
 N_QUERIES = 48
-
-
-def run_main(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
 
 
 def _write_run(path, frame, tag):

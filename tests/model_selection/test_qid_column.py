@@ -36,9 +36,7 @@ from sklearn_ltr_metrics.rankers import (
     RandomRanker,
 )
 
-from .._data import make_data, ranker
-
-FEATURES = [f"f{i}" for i in range(5)]
+from .._data import FEATURES, make_data, ranker
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ scikit-learn's ``RFECV`` / ``SequentialFeatureSelector`` run with metadata routi
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 import sklearn
 from sklearn.feature_selection import RFECV, SequentialFeatureSelector
@@ -19,15 +18,12 @@ from sklearn_ltr_metrics.model_selection import (
     RankingSequentialFeatureSelector,
 )
 
-from .._data import make_data, ranker
-
-FEATURES = [f"f{i}" for i in range(5)]
+from .._data import FEATURES, make_frame, ranker
 
 
 @pytest.fixture(scope="module")
 def data():
-    X, y, qid = make_data(n_queries=12, n_docs=12)
-    return pd.DataFrame(X, columns=FEATURES).assign(qid=qid), X, y, qid
+    return make_frame(n_queries=12, n_docs=12)
 
 
 def test_rfecv_routing_off_equals_scikit_learn_routing_on(data):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 import sklearn
 from lightgbm import LGBMRanker
@@ -26,15 +25,12 @@ from sklearn_ltr_metrics.rankers import (
     RandomRanker,
 )
 
-from .._data import make_data, ranker
-
-FEATURES = [f"f{i}" for i in range(5)]
+from .._data import make_frame, ranker
 
 
 @pytest.fixture(scope="module")
 def data():
-    X, y, qid = make_data(n_queries=6, n_docs=10)
-    return pd.DataFrame(X, columns=FEATURES).assign(qid=qid), X, y, qid
+    return make_frame(n_queries=6, n_docs=10)
 
 
 def _fitted(frame, X, y, qid):
