@@ -63,9 +63,11 @@ from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows
 from ._ideal import (
     cell_judgments,
+    cell_pairs,
     decimal_keys,
     diversity_gains,
     greedy_ideal_gains,
+    rows_by_support,
     subtopic_cells,
 )
 from ._ordering import discordant_pairs, rank_order
@@ -97,6 +99,7 @@ __all__ = [
     "all_strings",
     "arrow_pieces",
     "cell_judgments",
+    "cell_pairs",
     "code_pieces",
     "coded_qid",
     "cutoff_label",
@@ -119,6 +122,7 @@ __all__ = [
     "rank_order",
     "rank_support",
     "repeat_ids",
+    "rows_by_support",
     "segment_cumsum",
     "segment_order",
     "subtopic_cells",

@@ -30,16 +30,18 @@ cdef inline double _doc_score(const intp* qs, const double* gain, intp i, intp e
 
 cdef struct _Classes:
     # Per class (slots 0, 1, ..., in one thread's buffers): its first document's pairs (start..end),
-    # subtopic bits, score, its documents' list (head, then nxt) and the one of greatest key
-    # (best, after prev in the list; bkey its key). Per document slot: key and nxt.
+    # subtopic bits, score, its documents' list (head, then nxt: built once) and their keys
+    # sorted, greatest first (skey[pos..stop]: pos the next to take, bkey its key). Per
+    # document slot: key and nxt.
     intp* start
     intp* end
     uint64_t* mask
     double* score
     intp* head
-    intp* best
-    intp* prev
+    intp* pos
+    intp* stop
     int64_t* dkey
+    int64_t* skey
     int64_t* bkey
     intp* nxt
     intp* slot_of  # the class of each subtopic set, while a query spans < 8 codes (else -1)
@@ -50,10 +52,11 @@ cdef _Classes* _new_classes(intp n) noexcept nogil:
     cdef _Classes* k = <_Classes*> malloc(sizeof(_Classes))
     cdef intp i
     k.start, k.end = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
-    k.head, k.best = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
-    k.prev, k.nxt = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
+    k.head, k.nxt = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
+    k.pos, k.stop = <intp*> malloc(n * sizeof(intp)), <intp*> malloc(n * sizeof(intp))
     k.mask = <uint64_t*> malloc(n * sizeof(uint64_t))
     k.dkey = <int64_t*> malloc(n * sizeof(int64_t))
+    k.skey = <int64_t*> malloc(n * sizeof(int64_t))
     k.bkey = <int64_t*> malloc(n * sizeof(int64_t))
     k.score = <double*> malloc(n * sizeof(double))
     k.slot_of = <intp*> malloc(256 * sizeof(intp))
@@ -66,39 +69,28 @@ cdef void _free_classes(_Classes* k) noexcept nogil:
     free(k.start)
     free(k.end)
     free(k.head)
-    free(k.best)
-    free(k.prev)
     free(k.nxt)
+    free(k.pos)
+    free(k.stop)
     free(k.mask)
     free(k.dkey)
+    free(k.skey)
     free(k.bkey)
     free(k.score)
     free(k.slot_of)
     free(k)
 
 
-cdef void _class_best(_Classes* k, intp c) noexcept nogil:
-    """The document of class ``c`` with the greatest key, and the one before it (selected
-    without branches: which one wins is data, not control flow)."""
-    cdef intp t = k.head[c], before = -1, best = t, prev = -1
-    cdef int64_t top = k.dkey[t]
-    cdef bint better
-    while t >= 0:
-        better = k.dkey[t] > top
-        best = t if better else best
-        prev = before if better else prev
-        top = k.dkey[t] if better else top
-        before, t = t, k.nxt[t]
-    k.best[c], k.prev[c], k.bkey[c] = best, prev, top
-
-
 cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, const double* gain,
-                       intp lo, intp hi, _Classes* k) noexcept nogil:
+                       intp lo, intp hi, _Classes* k, bint by_doc) noexcept nogil:
     """The documents of ``lo..hi`` in classes of the same subtopics (a class each past 64
     subtopics), in the slots ``0, 1, ...`` of ``k``; a query spanning fewer than 8 subtopic
-    codes finds a set's class in a table (``slot_of``, left all -1 again). Returns the number
-    of classes; their scores are summed by the first rank's loop."""
-    cdef intp i = lo, j, t = 0, c, nc = 0, low = qs[lo], high = qs[lo]
+    codes finds a set's class in a table (``slot_of``, left all -1 again). Each class's keys
+    are then sorted, greatest first (insertion sorts of its list: among equal keys the later
+    document first). ``key``: per pair, or per document (``key[doc[i]]``) with ``by_doc``.
+    Returns the number of classes; their scores are summed by the first rank's loop."""
+    cdef intp i = lo, j, t = 0, c, nc = 0, low = qs[lo], high = qs[lo], p = 0, r
+    cdef int64_t v
     cdef uint64_t bits
     for j in range(lo, hi):
         low, high = min(low, qs[j]), max(high, qs[j])
@@ -122,11 +114,20 @@ cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, cons
             if high - low >= 64:
                 k.mask[c] = ~(<uint64_t> 0)
             nc = nc + 1
-        k.dkey[t], k.nxt[t], k.head[c] = key[i], k.head[c], t
+        k.dkey[t], k.nxt[t], k.head[c] = key[doc[i] if by_doc else i], k.head[c], t
         t = t + 1
         i = j
     for c in range(nc):
-        _class_best(k, c)
+        k.pos[c] = p
+        t = k.head[c]
+        while t >= 0:
+            v, r = k.dkey[t], p
+            while r > k.pos[c] and k.skey[r - 1] < v:
+                k.skey[r] = k.skey[r - 1]
+                r = r - 1
+            k.skey[r] = v
+            p, t = p + 1, k.nxt[t]
+        k.stop[c], k.bkey[c] = p, k.skey[k.pos[c]]
         if small:
             k.slot_of[k.mask[c]] = -1
     return nc
@@ -141,17 +142,21 @@ cdef inline int64_t _bits(double score) noexcept nogil:
 
 cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, double* gain,
                         _Classes* k, intp lo, intp hi, double alpha, double beta, intp depth,
-                        double* gains, intp width, double* nrbp) noexcept nogil:
+                        double* gains, intp width, double* nrbp, bint by_doc) noexcept nogil:
     """The greedy ideal of the pairs ``lo..hi`` (one query): the winner's score at each of the
     first ``width`` ranks in ``gains``, and ``sum_i score_i * beta**(i-1)`` over the first
     ``depth`` ranks in ``nrbp[0]``. A class whose documents are all taken is swapped out;
-    the classes are rescored and the next winner found in one loop."""
-    cdef intp step, c, j, b = 0, last, t, nc = _greedy_init(doc, key, qs, gain, lo, hi, k)
+    the classes are rescored and the next winner found in one loop (no rescoring past the
+    last rank)."""
+    cdef intp step, c, j, b = 0, last
+    cdef intp nc = _greedy_init(doc, key, qs, gain, lo, hi, k, by_doc)
     cdef double decay = 1.0, total = 0.0
     cdef uint64_t covered = ~(<uint64_t> 0)
     cdef int64_t top, bk, sc
     cdef bint better
-    for step in range(depth + 1):
+    for step in range(depth):
+        if nc == 0:
+            break
         # Rescored (few classes: all of them, the same sums, no branch on the bits), and
         # the winner found in the same loop: greater score, then greater key, compared as
         # integers and selected without branches (the scores are >= 0).
@@ -167,30 +172,22 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
             b = c if better else b
             top = sc if better else top
             bk = k.bkey[c] if better else bk
-        if step == depth:
-            break
-        if nc == 0:
-            break
         if step < width:
             gains[step] = k.score[b]
         total = total + k.score[b] * decay
         decay = decay * beta
         for j in range(k.start[b], k.end[b]):
             gain[qs[j]] = gain[qs[j]] * (1.0 - alpha)
-        covered, t = k.mask[b], k.best[b]
-        if k.prev[b] < 0:
-            k.head[b] = k.nxt[t]
-        else:
-            k.nxt[k.prev[b]] = k.nxt[t]
-        if k.head[b] < 0:
+        covered = k.mask[b]
+        k.pos[b] = k.pos[b] + 1
+        if k.pos[b] == k.stop[b]:
             last = nc - 1
             k.start[b], k.end[b], k.mask[b], k.score[b] = (
                 k.start[last], k.end[last], k.mask[last], k.score[last])
-            k.head[b], k.best[b], k.prev[b] = k.head[last], k.best[last], k.prev[last]
-            k.bkey[b] = k.bkey[last]
+            k.pos[b], k.stop[b], k.bkey[b] = k.pos[last], k.stop[last], k.bkey[last]
             nc = nc - 1
         else:
-            _class_best(k, b)
+            k.bkey[b] = k.skey[k.pos[b]]
     nrbp[0] = total
 
 
@@ -220,25 +217,29 @@ def greedy_ideal_gains(const intp[::1] offsets, const intp[::1] doc, const int64
         for q in prange(nq, schedule="dynamic", chunksize=64):
             if offsets[q + 1] > offsets[q]:
                 _greedy_query(d, ky, s, gain, kp, offsets[q], offsets[q + 1], alpha, beta,
-                              depth, gains + q * width, width, nrbp + q)
+                              depth, gains + q * width, width, nrbp + q, False)
         _free_classes(kp)
     return gains_arr, nrbp_arr
 
 
-cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, double* gain,
-                     uint8_t* seen, intp* slot, intp lo, intp hi, double alpha, intp width,
-                     double* out_gain, double* out_count, double* out_new) noexcept nogil:
+cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, bint by_doc,
+                     double* gain, uint8_t* seen, intp* slot, intp lo, intp hi, double alpha,
+                     intp width, double* out_gain, double* out_count,
+                     double* out_new) noexcept nogil:
     """The run's gain (its pairs' ``gain[qs]`` added in subtopic order from 0.0, as
     ``_doc_score``), relevant pairs and newly covered subtopics at each of its first
-    ``width`` ranks, from the pairs ``lo..hi`` of one query (``rank``: per pair, its
-    document's rank in the run, distinct, 0 when not retrieved)."""
+    ``width`` ranks, from the pairs ``lo..hi`` of one query (``rank``: per pair, or per
+    document with ``by_doc``, its document's rank in the run, distinct, 0 when not retrieved).
+    ``out_count`` NULL: neither count (``out_new`` is then NULL too)."""
     cdef intp i = lo, j, r
+    cdef int64_t at
     cdef double s
     for r in range(width):
         slot[r] = -1
     while i < hi:
-        if 0 < rank[i] <= width:
-            slot[rank[i] - 1] = i
+        at = rank[doc[i]] if by_doc else rank[i]
+        if 0 < at <= width:
+            slot[at - 1] = i
         j = i + 1
         while j < hi and doc[j] == doc[i]:
             j = j + 1
@@ -252,30 +253,35 @@ cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, doubl
         while j < hi and doc[j] == doc[i]:
             s = s + gain[qs[j]]
             gain[qs[j]] = gain[qs[j]] * (1.0 - alpha)
-            out_new[r] = out_new[r] + (1 - seen[qs[j]])
-            seen[qs[j]] = 1
+            if out_count != NULL:
+                out_new[r] = out_new[r] + (1 - seen[qs[j]])
+                seen[qs[j]] = 1
             j = j + 1
-        out_gain[r], out_count[r] = s, <double> (j - i)
+        out_gain[r] = s
+        if out_count != NULL:
+            out_count[r] = <double> (j - i)
 
 
 def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[::1] key,
                     const intp[::1] qs, const int64_t[::1] rank, intp n_qs, double alpha,
                     double beta, intp depth, intp width, int n_threads=1,
-                    intp grain=MIN_ROWS_PER_THREAD):
+                    intp grain=MIN_ROWS_PER_THREAD, bint by_doc=False, bint counts=True):
     """The run's and the greedy ideal's lists of every query in one pass over its pairs (as
     :func:`greedy_ideal_gains`, with ``rank`` per pair): ``(ideal_gains, ideal_nrbp,
     run_gains, run_count, run_new)``, each ``(n_queries, width)`` but ``ideal_nrbp``: the
     ideal list's gains (``depth`` ranks; 0: no ideal), and at each of the run's first
-    ``width`` ranks its gain, relevant pairs and newly covered subtopics."""
+    ``width`` ranks its gain, relevant pairs and newly covered subtopics (None, not counted,
+    unless ``counts``). ``by_doc``: ``key`` and ``rank`` are per document, read at
+    ``doc[i]`` (no per-pair copy of them)."""
     cdef intp nq = offsets.shape[0] - 1, n = doc.shape[0], q, longest = 1
-    arrays = [np.zeros((nq, width), dtype=np.float64) for _ in range(4)]
+    arrays = [np.zeros((nq, width), dtype=np.float64) for _ in range(4 if counts else 2)]
     nrbp_arr = np.zeros(nq, dtype=np.float64)
     gain_arr = np.ones((2, max(n_qs, 1)), dtype=np.float64)
-    seen_arr = np.zeros(max(n_qs, 1), dtype=np.uint8)
+    seen_arr = np.zeros(max(n_qs, 1) if counts else 1, dtype=np.uint8)
     cdef double* ideal = <double*> cnp.PyArray_DATA(arrays[0])
     cdef double* run = <double*> cnp.PyArray_DATA(arrays[1])
-    cdef double* count = <double*> cnp.PyArray_DATA(arrays[2])
-    cdef double* new = <double*> cnp.PyArray_DATA(arrays[3])
+    cdef double* count = <double*> cnp.PyArray_DATA(arrays[2]) if counts else NULL
+    cdef double* new = <double*> cnp.PyArray_DATA(arrays[3]) if counts else NULL
     cdef double* nrbp = <double*> cnp.PyArray_DATA(nrbp_arr)
     cdef double* gain = <double*> cnp.PyArray_DATA(gain_arr)
     cdef uint8_t* seen = <uint8_t*> cnp.PyArray_DATA(seen_arr)
@@ -283,8 +289,8 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
     cdef _Classes* kp
     cdef intp* slot
     cdef const intp* d = &doc[0] if n else NULL
-    cdef const int64_t* ky = &key[0] if n else NULL
-    cdef const int64_t* rk = &rank[0] if n else NULL
+    cdef const int64_t* ky = &key[0] if key.shape[0] else NULL
+    cdef const int64_t* rk = &rank[0] if rank.shape[0] else NULL
     cdef const intp* s = &qs[0] if n else NULL
     for q in range(nq):
         longest = max(longest, offsets[q + 1] - offsets[q])
@@ -296,11 +302,15 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
             if offsets[q + 1] > offsets[q]:
                 if depth > 0:
                     _greedy_query(d, ky, s, gain, kp, offsets[q], offsets[q + 1], alpha, beta,
-                                  depth, ideal + q * width, width, nrbp + q)
-                _run_gains(d, s, rk, gain + stride, seen, slot, offsets[q], offsets[q + 1],
-                           alpha, width, run + q * width, count + q * width, new + q * width)
+                                  depth, ideal + q * width, width, nrbp + q, by_doc)
+                _run_gains(d, s, rk, by_doc, gain + stride, seen, slot, offsets[q],
+                           offsets[q + 1], alpha, width, run + q * width,
+                           count + q * width if counts else NULL,
+                           new + q * width if counts else NULL)
         free(slot)
         _free_classes(kp)
+    if not counts:
+        arrays += [None, None]
     return arrays[0], nrbp_arr, arrays[1], arrays[2], arrays[3]
 
 
@@ -424,6 +434,112 @@ def cell_judgments(const intp[::1] rows, const intp[::1] cols, const intp[::1] c
             trip_doc[i] = nd - 1
             trip_qs[i] = doc_q[nd - 1] * width + cols[i]
     return docs_arr[:nd], doc_q_arr[:nd], trip_doc_arr, trip_qs_arr
+
+
+cdef intp _block_pairs(const intp* brow, const intp* bcol, intp mb, const intp* offsets,
+                       intp w, intp* state, intp* docs, intp* doc_q, intp* trip_doc,
+                       intp* trip_qs, intp m, intp* pairs) noexcept nogil:
+    """One block's cells (``brow``, ``bcol``: ``mb`` of them, rows ascending) as judged
+    documents and pairs, from pair ``m`` on; ``state``: the last row, its query and the
+    documents so far, carried from block to block. Returns the new ``m``."""
+    cdef intp t, r, last = state[0], q = state[1], nd = state[2]
+    for t in range(mb):
+        r = brow[t]
+        if r != last:
+            last = r
+            while offsets[q + 1] <= r:
+                q = q + 1
+            docs[nd], doc_q[nd] = r, q
+            nd = nd + 1
+        trip_doc[m + t], trip_qs[m + t] = nd - 1, q * w + bcol[t]
+        pairs[q + 1] = pairs[q + 1] + 1
+    state[0], state[1], state[2] = last, q, nd
+    return m + mb
+
+
+def cell_pairs(const double[:, ::1] labels, double rel, const intp[::1] offsets):
+    """:func:`cell_judgments` of :func:`subtopic_cells` for rows grouped by query in code
+    order (``offsets``: each query's first row, and the rows at the end), in one pass by
+    blocks of rows, with no array of every cell's row and column: ``(docs, doc_q, trip_doc,
+    trip_qs, pair_offsets, valid)``, ``pair_offsets`` where each query's pairs start (and
+    their total at the end), ``valid`` whether every label is finite and >= 0."""
+    cdef intp n = labels.shape[0], w = labels.shape[1], nq = offsets.shape[0] - 1, i, q
+    cdef intp m = 0, mb, rows_in, cap = max(n, 16) + w, size = min(n, _CELL_BLOCK) * w
+    cdef intp[3] state
+    cdef bint bad = False
+    docs_arr, doc_q_arr = np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
+    trip_doc_arr, trip_qs_arr = np.empty(cap, dtype=np.intp), np.empty(cap, dtype=np.intp)
+    pairs_arr = np.zeros(nq + 1, dtype=np.intp)
+    cdef intp* docs = <intp*> cnp.PyArray_DATA(docs_arr)
+    cdef intp* doc_q = <intp*> cnp.PyArray_DATA(doc_q_arr)
+    cdef intp* trip_doc = <intp*> cnp.PyArray_DATA(trip_doc_arr)
+    cdef intp* trip_qs = <intp*> cnp.PyArray_DATA(trip_qs_arr)
+    cdef intp* pairs = <intp*> cnp.PyArray_DATA(pairs_arr)
+    cdef intp* brow = <intp*> malloc((size + 16) * sizeof(intp))
+    cdef intp* bcol = <intp*> malloc((size + 16) * sizeof(intp))
+    cdef uint8_t* flag = <uint8_t*> calloc(size + 8, 1)
+    if brow == NULL or bcol == NULL or flag == NULL:
+        free(brow)
+        free(bcol)
+        free(flag)
+        raise MemoryError("cell_pairs: out of memory")
+    state[0], state[1], state[2] = -1, 0, 0
+    i = 0
+    while i < n:
+        rows_in = min(n - i, _CELL_BLOCK)
+        if cap - m < rows_in * w:  # room for every cell of the block
+            cap = 2 * cap + rows_in * w
+            trip_doc_arr.resize(cap, refcheck=False)
+            trip_qs_arr.resize(cap, refcheck=False)
+            trip_doc = <intp*> cnp.PyArray_DATA(trip_doc_arr)
+            trip_qs = <intp*> cnp.PyArray_DATA(trip_qs_arr)
+        with nogil:
+            if ltr_cells_lanes:
+                mb = ltr_cells_vec(&labels[i, 0], rows_in, w, i, rel, brow, bcol, 0, &bad)
+            else:
+                mb = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, brow, bcol, 0, &bad)
+            m = _block_pairs(brow, bcol, mb, &offsets[0], w, state, docs, doc_q, trip_doc,
+                             trip_qs, m, pairs)
+        i = i + rows_in
+    free(brow)
+    free(bcol)
+    free(flag)
+    for q in range(nq):
+        pairs[q + 1] = pairs[q + 1] + pairs[q]
+    docs_arr.resize(state[2], refcheck=False)
+    doc_q_arr.resize(state[2], refcheck=False)
+    trip_doc_arr.resize(m, refcheck=False)
+    trip_qs_arr.resize(m, refcheck=False)
+    return docs_arr, doc_q_arr, trip_doc_arr, trip_qs_arr, pairs_arr, not bad
+
+
+def rows_by_support(const intp[::1] row, const int32_t[::1] greater, const int32_t[::1] before,
+                    const intp[::1] offsets, const intp[::1] rows):
+    """``greater + before + 1`` of each support row (:func:`rank_support`'s arrays, queries
+    in code order and each query's rows in rank order, ``offsets`` their starts) at the same
+    rows taken ascending (``rows``: each query's block of them in the same order), as int64:
+    the rows' 1-based ranks in input order, through a scratch the size of one query's span
+    (no array of every row written)."""
+    cdef intp nq = offsets.shape[0] - 1, q, i, low, span = 1
+    out_arr = np.empty(rows.shape[0], dtype=np.int64)
+    cdef int64_t[::1] out = out_arr
+    for q in range(nq):
+        if offsets[q + 1] > offsets[q]:
+            span = max(span, rows[offsets[q + 1] - 1] - rows[offsets[q]] + 1)
+    cdef int64_t* scratch = <int64_t*> malloc(span * sizeof(int64_t))
+    if scratch == NULL:
+        raise MemoryError("rows_by_support: out of memory")
+    with nogil:
+        for q in range(nq):
+            if offsets[q + 1] == offsets[q]:
+                continue
+            low = rows[offsets[q]]
+            for i in range(offsets[q], offsets[q + 1]):
+                scratch[row[i] - low] = <int64_t> greater[i] + before[i] + 1
+            for i in range(offsets[q], offsets[q + 1]):
+                out[i] = scratch[rows[i] - low]
+    free(scratch)
+    return out_arr
 
 
 cdef inline int64_t _digits(int64_t v) noexcept nogil:

@@ -30,9 +30,11 @@ __all__ = [
     "Grades",
     "IdealGains",
     "cell_judgments",
+    "cell_pairs",
     "decimal_keys",
     "diversity_gains",
     "greedy_ideal_gains",
+    "rows_by_support",
     "subtopic_cells",
 ]
 
@@ -286,6 +288,9 @@ def diversity_gains(
     width,
     n_threads=1,
     ordered=False,
+    *,
+    offsets=None,
+    counts=True,
 ):
     """The run's list and the greedy ideal's of every query, in one compiled pass over each
     query's pairs (one query per thread, the same bits for any number of threads).
@@ -296,17 +301,26 @@ def diversity_gains(
     (:func:`_grouped_pairs`). At each rank the run's gain is the sum over
     its document's pairs of ``(1 - alpha) ** (times the subtopic is covered above)``, added
     in subtopic order as the ideal's, so a run ranked as the ideal has the ideal's sums.
+    ``offsets`` (where each query's pairs start, and their total): the pairs are grouped
+    (``query`` is not read) and ``key`` and ``rank`` are per document, read at ``doc``
+    (:func:`cell_pairs`' form: no per-pair copy). ``counts=False``: the run's relevant pairs
+    and new subtopics are not counted (``pairs`` and ``new`` are None).
 
     Returns
     -------
     DiversityGains
     """
     rank = np.asarray(rank, dtype=np.int64)
-    offsets, (doc, key, qs, rank) = _grouped_pairs(
-        query, doc, key, qs, n_queries, rank, ordered=ordered
-    )
+    by_doc = offsets is not None
+    if by_doc:
+        offsets = np.asarray(offsets, dtype=np.intp)
+        arrays = (np.asarray(doc, dtype=np.intp), np.asarray(key, dtype=np.int64))
+        arrays += (np.asarray(qs, dtype=np.intp), rank)
+    else:
+        offsets, arrays = _grouped_pairs(query, doc, key, qs, n_queries, rank, ordered=ordered)
     settings = _greedy_settings(n_qs, alpha, beta, depth, width, n_threads)
-    return DiversityGains(*_ranking.diversity_gains(offsets, doc, key, qs, rank, *settings))
+    lists = _ranking.diversity_gains(offsets, *arrays, *settings, by_doc=by_doc, counts=counts)
+    return DiversityGains(*lists)
 
 
 def decimal_keys(ids):
@@ -334,6 +348,31 @@ def cell_judgments(rows, cols, codes, width):
         np.ascontiguousarray(cols, dtype=np.intp),
         np.ascontiguousarray(codes, dtype=np.intp),
         int(width),
+    )
+
+
+def cell_pairs(labels, rel, offsets):
+    """``(docs, doc_q, trip_doc, trip_qs, pair_offsets, valid)``: :func:`cell_judgments` of
+    :func:`subtopic_cells` for rows grouped by query in code order (``offsets``: each query's
+    first row, and the number of rows), with where each query's pairs start and whether
+    every label is finite and >= 0; one compiled pass by blocks of rows, no array of every
+    cell's row and column written."""
+    labels = np.ascontiguousarray(labels, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.intp)
+    return _ranking.cell_pairs(labels, float(rel), offsets)
+
+
+def rows_by_support(support, value_before, rows):
+    """The 1-based rank, ``greater + before + 1``, of each of ``rows`` (ascending, each
+    query's block in code order: the support's own rows) from :func:`rank_support`'s arrays
+    (``value_before``: the tie-break counts to add, ``support.before`` or a corrected copy),
+    as int64; one compiled pass, through a scratch of one query's rows."""
+    return _ranking.rows_by_support(
+        support.row.astype(np.intp, copy=False),
+        support.greater.astype(np.int32, copy=False),
+        np.asarray(value_before).astype(np.int32, copy=False),
+        support.offsets.astype(np.intp, copy=False),
+        np.ascontiguousarray(rows, dtype=np.intp),
     )
 
 

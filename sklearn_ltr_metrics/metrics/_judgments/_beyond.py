@@ -239,10 +239,10 @@ def _ranked(codes, y_score, doc_id, ties, grouping, rows):
     each row's tied block and its size (``block``; else None). ``grouping``: the rows
     grouped by query (:func:`group_rows`)."""
     key = -rows.astype(np.int64) if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
-    active = np.zeros(codes.size, dtype=bool)
+    active = np.zeros(np.asarray(y_score).shape[0], dtype=bool)
     active[rows] = True
     if ties == "average":
-        rank, block = average_ranks(codes, y_score, active)
+        rank, block = average_ranks(_row_codes(codes, grouping), y_score, active)
         return rank[rows], key, block[rows]
     rank = rank_active(
         codes, y_score, active, doc_id, ties or "doc_id", rows=rows, grouping=grouping
@@ -253,16 +253,25 @@ def _ranked(codes, y_score, doc_id, ties, grouping, rows):
 def _query_codes(qid, grouped):
     """``(codes, uniques, grouping)``: the rows' query codes and the sorted ids, and with
     ``grouped`` the rows grouped by query (:func:`group_rows`; else None). Queries in whole
-    runs in id order (the usual flat arrays) are grouped first, their codes repeated from the
-    run sizes: no factorisation of every row."""
+    runs in id order (the usual flat arrays) are grouped first and their codes left None
+    (:func:`_row_codes` repeats them from the run sizes where a step needs them): no
+    factorisation of every row."""
     if grouped:
         grouping = group_rows(qid)
         if not grouping.interleaved and grouping.grouped is None:
             uniques = grouping.uniques
             grouping.uniques = np.arange(grouping.n_groups)  # as grouped by the codes
-            return np.repeat(grouping.uniques, grouping.sizes), uniques, grouping
+            return None, uniques, grouping
     codes, uniques = factorize_qid(qid)
     return codes, uniques, (group_rows(codes) if grouped else None)
+
+
+def _row_codes(codes, grouping):
+    """The rows' query codes: ``codes``, or (None: whole runs in code order) the codes
+    repeated from the runs' sizes."""
+    if codes is not None:
+        return codes
+    return np.repeat(np.arange(grouping.n_groups), grouping.sizes)
 
 
 def evaluate_arrays_beyond(
@@ -287,11 +296,14 @@ def evaluate_arrays_beyond(
             )
         n_docs = np.diff(grouping.offsets)  # rows per query, counted by the grouping
         ranked = partial(_ranked, codes, y_score, doc_id, ties, grouping)
-        build = partial(flat_judgments, labels, codes, n, ranked, check=check)
+        offsets = grouping.offsets if codes is None else None  # whole runs in code order
+        build = partial(flat_judgments, labels, codes, n, ranked, check=check, offsets=offsets)
         columns.update(
             diversity_columns(families["diversity"], build, _default_rel(options), judgments)
         )
     rel = _default_rel(options)
+    if codes is None and (families["exposure"] or families["fairness"] or rel not in judgments):
+        codes = _row_codes(codes, grouping)
     if families["exposure"] or families["fairness"]:
         graded = labels if labels.ndim == 1 else labels.max(axis=1)
         rows = _Rows(codes, n, np.asarray(y_score), graded, dict(extra), ties, doc_id=doc_id)

@@ -15,7 +15,13 @@ from functools import cached_property
 import numpy as np
 from scipy.special import gammaln
 
-from ..._engine import cell_judgments, diversity_gains, greedy_ideal_gains, subtopic_cells
+from ..._engine import (
+    cell_judgments,
+    cell_pairs,
+    diversity_gains,
+    greedy_ideal_gains,
+    subtopic_cells,
+)
 from .._kernels._diversity import (
     DEPTH,
     greedy_ideal,
@@ -42,6 +48,7 @@ class SubtopicJudgments:
     doc_block: np.ndarray | None = None  # ties="average": tied block sizes (doc_rank: start)
     all_relevant: bool = False  # every document has a triple (flat arrays: rows with a cell)
     pairs_ordered: bool = False  # triples grouped by query, document, qs (flat arrays)
+    pair_offsets: np.ndarray | None = None  # where each query's triples start, when ordered
 
     @cached_property
     def n_sub(self):
@@ -63,19 +70,26 @@ class SubtopicJudgments:
         return np.bincount(self.doc_q[has], minlength=self.n_queries)
 
 
-def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
+def flat_judgments(labels, codes, n_queries, ranked, rel, check=None, offsets=None):
     """:class:`SubtopicJudgments` of a 2-D label array (a row per document, a column per
     subtopic): the judged relevant documents are the rows with a label at or above ``rel``.
     ``ranked(rows)`` gives ``(rank, key, block)`` of those rows (ascending): their rank in the
     run, their doc_id order and, under ``ties="average"``, their tied block's size.
     ``check()``, if given, is called (to raise) when a label is negative, NaN or infinite,
-    found in the same compiled pass that finds the relevant cells."""
+    found in the same compiled pass that finds the relevant cells. ``offsets``: the rows are
+    whole runs of the queries in code order, each starting there (``codes`` is not read);
+    the cells then go straight to judgments, with where each query's pairs start."""
     width = labels.shape[1]
-    rows, subs, valid = subtopic_cells(labels, rel)  # row-major order
+    pair_offsets = None
+    if offsets is not None:  # one pass, no array of every cell's row and column
+        docs, doc_q, trip_doc, trip_qs, pair_offsets, valid = cell_pairs(labels, rel, offsets)
+    else:
+        rows, subs, valid = subtopic_cells(labels, rel)  # row-major order
     if check is not None and not valid:
         check()
-    # One per judged relevant row (ascending), its query, and each cell's row and qs code.
-    docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, subs, codes, width)
+    if offsets is None:
+        # One per judged relevant row (ascending), its query, and each cell's row and qs code.
+        docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, subs, codes, width)
     rank, key, block = ranked(docs)
     return SubtopicJudgments(
         n_queries=n_queries,
@@ -88,7 +102,8 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None):
         doc_block=block,
         all_relevant=True,
         # Cells in row-major order: by document, then subtopic; by query when the rows are.
-        pairs_ordered=bool(np.all(doc_q[1:] >= doc_q[:-1])),
+        pairs_ordered=offsets is not None or bool(np.all(doc_q[1:] >= doc_q[:-1])),
+        pair_offsets=pair_offsets,
     )
 
 
@@ -217,22 +232,26 @@ def _ratio(num, den):
     return out
 
 
-def _cutoff_lists(j, alpha, beta, depth):
+def _cutoff_lists(j, alpha, beta, depth, counts=True):
     """The run's sums at ranks ``1..DEPTH`` and the greedy ideal's (to ``depth`` ranks; 0:
     none), in one compiled pass over each query's pairs (:func:`diversity_gains`): the path
     of the cut-off measures. Both lists' sums are formed alike (:func:`ideal_sums`), so a run
-    ranked as the ideal has exactly the ideal's."""
+    ranked as the ideal has exactly the ideal's. ``counts``: also the run's relevant pairs
+    and new subtopics per rank (P-IA, StRecall)."""
     doc = j.trip_doc
+    if j.pair_offsets is not None:  # grouped pairs: keys and ranks read per document
+        arrays = (None, doc, j.doc_key, j.trip_qs, j.doc_rank)
+    else:
+        arrays = (j.doc_q[doc], doc, j.doc_key[doc], j.trip_qs, j.doc_rank[doc])
     lists = diversity_gains(
-        j.doc_q[doc],
-        doc,
-        j.doc_key[doc],
-        j.trip_qs,
-        j.doc_rank[doc],
+        *arrays,
         *_greedy_args(j, alpha, beta, depth),
         ordered=j.pairs_ordered,
+        offsets=j.pair_offsets,
+        counts=counts,
     )
-    run = ideal_sums(lists.run, None, count=lists.pairs, new=lists.new)
+    counted = {"count": lists.pairs, "new": lists.new} if counts else {}
+    run = ideal_sums(lists.run, None, **counted)
     return run, (ideal_sums(lists.ideal, lists.ideal_nrbp) if depth else None)
 
 
@@ -244,7 +263,8 @@ def _setting_values(specs, j, alpha, beta):
     normalised = [s for s in specs if s.name in ("alpha_ndcg", "nerr_ia", "nnrbp")]
     depth = max((s.k or DEPTH for s in normalised), default=0)  # the deepest cut-off asked
     if not any(s.name in _WHOLE for s in specs):
-        run, ideal = _cutoff_lists(j, alpha, beta, depth)
+        counts = any(s.name in ("p_ia", "strecall") for s in specs)
+        run, ideal = _cutoff_lists(j, alpha, beta, depth, counts)
     else:
         query, rank, qs = _run_pairs(j, None)
         run = list_sums(query, rank, qs, n, alpha, beta)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._engine import decimal_keys, group_rows, rank_order, rank_support
+from ..._engine import decimal_keys, group_rows, rank_order, rank_support, rows_by_support
 
 __all__ = [
     "DIVERSITY_TIES",
@@ -68,17 +68,18 @@ def rank_active(codes, y_score, active, doc_id, ties, n_threads=1, rows=None, gr
     """The 1-based rank of every active row (0 for the others; only at ``rows``, the active
     rows ascending, when given), without sorting a query: the engine's compiled
     :func:`rank_support` counts the rows above each active row; only the tied blocks holding
-    an active row are then ordered by doc_id."""
+    an active row are then ordered by doc_id. ``codes`` may be None when ``grouping`` holds
+    the queries as whole runs in code order (then repeated from the runs' sizes if a tied
+    block needs them)."""
     _check_ties(ties, doc_id)
     if grouping is None:
         grouping = group_rows(codes, n_threads=n_threads)
     support = rank_support(grouping, y_score, active, tie_order=True, n_threads=n_threads)
-    # 32 bits: a query holds fewer than 2**31 rows (rank_support's counts are 32-bit too),
-    # and the scratch of every row costs half as much to write.
-    rank = np.zeros(codes.size, dtype=np.int32 if rows is not None else np.int64)
     within = support.before
     tied = support.tied > 0
     if ties != "stable" and tied.any():
+        if codes is None:
+            codes = np.repeat(np.arange(grouping.n_groups), grouping.sizes)
         scores = np.asarray(y_score)
         tied_rows = support.row[tied]
         blocks = pd.MultiIndex.from_arrays([codes[tied_rows], scores[tied_rows]]).unique()
@@ -96,6 +97,13 @@ def rank_active(codes, y_score, active, doc_id, ties, n_threads=1, rows=None, gr
         at = np.full(codes.size, -1, dtype=np.int64)
         at[members] = place
         within[tied] = at[tied_rows]
+    if rows is not None and not grouping.interleaved and grouping.grouped is None:
+        # Whole runs in code order: the rows' blocks are the support's, mapped query by query.
+        return rows_by_support(support, within, rows)
+    # 32 bits: a query holds fewer than 2**31 rows (rank_support's counts are 32-bit too),
+    # and the scratch of every row costs half as much to write.
+    n_rows = np.asarray(y_score).shape[0]
+    rank = np.zeros(n_rows, dtype=np.int32 if rows is not None else np.int64)
     rank[support.row] = support.greater + within + 1
     return rank if rows is None else rank[rows].astype(np.int64)
 
