@@ -65,13 +65,27 @@ def _discounts(depth):
     return np.log(2.0) / np.log(np.arange(depth) + 2.0)
 
 
+def _running(sums):
+    """``np.cumsum(sums, axis=1)`` in place (``sums``: a fresh 2-D float array), column by
+    column: the same additions in the same order (the same bits), each a vector over the
+    queries; numpy's accumulation along a short last axis costs 3-4x more."""
+    for i in range(1, sums.shape[1]):
+        np.add(sums[:, i - 1], sums[:, i], out=sums[:, i])
+    return sums
+
+
+def _running_copy(per_rank):
+    """:func:`_running` of a copy (the caller's array left as it is)."""
+    return _running(np.array(per_rank, dtype=np.float64))
+
+
 def _cutoff_sums(query, rank, weight, n_queries, depth):
     """``(n_queries, depth)``: the sum of ``weight`` over the pairs ranked at or above k."""
     top = rank <= depth
     cells = np.bincount(
         query[top] * depth + (rank[top] - 1), weights=weight[top], minlength=n_queries * depth
     )
-    return np.cumsum(cells.reshape(n_queries, depth), axis=1)
+    return _running(cells.reshape(n_queries, depth))
 
 
 class _LazySums(dict):
@@ -175,11 +189,11 @@ def ideal_sums(gains, nrbp, **counts):
     are summed over ranks too. Each sum is computed when first read."""
     ranks = np.arange(1.0, DEPTH + 1.0)
     makers = {
-        "dcg": lambda: np.cumsum(gains * _discounts(DEPTH), axis=1),
-        "err": lambda: np.cumsum(gains / ranks, axis=1),
+        "dcg": lambda: _running(gains * _discounts(DEPTH)),
+        "err": lambda: _running(gains / ranks),
     }
     for name, per_rank in counts.items():
-        makers[name] = partial(np.cumsum, per_rank, axis=1)
+        makers[name] = partial(_running_copy, per_rank)
     return _LazySums(makers, nrbp=nrbp)
 
 
