@@ -438,11 +438,13 @@ def cell_judgments(const intp[::1] rows, const intp[::1] cols, const intp[::1] c
 
 cdef intp _block_pairs(const intp* brow, const intp* bcol, intp mb, const intp* offsets,
                        intp w, intp* state, intp* docs, intp* doc_q, intp* trip_doc,
-                       intp* trip_qs, intp m, intp* pairs) noexcept nogil:
+                       intp* trip_qs, intp m, intp* pairs, intp* per_query,
+                       intp* per_qs) noexcept nogil:
     """One block's cells (``brow``, ``bcol``: ``mb`` of them, rows ascending) as judged
-    documents and pairs, from pair ``m`` on; ``state``: the last row, its query and the
-    documents so far, carried from block to block. Returns the new ``m``."""
-    cdef intp t, r, last = state[0], q = state[1], nd = state[2]
+    documents and pairs, from pair ``m`` on, counted per query (pairs after the query's
+    slot, documents) and per ``qs``; ``state``: the last row, its query and the documents
+    so far, carried from block to block. Returns the new ``m``."""
+    cdef intp t, r, c, last = state[0], q = state[1], nd = state[2]
     for t in range(mb):
         r = brow[t]
         if r != last:
@@ -451,8 +453,11 @@ cdef intp _block_pairs(const intp* brow, const intp* bcol, intp mb, const intp* 
                 q = q + 1
             docs[nd], doc_q[nd] = r, q
             nd = nd + 1
-        trip_doc[m + t], trip_qs[m + t] = nd - 1, q * w + bcol[t]
+            per_query[q] = per_query[q] + 1
+        c = q * w + bcol[t]
+        trip_doc[m + t], trip_qs[m + t] = nd - 1, c
         pairs[q + 1] = pairs[q + 1] + 1
+        per_qs[c] = per_qs[c] + 1
     state[0], state[1], state[2] = last, q, nd
     return m + mb
 
@@ -461,8 +466,10 @@ def cell_pairs(const double[:, ::1] labels, double rel, const intp[::1] offsets)
     """:func:`cell_judgments` of :func:`subtopic_cells` for rows grouped by query in code
     order (``offsets``: each query's first row, and the rows at the end), in one pass by
     blocks of rows, with no array of every cell's row and column: ``(docs, doc_q, trip_doc,
-    trip_qs, pair_offsets, valid)``, ``pair_offsets`` where each query's pairs start (and
-    their total at the end), ``valid`` whether every label is finite and >= 0."""
+    trip_qs, pair_offsets, n_rel, n_rel_qs, valid)``, ``pair_offsets`` where each query's
+    pairs start (and their total at the end), ``n_rel`` the documents of each query,
+    ``n_rel_qs`` those of each ``qs`` code (``n_queries * width`` of them), ``valid`` whether
+    every label is finite and >= 0."""
     cdef intp n = labels.shape[0], w = labels.shape[1], nq = offsets.shape[0] - 1, i, q
     cdef intp m = 0, mb, rows_in, cap = max(n, 16) + w, size = min(n, _CELL_BLOCK) * w
     cdef intp[3] state
@@ -470,6 +477,9 @@ def cell_pairs(const double[:, ::1] labels, double rel, const intp[::1] offsets)
     docs_arr, doc_q_arr = np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
     trip_doc_arr, trip_qs_arr = np.empty(cap, dtype=np.intp), np.empty(cap, dtype=np.intp)
     pairs_arr = np.zeros(nq + 1, dtype=np.intp)
+    n_rel_arr, n_rel_qs_arr = np.zeros(nq, dtype=np.intp), np.zeros(nq * w, dtype=np.intp)
+    cdef intp* n_rel = <intp*> cnp.PyArray_DATA(n_rel_arr)
+    cdef intp* n_rel_qs = <intp*> cnp.PyArray_DATA(n_rel_qs_arr)
     cdef intp* docs = <intp*> cnp.PyArray_DATA(docs_arr)
     cdef intp* doc_q = <intp*> cnp.PyArray_DATA(doc_q_arr)
     cdef intp* trip_doc = <intp*> cnp.PyArray_DATA(trip_doc_arr)
@@ -499,7 +509,7 @@ def cell_pairs(const double[:, ::1] labels, double rel, const intp[::1] offsets)
             else:
                 mb = _block_cells(&labels[i, 0], i, rows_in, w, rel, flag, brow, bcol, 0, &bad)
             m = _block_pairs(brow, bcol, mb, &offsets[0], w, state, docs, doc_q, trip_doc,
-                             trip_qs, m, pairs)
+                             trip_qs, m, pairs, n_rel, n_rel_qs)
         i = i + rows_in
     free(brow)
     free(bcol)
@@ -510,7 +520,8 @@ def cell_pairs(const double[:, ::1] labels, double rel, const intp[::1] offsets)
     doc_q_arr.resize(state[2], refcheck=False)
     trip_doc_arr.resize(m, refcheck=False)
     trip_qs_arr.resize(m, refcheck=False)
-    return docs_arr, doc_q_arr, trip_doc_arr, trip_qs_arr, pairs_arr, not bad
+    return docs_arr, doc_q_arr, trip_doc_arr, trip_qs_arr, pairs_arr, n_rel_arr, n_rel_qs_arr, (
+        not bad)
 
 
 def rows_by_support(const intp[::1] row, const int32_t[::1] greater, const int32_t[::1] before,
@@ -542,22 +553,23 @@ def rows_by_support(const intp[::1] row, const int32_t[::1] greater, const int32
     return out_arr
 
 
-cdef inline int64_t _digits(int64_t v) noexcept nogil:
-    """Decimal digits of ``0 <= v < 10**17`` (compares without branches)."""
-    cdef int64_t d = 1, p = 10
+cdef inline int64_t _digits(int64_t v, const int64_t* power, int64_t width) noexcept nogil:
+    """Decimal digits of ``0 <= v < 10**width`` (compares without branches, ``width - 1``
+    of them: ``power[i]`` is ``10**i``)."""
+    cdef int64_t d = 1
     cdef int i
-    for i in range(16):
-        d = d + (v >= p)
-        p = p * 10
+    for i in range(1, width):
+        d = d + (v >= power[i])
     return d
 
 
 def decimal_keys(const int64_t[::1] ids):
     """Integer keys ordering non-negative ids ``< 10**17`` as their decimal strings (ndeval's
     strcmp): the digits aligned to the left, then the length (``"12" < "123" < "13"``),
-    ``aligned * 20 + length``, below ``2 * 10**18``. Two passes, no string written."""
+    ``aligned * 20 + length``, below ``2 * 10**18``. The width from the largest id, then one
+    pass; no string written."""
     cdef intp n = ids.shape[0], i
-    cdef int64_t width = 1, d, scale
+    cdef int64_t width, d, top = 0
     cdef int64_t[18] power
     out_arr = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_arr
@@ -566,8 +578,9 @@ def decimal_keys(const int64_t[::1] ids):
         power[i] = power[i - 1] * 10
     with nogil:
         for i in range(n):
-            width = max(width, _digits(ids[i]))
+            top = max(top, ids[i])
+        width = _digits(top, power, 17)
         for i in range(n):
-            d = _digits(ids[i])
+            d = _digits(ids[i], power, width)
             out[i] = ids[i] * power[width - d] * 20 + d
     return out_arr

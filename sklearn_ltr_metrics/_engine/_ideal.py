@@ -352,11 +352,12 @@ def cell_judgments(rows, cols, codes, width):
 
 
 def cell_pairs(labels, rel, offsets):
-    """``(docs, doc_q, trip_doc, trip_qs, pair_offsets, valid)``: :func:`cell_judgments` of
-    :func:`subtopic_cells` for rows grouped by query in code order (``offsets``: each query's
-    first row, and the number of rows), with where each query's pairs start and whether
-    every label is finite and >= 0; one compiled pass by blocks of rows, no array of every
-    cell's row and column written."""
+    """``(docs, doc_q, trip_doc, trip_qs, pair_offsets, n_rel, n_rel_qs, valid)``:
+    :func:`cell_judgments` of :func:`subtopic_cells` for rows grouped by query in code order
+    (``offsets``: each query's first row, and the number of rows), with where each query's
+    pairs start, the documents of each query and of each ``(query, subtopic)`` code, and
+    whether every label is finite and >= 0; one compiled pass by blocks of rows, no array of
+    every cell's row and column written."""
     labels = np.ascontiguousarray(labels, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.intp)
     return _ranking.cell_pairs(labels, float(rel), offsets)

@@ -194,3 +194,83 @@ def test_cell_judgments():
     np.testing.assert_array_equal(trip_qs, codes[rows] * 6 + cols)
     empty = cell_judgments(rows[:0], cols[:0], codes, 6)
     assert all(a.size == 0 for a in empty)
+
+
+@pytest.mark.parametrize("width", [1, 5, 9, 70])
+def test_cell_pairs_equal_the_cells_then_their_judgments(cell_lanes, width):
+    """Rows in whole query runs: the one-pass judgments (``cell_pairs``) are those of
+    ``subtopic_cells`` then ``cell_judgments``, with each query's pair offsets and counts,
+    whatever the vector path, across blocks of rows, past the outputs' first guess, with
+    queries of no relevant cell and labels refused wherever they are."""
+    from sklearn_ltr_metrics._engine import cell_judgments, cell_pairs
+
+    rng = np.random.default_rng(width)
+    sizes = rng.integers(0, 40, 400 if width < 20 else 60)
+    sizes[::7] = 0  # queries without rows
+    offsets = np.r_[0, np.cumsum(sizes)]
+    codes = np.repeat(np.arange(sizes.size), sizes)
+    n = codes.size
+    mixed = rng.integers(0, 3, (n, width)) * (rng.random((n, width)) < 0.2).astype(float)
+    for labels in (mixed, np.ones((n, width))):  # every cell: the pairs grow past n
+        for rel in (1.0, 2.0):
+            got = cell_pairs(labels, rel, offsets)
+            rows, cols, valid = subtopic_cells(labels, rel)
+            want = cell_judgments(rows, cols, codes, width)
+            for a, b in zip(got[:4], want, strict=True):
+                np.testing.assert_array_equal(a, b)
+            doc_q, trip_doc, trip_qs = want[1], want[2], want[3]
+            pairs = np.bincount(doc_q[trip_doc], minlength=sizes.size)
+            np.testing.assert_array_equal(got[4], np.r_[0, np.cumsum(pairs)])
+            np.testing.assert_array_equal(got[5], np.bincount(doc_q, minlength=sizes.size))
+            np.testing.assert_array_equal(
+                got[6], np.bincount(trip_qs, minlength=sizes.size * width)
+            )
+            assert got[7] is True and valid
+    broken = mixed.copy()
+    broken.flat[mixed.size // 2] = np.nan
+    assert cell_pairs(broken, 1.0, offsets)[-1] is False
+    empty = cell_pairs(np.zeros((0, width)), 1.0, np.zeros(1, dtype=np.intp))
+    assert all(a.size == 0 for a in empty[:4]) and empty[4].tolist() == [0]
+
+
+def test_rows_by_support_equals_the_scatter_of_every_row():
+    """The ranks of the active rows of whole query runs, mapped from the support query by
+    query (``rows_by_support``): those of the rank array of every row, ties included."""
+    from sklearn_ltr_metrics._engine import group_rows, rank_support, rows_by_support
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(0, 30, 200)
+    codes = np.repeat(np.arange(sizes.size), sizes)
+    score = rng.integers(0, 5, codes.size).astype(float)  # many ties
+    active = rng.random(codes.size) < 0.3
+    grouping = group_rows(codes)
+    support = rank_support(grouping, score, active, tie_order=True)
+    rows = np.flatnonzero(active)
+    rank = np.zeros(codes.size, dtype=np.int64)
+    rank[support.row] = support.greater + support.before + 1
+    got = rows_by_support(support, support.before, rows)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, rank[rows])
+
+
+@pytest.mark.parametrize("counts", [True, False])
+def test_diversity_gains_read_per_document(counts):
+    """Pairs grouped with their offsets, keys and ranks per document (the flat arrays'
+    form): the lists of the per-pair form, bit for bit; the run's counts left out on ask."""
+    j, rank = ranked_judgments(5, 30, 40, 4, 0.3)
+    query = j.doc_q[j.trip_doc]
+    order = np.lexsort((j.trip_qs, j.trip_doc, query))  # grouped: query, document, qs
+    j_doc, j_qs = j.trip_doc[order], j.trip_qs[order]
+    sizes = (j.n_queries, j.qs_query.size, 0.5, 0.5, DEPTH, DEPTH)
+    want = diversity_gains(query, j.trip_doc, j.doc_key[j.trip_doc], j.trip_qs,
+                           rank[j.trip_doc], *sizes)  # fmt: skip
+    offsets = np.r_[0, np.cumsum(np.bincount(query, minlength=j.n_queries))]
+    got = diversity_gains(None, j_doc, j.doc_key, j_qs, rank, *sizes, offsets=offsets,
+                          counts=counts)  # fmt: skip
+    for name in ("ideal", "ideal_nrbp", "run"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    for name in ("pairs", "new"):
+        if counts:
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+        else:
+            assert getattr(got, name) is None

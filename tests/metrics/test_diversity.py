@@ -287,3 +287,31 @@ def test_flat_arrays_any_query_layout(form):
         got.index = got.index.astype(int)
         got = got.sort_index()
     pd.testing.assert_frame_equal(got, want, check_index_type=False)
+
+
+@pytest.mark.parametrize("ties", ["doc_id", "trec_eval", "stable", "average"])
+def test_flat_arrays_in_sorted_runs_with_ties(ties):
+    """Sorted whole runs (judged in one pass, ranks mapped query by query, codes never
+    written) with tied scores: the values of the same rows interleaved, for each tie
+    policy (``"stable"``: the input order of each query's rows kept)."""
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(1, 40, 30)
+    qid = np.repeat(np.arange(sizes.size) * 2 + 1, sizes)
+    labels = rng.integers(0, 3, (qid.size, 5)) * (rng.random((qid.size, 5)) < 0.2)
+    labels = labels.astype(float)
+    score = rng.integers(0, 6, qid.size).astype(float)  # many ties
+    doc_id = rng.permutation(qid.size) * 7
+    if ties == "average":
+        specs = ["p_ia@3", "strecall@5"]
+    else:
+        specs = ["alpha_ndcg@1", "alpha_ndcg@20", "nerr_ia@10", "p_ia@5", "strecall@3"]
+    kwargs = {"metrics": specs, "ties": ties}
+    want = evaluate(labels, score, qid=qid, doc_id=doc_id, **kwargs).per_query
+    # Interleave the queries, each query's rows in their input order (stable ties agree).
+    position = np.empty(qid.size, dtype=np.int64)
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        position[rows] = np.sort(rng.choice(qid.size * 4, rows.size, replace=False))
+    mixed = np.argsort(position, kind="stable")
+    got = evaluate(labels[mixed], score[mixed], qid=qid[mixed], doc_id=doc_id[mixed], **kwargs)
+    pd.testing.assert_frame_equal(got.per_query, want)

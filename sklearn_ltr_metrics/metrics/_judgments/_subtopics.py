@@ -49,6 +49,7 @@ class SubtopicJudgments:
     all_relevant: bool = False  # every document has a triple (flat arrays: rows with a cell)
     pairs_ordered: bool = False  # triples grouped by query, document, qs (flat arrays)
     pair_offsets: np.ndarray | None = None  # where each query's triples start, when ordered
+    counted: tuple | None = None  # (n_rel, n_rel_qs), when counted as the pairs were found
 
     @cached_property
     def n_sub(self):
@@ -58,11 +59,15 @@ class SubtopicJudgments:
 
     @cached_property
     def n_rel_qs(self):
+        if self.counted is not None:
+            return self.counted[1]
         return np.bincount(self.trip_qs, minlength=self.qs_query.size)
 
     @cached_property
     def n_rel(self):
         """Documents relevant to at least one subtopic, per query (ndeval's nrel)."""
+        if self.counted is not None:
+            return self.counted[0]
         if self.all_relevant:
             return np.bincount(self.doc_q, minlength=self.n_queries)
         has = np.zeros(self.doc_q.size, dtype=bool)
@@ -80,9 +85,11 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None, offsets=No
     whole runs of the queries in code order, each starting there (``codes`` is not read);
     the cells then go straight to judgments, with where each query's pairs start."""
     width = labels.shape[1]
-    pair_offsets = None
+    pair_offsets = counted = None
     if offsets is not None:  # one pass, no array of every cell's row and column
-        docs, doc_q, trip_doc, trip_qs, pair_offsets, valid = cell_pairs(labels, rel, offsets)
+        docs, doc_q, trip_doc, trip_qs, pair_offsets, *counted, valid = cell_pairs(
+            labels, rel, offsets
+        )
     else:
         rows, subs, valid = subtopic_cells(labels, rel)  # row-major order
     if check is not None and not valid:
@@ -104,6 +111,7 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None, offsets=No
         # Cells in row-major order: by document, then subtopic; by query when the rows are.
         pairs_ordered=offsets is not None or bool(np.all(doc_q[1:] >= doc_q[:-1])),
         pair_offsets=pair_offsets,
+        counted=None if counted is None else tuple(counted),
     )
 
 
