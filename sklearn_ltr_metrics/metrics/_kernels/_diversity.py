@@ -79,6 +79,16 @@ def _running_copy(per_rank):
     return _running(np.array(per_rank, dtype=np.float64))
 
 
+def _running_column(values, col, scale=None, op=None):
+    """Column ``col`` of :func:`_running` of ``op(values, scale)`` (``scale`` per rank
+    column; None: ``values``), summed column by column without the whole sums: the same
+    products and additions, in the same order (the same bits)."""
+    total = np.array(values[:, 0] if op is None else op(values[:, 0], scale[0]), dtype=float)
+    for i in range(1, col + 1):
+        total += values[:, i] if op is None else op(values[:, i], scale[i])
+    return total
+
+
 def _cutoff_sums(query, rank, weight, n_queries, depth):
     """``(n_queries, depth)``: the sum of ``weight`` over the pairs ranked at or above k."""
     top = rank <= depth
@@ -90,17 +100,25 @@ def _cutoff_sums(query, rank, weight, n_queries, depth):
 
 class _LazySums(dict):
     """A dict whose missing keys are computed on first reading (``makers``): each measure
-    reads only the sums it needs."""
+    reads only the sums it needs; :meth:`at` reads one rank's column, from ``columns`` (a
+    maker of one column) when the whole sums were not formed."""
 
-    def __init__(self, makers, **items):
+    def __init__(self, makers, columns=None, **items):
         super().__init__(**items)
         self._makers = makers
+        self._columns = columns or {}
 
     def __missing__(self, key):
         if key not in self._makers:
             raise KeyError(key)
         value = self[key] = self._makers[key]()
         return value
+
+    def at(self, key, col):
+        """``self[key][:, col]``: the cumulative sum to rank ``col + 1`` of every query."""
+        if key not in self and key in self._columns:
+            return self._columns[key](col)
+        return self[key][:, col]
 
 
 def list_sums(query, rank, qs, n_queries, alpha, beta, depth=DEPTH):
@@ -192,9 +210,14 @@ def ideal_sums(gains, nrbp, **counts):
         "dcg": lambda: _running(gains * _discounts(DEPTH)),
         "err": lambda: _running(gains / ranks),
     }
+    columns = {
+        "dcg": partial(_running_column, gains, scale=_discounts(DEPTH), op=np.multiply),
+        "err": partial(_running_column, gains, scale=ranks, op=np.divide),
+    }
     for name, per_rank in counts.items():
         makers[name] = partial(_running_copy, per_rank)
-    return _LazySums(makers, nrbp=nrbp)
+        columns[name] = partial(_running_column, per_rank)
+    return _LazySums(makers, columns, nrbp=nrbp)
 
 
 def order_by(*keys):
@@ -250,18 +273,18 @@ def ndeval_values(run, ideal, n_sub, n_rel_qs, qs_query, measure, k, alpha, beta
     ranks = np.arange(1.0, DEPTH + 1.0)
     if measure in ("alpha_dcg", "err_ia"):
         key, per_rank = ("dcg", _discounts(DEPTH)) if measure == "alpha_dcg" else ("err", 1 / ranks)
-        raw = run[key][:, col]
+        raw = run.at(key, col)
         if k == 1:
             return np.where(n_sub > 0, raw, 0.0)
         return _divide(raw, _ideal_ideal(n_sub, alpha, DEPTH, per_rank)[:, col])
     if measure in ("alpha_ndcg", "nerr_ia"):
         key = "dcg" if measure == "alpha_ndcg" else "err"
-        raw = run[key][:, col]
-        return np.where(raw != 0, _divide(raw, ideal[key][:, col]), 0.0)
+        raw = run.at(key, col)
+        return np.where(raw != 0, _divide(raw, ideal.at(key, col)), 0.0)
     if measure == "p_ia":
-        return _divide(run["count"][:, col], k * n_sub)
+        return _divide(run.at("count", col), k * n_sub)
     if measure == "strecall":
-        return _divide(run["new"][:, col], n_sub)
+        return _divide(run.at("new", col), n_sub)
     if measure in ("nrbp", "nnrbp"):
         scale = (1.0 - (1.0 - alpha) * beta) / np.where(n_sub > 0, n_sub, 1.0)
         value = np.where(n_sub > 0, run["nrbp"] * scale, 0.0)
