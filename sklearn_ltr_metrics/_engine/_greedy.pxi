@@ -30,9 +30,9 @@ cdef inline double _doc_score(const intp* qs, const double* gain, intp i, intp e
 
 cdef struct _Classes:
     # Per class (slots 0, 1, ..., in one thread's buffers): its first document's pairs (start..end),
-    # subtopic bits, score, its documents' list (head, then nxt: built once) and their keys
-    # sorted, greatest first (skey[pos..stop]: pos the next to take, bkey its key). Per
-    # document slot: key and nxt.
+    # subtopic bits, score, and its greatest keys sorted, greatest first (skey[pos..stop]: pos
+    # the next to take, bkey its key; head: its count, then its segment's end). Per document
+    # slot: key (dkey) and class (nxt).
     intp* start
     intp* end
     uint64_t* mask
@@ -82,14 +82,15 @@ cdef void _free_classes(_Classes* k) noexcept nogil:
 
 
 cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, const double* gain,
-                       intp lo, intp hi, _Classes* k, bint by_doc) noexcept nogil:
+                       intp lo, intp hi, _Classes* k, bint by_doc, intp depth) noexcept nogil:
     """The documents of ``lo..hi`` in classes of the same subtopics (a class each past 64
     subtopics), in the slots ``0, 1, ...`` of ``k``; a query spanning fewer than 8 subtopic
-    codes finds a set's class in a table (``slot_of``, left all -1 again). Each class's keys
-    are then sorted, greatest first (insertion sorts of its list: among equal keys the later
-    document first). ``key``: per pair, or per document (``key[doc[i]]``) with ``by_doc``.
-    Returns the number of classes; their scores are summed by the first rank's loop."""
-    cdef intp i = lo, j, t = 0, c, nc = 0, low = qs[lo], high = qs[lo], p = 0, r
+    codes finds a set's class in a table (``slot_of``, left all -1 again). Each class keeps
+    its ``depth`` greatest keys (no more can be taken), greatest first, inserted in document
+    order (keys falling with the documents, as ``ties="stable"``'s, cost one compare each).
+    ``key``: per pair, or per document (``key[doc[i]]``) with ``by_doc``. Returns the number
+    of classes; their scores are summed by the first rank's loop."""
+    cdef intp i = lo, j, t = 0, c, nc = 0, low = qs[lo], high = qs[lo], p = 0, r, slot
     cdef int64_t v
     cdef uint64_t bits
     for j in range(lo, hi):
@@ -110,24 +111,33 @@ cdef intp _greedy_init(const intp* doc, const int64_t* key, const intp* qs, cons
             while c < nc and k.mask[c] != bits:
                 c = c + 1
         if c == nc:
-            k.start[c], k.end[c], k.mask[c], k.head[c] = i, j, bits, -1
+            k.start[c], k.end[c], k.mask[c], k.head[c] = i, j, bits, 0
             if high - low >= 64:
                 k.mask[c] = ~(<uint64_t> 0)
             nc = nc + 1
-        k.dkey[t], k.nxt[t], k.head[c] = key[doc[i] if by_doc else i], k.head[c], t
+        k.dkey[t], k.nxt[t] = key[doc[i] if by_doc else i], c  # the slot's key and class
+        k.head[c] = k.head[c] + 1
         t = t + 1
         i = j
+    for c in range(nc):  # each class's segment of skey: pos..stop filled, head its end
+        k.pos[c] = k.stop[c] = p
+        p = p + min(k.head[c], depth)
+        k.head[c] = p
+    for slot in range(t):
+        c, v = k.nxt[slot], k.dkey[slot]
+        r = k.stop[c]
+        if r == k.head[c]:  # full (or no room): v enters only above the least key kept
+            if r == k.pos[c] or k.skey[r - 1] >= v:
+                continue
+            r = r - 1
+        else:
+            k.stop[c] = r + 1
+        while r > k.pos[c] and k.skey[r - 1] < v:
+            k.skey[r] = k.skey[r - 1]
+            r = r - 1
+        k.skey[r] = v
     for c in range(nc):
-        k.pos[c] = p
-        t = k.head[c]
-        while t >= 0:
-            v, r = k.dkey[t], p
-            while r > k.pos[c] and k.skey[r - 1] < v:
-                k.skey[r] = k.skey[r - 1]
-                r = r - 1
-            k.skey[r] = v
-            p, t = p + 1, k.nxt[t]
-        k.stop[c], k.bkey[c] = p, k.skey[k.pos[c]]
+        k.bkey[c] = k.skey[k.pos[c]]
         if small:
             k.slot_of[k.mask[c]] = -1
     return nc
@@ -149,7 +159,7 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
     the classes are rescored and the next winner found in one loop (no rescoring past the
     last rank)."""
     cdef intp step, c, j, b = 0, last
-    cdef intp nc = _greedy_init(doc, key, qs, gain, lo, hi, k, by_doc)
+    cdef intp nc = _greedy_init(doc, key, qs, gain, lo, hi, k, by_doc, depth)
     cdef double decay = 1.0, total = 0.0
     cdef uint64_t covered = ~(<uint64_t> 0)
     cdef int64_t top, bk, sc
