@@ -162,14 +162,14 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
     cdef intp nc = _greedy_init(doc, key, qs, gain, lo, hi, k, by_doc, depth)
     cdef double decay = 1.0, total = 0.0
     cdef uint64_t covered = ~(<uint64_t> 0)
-    cdef int64_t top, bk, sc
-    cdef bint better
+    cdef int64_t top, bk, sc, kc, m
     for step in range(depth):
         if nc == 0:
             break
         # Rescored (few classes: all of them, the same sums, no branch on the bits), and
         # the winner found in the same loop: greater score, then greater key, compared as
-        # integers and selected without branches (the scores are >= 0).
+        # integers and selected by masks without branches (the scores are >= 0; ties
+        # between classes are common, their keys in no order a predictor could learn).
         b, top, bk = 0, -1, 0
         for c in range(nc):
             if nc <= 16 or k.mask[c] & covered:
@@ -177,11 +177,11 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
                     k.score[c] = gain[qs[k.start[c]]]
                 else:
                     k.score[c] = _doc_score(qs, gain, k.start[c], k.end[c])
-            sc = _bits(k.score[c])
-            better = (sc > top) | ((sc == top) & (k.bkey[c] > bk))
-            b = c if better else b
-            top = sc if better else top
-            bk = k.bkey[c] if better else bk
+            sc, kc = _bits(k.score[c]), k.bkey[c]
+            m = -(<int64_t> ((sc > top) | ((sc == top) & (kc > bk))))  # all ones: better
+            b = (c & m) | (b & ~m)  # masks, not ternaries: compilers made those branches
+            top = (sc & m) | (top & ~m)
+            bk = (kc & m) | (bk & ~m)
         if step < width:
             gains[step] = k.score[b]
         total = total + k.score[b] * decay
