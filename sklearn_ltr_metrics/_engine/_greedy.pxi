@@ -242,14 +242,14 @@ cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, bint 
     document with ``by_doc``, its document's rank in the run, distinct, 0 when not retrieved).
     ``out_count`` NULL: neither count (``out_new`` is then NULL too)."""
     cdef intp i = lo, j, r
-    cdef int64_t at
+    cdef int64_t at, inside
     cdef double s
     for r in range(width):
         slot[r] = -1
     while i < hi:
         at = rank[doc[i]] if by_doc else rank[i]
-        if 0 < at <= width:
-            slot[at - 1] = i
+        inside = (at > 0) & (at <= width)  # else the spare slot past width: no branch
+        slot[inside * (at - 1) + (1 - inside) * width] = i
         j = i + 1
         while j < hi and doc[j] == doc[i]:
             j = j + 1
@@ -307,7 +307,7 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
     n_threads = _threads(n_threads, n, grain)
     with nogil, parallel(num_threads=max(n_threads, 1)):
         kp = _new_classes(longest)
-        slot = <intp*> malloc(max(width, 1) * sizeof(intp))
+        slot = <intp*> malloc((width + 1) * sizeof(intp))  # a spare slot at width
         for q in prange(nq, schedule="dynamic", chunksize=64):
             if offsets[q + 1] > offsets[q]:
                 if depth > 0:
