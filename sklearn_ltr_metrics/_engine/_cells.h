@@ -1,4 +1,4 @@
-/* The relevant cells of a 2-D label array on vectors, for ``subtopic_cells`` (``_greedy.pxi``).
+/* The relevant cells of a 2-D label array on vectors, for ``subtopic_cells`` (``_judged.pxi``).
  *
  * ``ltr_cells_vec`` reads ``n_rows`` rows of ``w`` float64 labels and writes the (row, column)
  * of every label at or above ``rel``, in row-major order, from ``m`` on (room for every cell);
@@ -8,7 +8,7 @@
  * a vector's comparison mask gives its relevant cells' indices, written in order with no
  * branch (compressed on AVX-512, from a table of the 16 masks on AVX2), then split into rows
  * and columns in a second loop over the cells found. Without them (other CPUs, other compilers, or
- * ``ltr_cells_set_lanes(2)`` for tests) ``ltr_cells_lanes`` is 0 and ``_greedy.pxi`` runs its
+ * ``ltr_cells_set_lanes(2)`` for tests) ``ltr_cells_lanes`` is 0 and ``_judged.pxi`` runs its
  * portable loop. Both compare the same doubles the same way: the cells are the same.
  */
 #ifndef LTR_CELLS_H
@@ -123,7 +123,7 @@ __attribute__((target("avx512f,popcnt"))) static int64_t ltr_cells_avx512(
 }
 
 /* Use the widest vectors of at most ``lanes`` lanes the CPU has: 8 (AVX-512F), 4 (AVX2), else
- * none (0: the portable loop of ``_greedy.pxi``); returns the lanes in use. */
+ * none (0: the portable loop of ``_judged.pxi``); returns the lanes in use. */
 static inline int ltr_cells_set_lanes(int lanes) {
     __builtin_cpu_init();
     if (lanes >= 8 && __builtin_cpu_supports("avx512f"))

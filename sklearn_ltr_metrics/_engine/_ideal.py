@@ -32,6 +32,7 @@ __all__ = [
     "cell_judgments",
     "cell_pairs",
     "decimal_keys",
+    "decimal_keys_at",
     "diversity_gains",
     "greedy_ideal_gains",
     "rows_by_support",
@@ -328,6 +329,14 @@ def decimal_keys(ids):
     strings (ndeval compares doc ids with ``strcmp``): the digits aligned to the left, then
     the length (``"12" < "123" < "13"``); one compiled pass, no string written."""
     return _ranking.decimal_keys(np.ascontiguousarray(ids, dtype=np.int64))
+
+
+def decimal_keys_at(ids, rows):
+    """:func:`decimal_keys` of ``ids[rows]`` (int64 ids) read in place, or None when one of
+    them is negative or ``>= 10**17``."""
+    return _ranking.decimal_keys_at(
+        np.ascontiguousarray(ids, dtype=np.int64), np.ascontiguousarray(rows, dtype=np.intp)
+    )
 
 
 def subtopic_cells(labels, rel):

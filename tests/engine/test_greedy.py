@@ -274,3 +274,25 @@ def test_diversity_gains_read_per_document(counts):
             np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
         else:
             assert getattr(got, name) is None
+
+
+def test_decimal_keys_read_at_rows():
+    """Doc-id keys of the rows taken in place (``decimal_keys_at``, ``doc_keys(ids, rows)``):
+    those of the gathered ids; an id negative or past 10**17 falls back to the strings'
+    order."""
+    from sklearn_ltr_metrics._engine import decimal_keys_at
+    from sklearn_ltr_metrics.metrics._kernels._rank_order import doc_keys
+
+    rng = np.random.default_rng(4)
+    ids = np.r_[0, 9, 10, 12, 123, 13, 99_999, 10**16 + 7, rng.integers(0, 10**9, 40)]
+    rows = rng.permutation(ids.size)[:30]
+    np.testing.assert_array_equal(decimal_keys_at(ids, rows), decimal_keys(ids[rows]))
+    np.testing.assert_array_equal(doc_keys(ids, rows), decimal_keys(ids[rows]))
+    assert decimal_keys_at(ids, rows[:0]).size == 0
+    for bad in (-5, 10**17):
+        more = np.r_[ids, bad]
+        taken = np.r_[rows, ids.size]
+        assert decimal_keys_at(more, taken) is None
+        order = np.argsort(doc_keys(more, taken), kind="stable")
+        strings = more[taken].astype(str)
+        np.testing.assert_array_equal(strings[order], np.sort(strings))

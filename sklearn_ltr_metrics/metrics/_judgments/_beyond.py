@@ -238,9 +238,7 @@ def _ranked(codes, y_score, doc_id, ties, grouping, rows):
     ties in the ideal go to the earlier row. Under ``ties="average"``: the first rank of
     each row's tied block and its size (``block``; else None). ``grouping``: the rows
     grouped by query (:func:`group_rows`)."""
-    key = (
-        np.negative(rows, dtype=np.int64) if doc_id is None else doc_keys(np.asarray(doc_id)[rows])
-    )
+    key = np.negative(rows, dtype=np.int64) if doc_id is None else doc_keys(doc_id, rows)
     active = np.zeros(np.asarray(y_score).shape[0], dtype=bool)
     active[rows] = True
     if ties == "average":

@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..._engine import decimal_keys, group_rows, rank_order, rank_support, rows_by_support
+from ..._engine import (
+    decimal_keys,
+    decimal_keys_at,
+    group_rows,
+    rank_order,
+    rank_support,
+    rows_by_support,
+)
 
 __all__ = [
     "DIVERSITY_TIES",
@@ -27,14 +34,20 @@ __all__ = [
 DIVERSITY_TIES = ("doc_id", "trec_eval", "stable")
 
 
-def doc_keys(doc_id):
+def doc_keys(doc_id, rows=None):
     """Integer keys ordered like the ids' strings (ndeval compares doc ids with strcmp).
 
     Non-negative integer ids are ordered as their decimal strings without writing them: by
     the digits aligned to the left, then by length ("12" < "123" < "13"); other ids by the
-    rank of their string.
+    rank of their string. ``rows``: the keys of ``doc_id[rows]`` (int64 ids read in place).
     """
     ids = np.asarray(doc_id)
+    if rows is not None and ids.dtype == np.int64 and ids.ndim == 1:
+        keys = decimal_keys_at(ids, rows)  # None: an id negative or past 10**17
+        if keys is not None:
+            return keys
+    if rows is not None:
+        ids = ids[rows]
     if ids.dtype.kind in "iu" and ids.size and ids.min() >= 0 and ids.max() < 10**17:
         return decimal_keys(ids)  # compiled; < 2 * 10**18: int64, no sort needed
     strings = ids.astype(str)
