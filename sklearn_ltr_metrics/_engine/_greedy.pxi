@@ -149,10 +149,9 @@ cdef inline int64_t _bits(double score) noexcept nogil:
 
 cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, double* gain,
                         _Classes* k, intp lo, intp hi, double alpha, double beta, intp depth,
-                        double* gains, intp width, double* nrbp, bint by_doc,
-                        intp stride) noexcept nogil:
+                        double* gains, intp width, double* nrbp, bint by_doc) noexcept nogil:
     """The greedy ideal of the pairs ``lo..hi`` (one query): the winner's score at each of the
-    first ``width`` ranks in ``gains`` (``stride`` apart), and ``sum_i score_i * beta**(i-1)`` over the first
+    first ``width`` ranks in ``gains``, and ``sum_i score_i * beta**(i-1)`` over the first
     ``depth`` ranks in ``nrbp[0]``. A class whose documents are all taken is swapped out;
     the classes are rescored and the next winner found in one loop (no rescoring past the
     last rank)."""
@@ -181,7 +180,7 @@ cdef void _greedy_query(const intp* doc, const int64_t* key, const intp* qs, dou
             top = (sc & m) | (top & ~m)
             bk = (kc & m) | (bk & ~m)
         if step < width:
-            gains[step * stride] = k.score[b]
+            gains[step] = k.score[b]
         total = total + k.score[b] * decay
         decay = decay * beta
         for j in range(k.start[b], k.end[b]):
@@ -225,20 +224,19 @@ def greedy_ideal_gains(const intp[::1] offsets, const intp[::1] doc, const int64
         for q in prange(nq, schedule="dynamic", chunksize=64):
             if offsets[q + 1] > offsets[q]:
                 _greedy_query(d, ky, s, gain, kp, offsets[q], offsets[q + 1], alpha, beta,
-                              depth, gains + q * width, width, nrbp + q, False, 1)
+                              depth, gains + q * width, width, nrbp + q, False)
         _free_classes(kp)
     return gains_arr, nrbp_arr
 
 
 cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, bint by_doc,
                      double* gain, uint8_t* seen, intp* slot, intp lo, intp hi, double alpha,
-                     intp width, double* out_gain, double* out_count, double* out_new,
-                     intp stride) noexcept nogil:
+                     intp width, double* out_gain, double* out_count,
+                     double* out_new) noexcept nogil:
     """The run's gain (its pairs' ``gain[qs]`` added in subtopic order from 0.0, as
     ``_doc_score``), relevant pairs and newly covered subtopics at each of its first
     ``width`` ranks, from the pairs ``lo..hi`` of one query (``rank``: per pair, or per
-    document with ``by_doc``, its document's rank in the run, distinct, 0 when not retrieved);
-    each output's ranks ``stride`` apart.
+    document with ``by_doc``, its document's rank in the run, distinct, 0 when not retrieved).
     ``out_count`` NULL: neither count (``out_new`` is then NULL too)."""
     cdef intp i = lo, j, r
     cdef int64_t at, inside
@@ -263,12 +261,12 @@ cdef void _run_gains(const intp* doc, const intp* qs, const int64_t* rank, bint 
             s = s + gain[qs[j]]
             gain[qs[j]] = gain[qs[j]] * (1.0 - alpha)
             if out_count != NULL:
-                out_new[r * stride] = out_new[r * stride] + (1 - seen[qs[j]])
+                out_new[r] = out_new[r] + (1 - seen[qs[j]])
                 seen[qs[j]] = 1
             j = j + 1
-        out_gain[r * stride] = s
+        out_gain[r] = s
         if out_count != NULL:
-            out_count[r * stride] = <double> (j - i)
+            out_count[r] = <double> (j - i)
 
 
 def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[::1] key,
@@ -280,12 +278,10 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
     run_gains, run_count, run_new)``, each ``(n_queries, width)`` but ``ideal_nrbp``: the
     ideal list's gains (``depth`` ranks; 0: no ideal), and at each of the run's first
     ``width`` ranks its gain, relevant pairs and newly covered subtopics (None, not counted,
-    unless ``counts``); the arrays are transposed views of rank-major ones (each rank's
-    column contiguous, as the cumulative sums read them). ``by_doc``: ``key`` and ``rank`` are per document, read at
+    unless ``counts``). ``by_doc``: ``key`` and ``rank`` are per document, read at
     ``doc[i]`` (no per-pair copy of them)."""
     cdef intp nq = offsets.shape[0] - 1, n = doc.shape[0], q, longest = 1
-    # Rank-major ((width, nq), returned transposed): a rank's column is contiguous.
-    arrays = [np.zeros((width, nq), dtype=np.float64) for _ in range(4 if counts else 2)]
+    arrays = [np.zeros((nq, width), dtype=np.float64) for _ in range(4 if counts else 2)]
     nrbp_arr = np.zeros(nq, dtype=np.float64)
     gain_arr = np.ones((2, max(n_qs, 1)), dtype=np.float64)
     seen_arr = np.zeros(max(n_qs, 1) if counts else 1, dtype=np.uint8)
@@ -313,11 +309,13 @@ def diversity_gains(const intp[::1] offsets, const intp[::1] doc, const int64_t[
             if offsets[q + 1] > offsets[q]:
                 if depth > 0:
                     _greedy_query(d, ky, s, gain, kp, offsets[q], offsets[q + 1], alpha, beta,
-                                  depth, ideal + q, width, nrbp + q, by_doc, nq)
+                                  depth, ideal + q * width, width, nrbp + q, by_doc)
                 _run_gains(d, s, rk, by_doc, gain + stride, seen, slot, offsets[q],
-                           offsets[q + 1], alpha, width, run + q,
-                           count + q if counts else NULL, new + q if counts else NULL, nq)
+                           offsets[q + 1], alpha, width, run + q * width,
+                           count + q * width if counts else NULL,
+                           new + q * width if counts else NULL)
         free(slot)
         _free_classes(kp)
-    arrays = [a.T for a in arrays] + ([] if counts else [None, None])
+    if not counts:
+        arrays += [None, None]
     return arrays[0], nrbp_arr, arrays[1], arrays[2], arrays[3]
