@@ -258,8 +258,8 @@ cdef inline int64_t _digits(int64_t v, const int64_t* power, int64_t width) noex
 
 
 def decimal_keys_at(const int64_t[::1] ids, const intp[::1] rows):
-    """:func:`decimal_keys` of ``ids[rows]`` (no gathered copy), or None when one of them is
-    negative or ``>= 10**17`` (their strings must then be ranked)."""
+    """:func:`decimal_keys` of ``ids[rows]`` (gathered into the output, then keyed there), or
+    None when one of them is negative or ``>= 10**17`` (their strings must then be ranked)."""
     cdef intp n = rows.shape[0], i
     cdef int64_t width, d, top = 0, low = 0, v
     cdef int64_t[18] power
@@ -268,16 +268,16 @@ def decimal_keys_at(const int64_t[::1] ids, const intp[::1] rows):
     power[0] = 1
     for i in range(1, 18):
         power[i] = power[i - 1] * 10
-    with nogil:
+    with nogil:  # the ids gathered (one read of the rows), then keyed in place
         for i in range(n):
-            v = ids[rows[i]]
+            v = out[i] = ids[rows[i]]
             top, low = max(top, v), min(low, v)
     if low < 0 or top >= power[17]:
         return None
     with nogil:
         width = _digits(top, power, 17)
         for i in range(n):
-            v = ids[rows[i]]
+            v = out[i]
             d = _digits(v, power, width)
             out[i] = v * power[width - d] * 20 + d
     return out_arr
