@@ -82,7 +82,7 @@ from ._run_rows import (
     segment_order,
     take_objects,
 )
-from ._scans import all_strings, object_id_runs, value_range
+from ._scans import all_strings, id_runs, object_id_runs, range_and_counts, value_range
 from ._support import Support, segment_cumsum
 from ._threads import ROWS_PER_THREAD  # the engine's one grain (its default)
 
@@ -111,11 +111,13 @@ __all__ = [
     "greedy_ideal_gains",
     "group_rows",
     "id_blocks",
+    "id_runs",
     "object_id_runs",
     "object_pieces",
     "parse_cutoff",
     "query_layout",
     "query_rows",
+    "range_and_counts",
     "rank_order",
     "rank_support",
     "repeat_ids",

@@ -1,8 +1,10 @@
 """Scans of the input arrays: one compiled pass that reads every row and writes nothing per row.
 
 The input checks (``sklearn_ltr_metrics._validation``) use them through the door: the range of
-labels or scores (NaN and infinity found on the way), and the runs of object query ids (so
-that the check of the ids, and then the grouping, read one row per run).
+labels or scores (NaN and infinity found on the way), and the runs of the query ids: of object
+ids (so that the check of the ids, and then the grouping, read one row per run), and of
+fixed-width ids (so that the check of the labels counts the relevant rows of each run in its
+own pass, and the grouping does not look for the runs again).
 """
 
 from __future__ import annotations
@@ -10,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ranking, _sums, _threads
+from ._grouping import fixed_width_runs
 
-__all__ = ["all_strings", "object_id_runs", "value_range"]
+__all__ = ["all_strings", "id_runs", "object_id_runs", "range_and_counts", "value_range"]
 
 
 def value_range(arr, n_threads=1):
@@ -21,6 +24,22 @@ def value_range(arr, n_threads=1):
     if arr.dtype == np.float64 and arr.ndim == 1 and arr.flags.c_contiguous:
         return _sums.value_range(arr, n_threads, _threads.grain())
     return arr.min(), arr.max()
+
+
+def range_and_counts(arr, starts, n_threads=1):
+    """``(min, max, counts)``: :func:`value_range` of a non-empty C-contiguous float64 array
+    and the rows with a value ``> 0`` in each run of rows beginning at ``starts`` (intp), in
+    one compiled pass over the values (the check of the labels and the relevant rows of each
+    query, read once)."""
+    return _sums.range_and_counts(arr, starts, n_threads, _threads.grain())
+
+
+def id_runs(ids, n_threads=1):
+    """Starts of the runs of equal fixed-width ids (integers and floats, compared as the
+    grouping compares them), as intp; None for other dtypes, or beyond half as many runs as
+    rows (rows in random order: the grouping then factorises every row)."""
+    found = fixed_width_runs(ids, ids.shape[0] // 2, n_threads)
+    return None if found is None else found[0]
 
 
 def object_id_runs(ids, limit, n_threads=1):

@@ -10,7 +10,7 @@ from .._qid import check_qid_runs
 from .._validation import (
     check_1d,
     check_consistent_length,
-    check_labels,
+    check_label_runs,
     check_n_jobs,
     check_scores,
 )
@@ -217,7 +217,9 @@ def evaluate(
         # (no Python object per row); the ids themselves name the queries of the table.
         (qid_arr, qid_values), qid_runs = coded, None
         qid_shown = getattr(qid, "array", qid)
-    y_true_arr = check_labels(y_true, n_threads=n_threads)
+    # The relevant rows of each run of ids, counted as the labels are checked (one read; a
+    # length that differs from the ids' is refused below, before the counts are read).
+    y_true_arr, run_counts = check_label_runs(y_true, qid_runs, n_threads=n_threads)
     # Exact: integer scores beyond 2**53 become their ranks.
     y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
@@ -238,6 +240,7 @@ def evaluate(
             n_jobs=n_jobs,
             qid_runs=qid_runs,
             qid_values=qid_values,
+            run_counts=run_counts,
             shared=shared,
         )
         for group, group_options in groups
