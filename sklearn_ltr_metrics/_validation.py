@@ -28,6 +28,7 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_scores",
+    "check_scores_later",
     "refuse_duplicates",
 ]
 
@@ -250,12 +251,25 @@ def check_scores(y_score, qid_values=None, name="y_score", *, n_threads=1):
     their order within a query, which the ranks keep exactly. The error for NaN gives how many
     scores are not finite and the first query id holding one.
     """
+    arr, refuse_nonfinite = check_scores_later(y_score, qid_values, name, n_threads=n_threads)
+    refuse_nonfinite()
+    return arr
+
+
+def check_scores_later(y_score, qid_values=None, name="y_score", *, n_threads=1):
+    """:func:`check_scores` in two steps, for a caller that reads every score anyway:
+    ``(scores, check)``, the scores converted (integers beyond 2**53 ranked) and ``check()``,
+    which raises :func:`check_scores`' error for NaN or infinite scores (one pass over them).
+    The caller must call ``check`` unless it has seen every score finite."""
     arr = _numbers(y_score, name)
     if _is_integer_array(arr) and _too_big_for_float(arr):
         arr = np.unique(arr, return_inverse=True)[1].astype(np.float64)
     else:
         arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
-    if not _all_finite(arr, n_threads):
+
+    def check():
+        if _all_finite(arr, n_threads):
+            return
         bad = ~np.isfinite(arr)
         first = _first(bad)
         where = (
@@ -267,7 +281,8 @@ def check_scores(y_score, qid_values=None, name="y_score", *, n_threads=1):
             f"{name} has {int(bad.sum())} NaN or infinite value(s){where}; "
             "replace them (e.g. with the lowest finite score) before evaluating."
         )
-    return arr
+
+    return arr, check
 
 
 def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):

@@ -148,6 +148,72 @@ LTR_TILE_512(ltr_tile_i64_512, int64_t, __m512i, _mm512_maskz_loadu_epi64, _mm51
 LTR_MANY_512(ltr_count_many_f64_512, ltr_tile_f64_512, double)
 LTR_MANY_512(ltr_count_many_i64_512, ltr_tile_i64_512, int64_t)
 
+/* The first tile of ``ltr_count_many_range_f64_512``: the transposed count of up to 64 scores,
+ * and the query's smallest and largest entry (``*nan``: one is NaN) found on the way: the
+ * entries are read eight at a time into a vector (min, max, and an unordered comparison),
+ * then broadcast one by one from the cache, so the check of the scores costs three vector
+ * operations per eight entries and no read of its own (issue 44). */
+#define LTR_TILE_RANGE_512(NB)                                                              \
+    {                                                                                       \
+        __m512d av[8], x, v, lo_v, hi_v;                                                    \
+        __m512i g[8], t[8];                                                                 \
+        const __m512i one = _mm512_set1_epi64(1);                                           \
+        const __m512d first = _mm512_set1_pd(q[0]);                                         \
+        __mmask8 odd = 0, valid;                                                            \
+        int b, r, rows;                                                                     \
+        int64_t i, lanes;                                                                   \
+        lo_v = first;                                                                       \
+        hi_v = first;                                                                       \
+        _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                                  \
+            lanes = m - 8 * b < 8 ? m - 8 * b : 8;                                          \
+            av[b] = _mm512_maskz_loadu_pd((__mmask8)((1u << lanes) - 1u), a + 8 * b);       \
+            g[b] = _mm512_setzero_si512();                                                  \
+            t[b] = _mm512_setzero_si512();                                                  \
+        }                                                                                   \
+        for (i = 0; i < n; i += 8) {                                                        \
+            rows = n - i >= 8 ? 8 : (int)(n - i);                                           \
+            valid = (__mmask8)((1u << rows) - 1u);                                          \
+            v = _mm512_mask_loadu_pd(first, valid, q + i);                                  \
+            lo_v = _mm512_min_pd(v, lo_v);                                                  \
+            hi_v = _mm512_max_pd(v, hi_v);                                                  \
+            odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);                                  \
+            for (r = 0; r < rows; r++) {                                                    \
+                x = _mm512_set1_pd(q[i + r]);                                               \
+                _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                          \
+                    g[b] = _mm512_mask_add_epi64(g[b], LTR_GT_PD(x, av[b]), g[b], one);     \
+                    t[b] = _mm512_mask_add_epi64(t[b], LTR_EQ_PD(x, av[b]), t[b], one);     \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                                  \
+            lanes = m - 8 * b < 8 ? m - 8 * b : 8;                                          \
+            _mm512_mask_storeu_epi64(above + 8 * b, (__mmask8)((1u << lanes) - 1u), g[b]);  \
+            _mm512_mask_storeu_epi64(level + 8 * b, (__mmask8)((1u << lanes) - 1u), t[b]);  \
+        }                                                                                   \
+        *low = _mm512_reduce_min_pd(lo_v);                                                  \
+        *high = _mm512_reduce_max_pd(hi_v);                                                 \
+        *nan = odd != 0;                                                                    \
+    }
+
+/* ``ltr_count_many_f64_512`` (m >= 1 scores), and the range of q[0..n) (n >= 1) as
+ * ``ltr_range_f64`` gives it, from the first tile's read of the query. */
+__attribute__((target("avx512f"))) static void ltr_count_many_range_f64_512(
+    const double *q, int64_t n, const double *a, int64_t m, int64_t *above, int64_t *level,
+    double *low, double *high, int *nan) {
+    switch (m >= 64 ? 8 : (int)((m + 7) / 8)) {
+    case 1: LTR_TILE_RANGE_512(1) break;
+    case 2: LTR_TILE_RANGE_512(2) break;
+    case 3: LTR_TILE_RANGE_512(3) break;
+    case 4: LTR_TILE_RANGE_512(4) break;
+    case 5: LTR_TILE_RANGE_512(5) break;
+    case 6: LTR_TILE_RANGE_512(6) break;
+    case 7: LTR_TILE_RANGE_512(7) break;
+    default: LTR_TILE_RANGE_512(8) break;
+    }
+    if (m > 64)
+        ltr_count_many_f64_512(q, n, a + 64, m - 64, above + 64, level + 64);
+}
+
 static int ltr_wide = 0, ltr_widest = 0;
 
 /* Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 8 (AVX-512F), 4
@@ -308,6 +374,22 @@ static inline void ltr_range_f64(const double *q, int64_t n, double *low, double
     *low = a;
     *high = b;
     *nan = odd;
+}
+
+/* ``ltr_count_many_f64`` and ``ltr_range_f64`` of the same query (n >= 1, m >= 1): on
+ * AVX-512 in one read of it (the range found by the count's first tile), else one after the
+ * other. */
+static inline void ltr_count_many_range_f64(const double *q, int64_t n, const double *a,
+                                            int64_t m, int64_t *above, int64_t *level,
+                                            double *low, double *high, int *nan) {
+#if LTR_WIDE
+    if (ltr_widest) {
+        ltr_count_many_range_f64_512(q, n, a, m, above, level, low, high, nan);
+        return;
+    }
+#endif
+    ltr_range_f64(q, n, low, high, nan);
+    ltr_count_many_f64(q, n, a, m, above, level);
 }
 
 /* Which rows are active (ranked, counted): a 0/1 mask, or, without one, the rows whose value

@@ -1,6 +1,11 @@
-"""The check of the labels counts the relevant rows of each run of query ids in its own pass
-(issue 44): the counts must be numpy's, on any number of threads and vector width, and the
-engine must take them in place of its own count when the runs are the queries."""
+"""The input checks done inside the passes that read the rows anyway (issue 44).
+
+The check of the labels counts the relevant rows of each run of query ids in its own pass: the
+counts must be numpy's, on any number of threads and vector width, and the engine must take
+them in place of its own count when the runs are the queries. The check of the scores is left
+to the ranking, which finds their range as it counts: every NaN or infinite score must still be
+refused with the check's own message, wherever it lies and however the rows are read.
+"""
 
 import itertools
 
@@ -8,7 +13,8 @@ import numpy as np
 import pytest
 
 from sklearn_ltr_metrics import evaluate
-from sklearn_ltr_metrics._engine import _sums, id_runs, range_and_counts
+from sklearn_ltr_metrics._engine import _ranking, _sums, id_runs, range_and_counts
+from sklearn_ltr_metrics._validation import check_scores
 
 from .._engine import small_grain, vector_lanes
 
@@ -88,3 +94,62 @@ def test_label_errors_unchanged_with_runs():
         evaluate([0, np.nan, 0, 0, 1, 1], np.arange(6.0), qid=qid)
     with pytest.raises(ValueError, match="one entry per row"):
         evaluate([0, 1, 0, 0, 1, 1, 1], np.arange(7.0), qid=qid)
+
+
+def _queries(rng, n_queries=30):
+    """Queries of 5-300 rows: some without a relevant row, one with 200 relevant rows (ranked
+    by sorting, beyond the direct count), the rest a few relevant rows."""
+    sizes = rng.integers(5, 300, n_queries)
+    sizes[3] = 400
+    qid = np.repeat(np.arange(n_queries), sizes)
+    y = (rng.random(qid.size) < 0.05).astype(float)
+    y[qid == 1] = 0.0
+    y[qid == 2] = 0.0
+    start = int(np.flatnonzero(qid == 3)[0])
+    y[start : start + 200] = 1.0
+    return qid, y, y + rng.standard_normal(qid.size)
+
+
+@pytest.mark.parametrize("lanes", [8, 2])
+@pytest.mark.parametrize("layout", ["grouped", "shuffled", "few_active_shuffled"])
+def test_every_nonfinite_score_is_refused(monkeypatch, lanes, layout):
+    """A NaN or an infinity in any query (ranked directly, by sorting, or holding no relevant
+    row) is refused with check_scores' message, on one or several threads."""
+    small_grain(monkeypatch, 256)
+    vector_lanes(lanes)
+    try:
+        rng = np.random.default_rng(3)
+        qid, y, s = _queries(rng)
+        if layout == "few_active_shuffled":
+            y[y > 0] = 0.0
+            y[np.flatnonzero(qid == 5)[:2]] = 1.0  # rows read in place, not moved
+        for query in (0, 1, 3, 29):
+            for bad in (np.nan, np.inf, -np.inf):
+                scores = s.copy()
+                scores[np.flatnonzero(qid == query)[-1]] = bad
+                q, yy, ss = qid, y, scores
+                if layout != "grouped":
+                    perm = rng.permutation(qid.size)
+                    q, yy, ss = qid[perm], y[perm], scores[perm]
+                with pytest.raises(ValueError) as expected:
+                    check_scores(ss, q)
+                for n_jobs in (1, 2):
+                    with pytest.raises(ValueError) as got:
+                        evaluate(yy, ss, qid=q, metrics=METRICS, n_jobs=n_jobs)
+                    assert str(got.value) == str(expected.value)
+    finally:
+        vector_lanes(8)
+
+
+@pytest.mark.parametrize("lanes", [8, 4, 2])
+def test_score_range_of_the_ranking_is_numpys(lanes):
+    """The range the ranking finds as it counts equals numpy's, on every vector width."""
+    vector_lanes(lanes)
+    try:
+        rng = np.random.default_rng(4)
+        qid, y, s = _queries(rng)
+        offsets = np.append(np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]]), qid.size)
+        found = _ranking.rank_support(s, (y, 0.0, False), offsets.astype(np.intp), score_range=True)
+        assert found[-1] == (s.min(), s.max())
+    finally:
+        vector_lanes(8)
