@@ -20,6 +20,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_REFCNT
 from cpython.unicode cimport PyUnicode_CheckExact
 
 ctypedef Py_ssize_t intp
