@@ -493,7 +493,7 @@ cdef void _rank_queries(
                     x = lp[out_row[i]]
                     lab[base + i] = x
                     top = x if x > top else top
-                    grades = grades & (x >= 0 and x <= grade_limit and x == <double> <intp> x)
+                    grades = grades & (x >= 0) & (x <= grade_limit) & (x == <double> <intp> x)  # no branch
                 qtop[q] = top
                 qgrades[q] = grades
         _free_scratch(&buf)
