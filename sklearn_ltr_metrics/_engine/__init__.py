@@ -60,7 +60,7 @@ from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
-from ._grouping import active_rule, group_rows
+from ._grouping import active_rule, group_rows, id_runs
 from ._ideal import (
     cell_judgments,
     decimal_keys,
@@ -82,7 +82,7 @@ from ._run_rows import (
     segment_order,
     take_objects,
 )
-from ._scans import all_strings, id_runs, object_id_runs, range_and_counts, value_range
+from ._scans import all_strings, object_id_runs, range_and_counts, value_range
 from ._support import Support, segment_cumsum
 from ._threads import ROWS_PER_THREAD  # the engine's one grain (its default)
 

@@ -15,7 +15,7 @@ import numpy as np
 from . import _ranking, _sums, _threads
 from ._factorize import QueryRuns, _factorize, factorize_qid
 
-__all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows"]
+__all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows", "id_runs"]
 
 
 def active_rule(values, threshold, or_equal=False):
@@ -189,6 +189,14 @@ def fixed_width_runs(qid, limit, n_threads):
     ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
     runs = _ranking.run_starts(ids, limit, n_threads, _threads.grain(), heads=True)
     return None if runs is None else (runs[0], runs[1].view(qid.dtype))
+
+
+def id_runs(ids, n_threads=1):
+    """Starts of the runs of equal fixed-width ids (integers and floats, compared as the
+    grouping compares them), as intp; None for other dtypes, or beyond half as many runs as
+    rows (rows in random order: the grouping then factorises every row)."""
+    found = fixed_width_runs(ids, ids.shape[0] // 2, n_threads)
+    return None if found is None else found[0]
 
 
 def _runs(qid, limit, n_threads):

@@ -3,6 +3,7 @@
 # (included by ``_ranking.pyx``; the Python face is ``_rank.py``).
 #
 #   rank_support                 outputs sized by the active rows of every query
+#     _support_outputs           the outputs (``_outputs.pxi``), _support_found the result
 #     _rank_queries              queries in threads, each thread with its own _Scratch
 #       _rank_query_direct       few active rows: count above / level with each (vectors)
 #         _list_active, _count_direct, _place_direct
@@ -499,37 +500,6 @@ cdef void _rank_queries(
         _free_scratch(&buf)
 
 
-#: The outputs that every row of the support writes, kept from one call to the next (issue
-#: 44): a new array's pages are zeroed by the operating system as they are first written (a
-#: sixth of ``evaluate`` on 10M web rows, 40 % of them relevant), the pages of the last call's
-#: array are not. An array is written again only when nothing else holds it (nor a view of
-#: it); arrays from 4 to 64 MB are kept (smaller ones cost little, larger ones would hold much
-#: memory between calls): at most 128 MB in all.
-cdef dict _KEPT = {}
-cdef intp _KEEP_MIN = 1 << 22, _KEEP_MAX = 1 << 26
-
-
-cdef object _written(str name, intp n, dtype):
-    """An array of ``n`` items of ``dtype`` that the caller writes in full: the start of the
-    array kept under ``name`` when nothing else holds it and it is large enough, else a new
-    one (kept in its place when its size is kept)."""
-    cdef intp size = n * np.dtype(dtype).itemsize
-    if size < _KEEP_MIN or size > _KEEP_MAX:
-        return np.empty(n, dtype=dtype)
-    kept = _KEPT.get(name)
-    # References: the dict's and ``kept``; a view of it would hold a third one.
-    if kept is not None and Py_REFCNT(kept) == 2 and kept.nbytes >= size:
-        return kept[:size].view(dtype)
-    kept = np.empty(_KEEP_MAX // 2 if size <= _KEEP_MAX // 2 else _KEEP_MAX, dtype=np.uint8)
-    _KEPT[name] = kept
-    return kept[:size].view(dtype)
-
-
-cdef inline void* _data(cnp.ndarray arr):
-    """The data of a numpy array (NULL when it is empty)."""
-    return cnp.PyArray_DATA(arr) if cnp.PyArray_SIZE(arr) else NULL
-
-
 def rank_support(
     const score_t[::1] scores,
     active,
@@ -570,9 +540,8 @@ def rank_support(
     active rows).
 
     ``score_range`` (float64 scores in grouped order, ``grouped`` None): also return the
-    smallest and largest score, read query by query as the ranking reads them (no pass of its
-    own), as a ninth item: ``(low, high)``, both NaN when a score is NaN or infinite (then the
-    queries holding one are left unranked: the caller refuses the scores).
+    smallest and largest score as a ninth item, read as the ranking reads them (both NaN when
+    one is NaN or infinite: its query is left unranked, and the caller refuses the scores).
 
     A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
     refused with a ValueError.
@@ -590,14 +559,10 @@ def rank_support(
     starts_arr = np.zeros(nq + 1, dtype=np.intp)
     np.cumsum(counts_arr, out=starts_arr[1:])
     total = starts_arr[nq]
-    row_arr = np.empty(total if rows else 0, dtype=np.intp)
-    # Tie counts come zeroed (calloc) and only tied rows write theirs: with few ties their
-    # pages are never touched (issue 44: 8 of the 20 bytes a support row wrote).
-    g_arr, t_arr = _written("g", total, np.int32), np.zeros(total, dtype=np.int32)
-    before_arr = np.zeros(total if tie_order else 0, dtype=np.int32)
-    lab_arr = _written("labels", total if labels is not None else 0, np.float64)
-    qtop_arr = np.full(nq if labels is not None else 0, -np.inf)
-    qgrades_arr = np.ones(nq if labels is not None else 0, dtype=np.uint8)
+    score_range = score_range and score_t is double and grouped is None
+    row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
+        _support_outputs(total, nq, rows, tie_order, labels is not None, score_range)
+    )
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
     cdef intp qwidth = _longest_query(offsets)
@@ -607,8 +572,6 @@ def rank_support(
     cdef rank_t* bp = <rank_t*> _data(before_arr) if tie_order else NULL
     if direct_max < 0:
         direct_max = DIRECT_MAX
-    score_range = score_range and score_t is double and grouped is None
-    qrange_arr = np.empty(2 * nq if score_range else 0)
     _rank_queries(
         sp, kp, lp, &rule, &order, &offsets[0], <const intp*> _data(counts_arr),
         <const intp*> _data(starts_arr), nq, width, qwidth, direct_max, n_threads,
@@ -617,14 +580,8 @@ def rank_support(
         <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
         <double*> _data(qrange_arr) if score_range else NULL,
     )
-    # The labels' largest and whether all are grades, found while gathering them (issue 44).
-    stats = (float(qtop_arr.max()), bool(qgrades_arr.all())) if lp != NULL and total else None
-    found = (
+    return _support_found(
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
         (before_arr if tie_order else None), (lab_arr if labels is not None else None),
-        starts_arr, stats,
+        starts_arr, qtop_arr, qgrades_arr, (qrange_arr if score_range else None),
     )
-    if not score_range:
-        return found
-    ranges = qrange_arr.reshape(-1, 2)
-    return found + ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if nq else None,)

@@ -1,10 +1,10 @@
 """Scans of the input arrays: one compiled pass that reads every row and writes nothing per row.
 
 The input checks (``sklearn_ltr_metrics._validation``) use them through the door: the range of
-labels or scores (NaN and infinity found on the way), and the runs of the query ids: of object
-ids (so that the check of the ids, and then the grouping, read one row per run), and of
-fixed-width ids (so that the check of the labels counts the relevant rows of each run in its
-own pass, and the grouping does not look for the runs again).
+labels or scores (NaN and infinity found on the way; for the labels, with the relevant rows of
+each run of query ids counted in the same pass), and the runs of object query ids (so that the
+check of the ids, and then the grouping, read one row per run). The runs of fixed-width ids
+are the grouping's (``_grouping.id_runs``).
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ranking, _sums, _threads
-from ._grouping import fixed_width_runs
 
-__all__ = ["all_strings", "id_runs", "object_id_runs", "range_and_counts", "value_range"]
+__all__ = ["all_strings", "object_id_runs", "range_and_counts", "value_range"]
 
 
 def value_range(arr, n_threads=1):
@@ -32,14 +31,6 @@ def range_and_counts(arr, starts, n_threads=1):
     one compiled pass over the values (the check of the labels and the relevant rows of each
     query, read once)."""
     return _sums.range_and_counts(arr, starts, n_threads, _threads.grain())
-
-
-def id_runs(ids, n_threads=1):
-    """Starts of the runs of equal fixed-width ids (integers and floats, compared as the
-    grouping compares them), as intp; None for other dtypes, or beyond half as many runs as
-    rows (rows in random order: the grouping then factorises every row)."""
-    found = fixed_width_runs(ids, ids.shape[0] // 2, n_threads)
-    return None if found is None else found[0]
 
 
 def object_id_runs(ids, limit, n_threads=1):
