@@ -9,15 +9,19 @@ The steps, in the order data flows (the driver, ``_driver.py``, calls them one a
 other; each compiled step has a Python face beside it, tested against a plain numpy
 reference in ``tests/test_engine_<step>.py``)::
 
-    y_true, y_score, qid            (validated by the caller: sklearn_ltr_metrics._validation)
-      |
+    y_true, y_score, qid            (validated by the caller: sklearn_ltr_metrics._validation,
+      |                              with the scans: the labels' range and the relevant rows
+      |                              of each run of ids, _sums: range_and_counts; the scores'
+      |                              range is found by the ranking, rank_support)
       |  code the ids        _factorize.py     (_ranking: dense_codes, record_codes, ...)
       v
     codes, uniques
-      |  group               _grouping.py      (_ranking: run_starts, counting_sort)
+      |  group               _grouping.py      (_ranking: run_starts, counting_sort;
+      |                                         the runs found by the check of the ids)
       v
     Grouping: sizes, offsets, rows in query order (moved only when queries interleave)
-      |  rank the support    _rank.py          (_ranking: rank_support)
+      |  rank the support    _rank.py          (_ranking: rank_support; its two largest
+      |                                         outputs written into the last call's pages)
       |  (full order: the rank correlations only, _ordering.py)
       v
     SupportRanks: per active row, rows above, tied, before it on the tie-break
