@@ -233,14 +233,17 @@ def _column(frame, name):
     return frame[name].to_numpy() if name in frame.columns else None
 
 
-def _ranked(codes, y_score, doc_id, ties, grouping, rows):
+def _ranked(codes, y_score, doc_id, ties, grouping, rows, counts=None):
     """``(rank, key, block)`` of the given rows (:func:`flat_judgments`); without doc_id,
     ties in the ideal go to the earlier row. Under ``ties="average"``: the first rank of
     each row's tied block and its size (``block``; else None). ``grouping``: the rows
-    grouped by query (:func:`group_rows`)."""
+    grouped by query (:func:`group_rows`); ``counts``: the rows of each query, when counted
+    with them (the ranking then does not count them again)."""
     key = np.negative(rows, dtype=np.int64) if doc_id is None else doc_keys(doc_id, rows)
     active = np.zeros(np.asarray(y_score).shape[0], dtype=bool)
     active[rows] = True
+    if counts is not None:
+        grouping.take_run_counts(active, grouping.offsets[:-1], counts)
     if ties == "average":
         rank, block = average_ranks(_row_codes(codes, grouping), y_score, active)
         return rank[rows], key, block[rows]

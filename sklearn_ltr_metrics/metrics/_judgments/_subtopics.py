@@ -79,7 +79,8 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None, offsets=No
     """:class:`SubtopicJudgments` of a 2-D label array (a row per document, a column per
     subtopic): the judged relevant documents are the rows with a label at or above ``rel``.
     ``ranked(rows)`` gives ``(rank, key, block)`` of those rows (ascending): their rank in the
-    run, their doc_id order and, under ``ties="average"``, their tied block's size.
+    run, their doc_id order and, under ``ties="average"``, their tied block's size (with
+    ``counts=``, the rows of each query, when the one-pass judgments counted them).
     ``check()``, if given, is called (to raise) when a label is negative, NaN or infinite,
     found in the same compiled pass that finds the relevant cells. ``offsets``: the rows are
     whole runs of the queries in code order, each starting there (``codes`` is not read);
@@ -97,7 +98,7 @@ def flat_judgments(labels, codes, n_queries, ranked, rel, check=None, offsets=No
     if offsets is None:
         # One per judged relevant row (ascending), its query, and each cell's row and qs code.
         docs, doc_q, trip_doc, trip_qs = cell_judgments(rows, subs, codes, width)
-    rank, key, block = ranked(docs)
+    rank, key, block = ranked(docs) if counted is None else ranked(docs, counts=counted[0])
     return SubtopicJudgments(
         n_queries=n_queries,
         doc_q=doc_q,
