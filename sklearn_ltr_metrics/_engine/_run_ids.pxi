@@ -28,6 +28,14 @@ cdef extern from *:
         (void) p;
     #endif
     }
+    /* A hint that the cache line at p will be written soon (a no-op without one). */
+    static inline void ltr_prefetch_write(const void* p) {
+    #if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(p, 1, 3);
+    #else
+        (void) p;
+    #endif
+    }
     /* The characters of a ready str, in place, and their bytes (length times kind). */
     static inline const uint8_t* ltr_str_bytes(PyObject* o, Py_ssize_t* size) {
         *size = PyUnicode_GET_LENGTH(o) * (Py_ssize_t) PyUnicode_KIND(o);
@@ -36,6 +44,7 @@ cdef extern from *:
     """
     int ltr_str_kind(PyObject* o) noexcept nogil
     void ltr_prefetch(const void* p) noexcept nogil
+    void ltr_prefetch_write(const void* p) noexcept nogil
     void ltr_incref "Py_INCREF" (PyObject* o) noexcept
     void ltr_decref "Py_DECREF" (PyObject* o) noexcept
     const uint8_t* ltr_str_bytes(PyObject* o, intp* size) noexcept nogil

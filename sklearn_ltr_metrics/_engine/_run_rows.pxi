@@ -169,7 +169,7 @@ cdef tuple _scatter_rows(_Piece* pieces, const intp[::1] bounds, const intp[::1]
                          intp n_bytes, bint objects):
     """The scatter of :func:`gather_rows`, each chunk from its places ``at`` (and
     ``byte_at``); frees ``pieces``."""
-    cdef intp n = codes.shape[0], n_chunks = at.shape[0], c, q, s, p, lo, hi, j, size, b
+    cdef intp n = codes.shape[0], n_chunks = at.shape[0], c, q, s, p, lo, hi, j, size, b, t
     rows_arr = np.empty(n, dtype=np.intp)
     score_arr = np.empty(n, dtype=np.float64)
     ids_arr = np.empty(n if objects else max(n_bytes, 1), dtype=np.intp if objects else np.uint8)
@@ -186,6 +186,16 @@ cdef tuple _scatter_rows(_Piece* pieces, const intp[::1] bounds, const intp[::1]
             hi = n * (c + 1) // n_chunks
             j = 0
             for s in range(lo, hi):
+                if s + _AHEAD < hi:  # the places of a row ahead, asked for (a line a query)
+                    q = codes[s + _AHEAD]
+                    t = at[c, q]
+                    ltr_prefetch_write(rows + t)
+                    ltr_prefetch_write(out_score + t)
+                    if objects:
+                        ltr_prefetch_write(ptrs + t)
+                    else:
+                        ltr_prefetch_write(out_off + t)
+                        ltr_prefetch_write(out_data + byte_at[c, q])
                 q = codes[s]
                 p = at[c, q]
                 at[c, q] = p + 1
