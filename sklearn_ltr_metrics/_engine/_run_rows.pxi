@@ -114,6 +114,22 @@ cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, i
         lo = hi
 
 
+cdef struct _RowMap:
+    # The stacked row at each position of rows moved by :func:`gather_rows`: int32 while the
+    # rows fit (half the bytes written), else intp; neither: positions are stacked rows.
+    const int32_t* narrow
+    const intp* wide
+
+
+cdef inline intp _row_at(const _RowMap* m, intp p) noexcept nogil:
+    """The stacked row at position ``p``."""
+    if m.narrow != NULL:
+        return m.narrow[p]
+    if m.wide != NULL:
+        return m.wide[p]
+    return p
+
+
 def gather_rows(list offsets, list data, const intp[::1] bounds, const intp[::1] codes,
                 const double[::1] scores, const intp[::1] row_offsets, int n_threads=1,
                 intp grain=MIN_ROWS_PER_THREAD):
@@ -125,10 +141,11 @@ def gather_rows(list offsets, list data, const intp[::1] bounds, const intp[::1]
     writes each where its query's rows are (one place a query to write at: a cache line
     each, where reading the rows through a grouped index would miss the cache on every id).
     Object ids (:func:`str_kind`): their pointers moved (``ids_offsets`` None; the objects
-    are read later, in query order); ids read as bytes: copied, ``ids_offsets`` (int64) and
-    ``ids`` (uint8) the buffers of an Arrow ``large_string`` array. In threads over chunks
-    of rows, each writing from its own places (query-major, chunk-minor: the order of a
-    serial sort)."""
+    are read later, in query order); ids read as bytes: copied, ``ids_offsets`` and ``ids``
+    (uint8) the buffers of an Arrow ``string`` array (int32 offsets) while the bytes fit,
+    else ``large_string`` (int64). ``rows``: int32 while the rows fit, else intp. In threads
+    over chunks of rows, each writing from its own places (query-major, chunk-minor: the
+    order of a serial sort)."""
     cdef intp n = codes.shape[0], nq = row_offsets.shape[0] - 1, n_pieces = bounds.shape[0] - 1
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
@@ -170,15 +187,19 @@ cdef tuple _scatter_rows(_Piece* pieces, const intp[::1] bounds, const intp[::1]
     """The scatter of :func:`gather_rows`, each chunk from its places ``at`` (and
     ``byte_at``); frees ``pieces``."""
     cdef intp n = codes.shape[0], n_chunks = at.shape[0], c, q, s, p, lo, hi, j, size, b, t
-    rows_arr = np.empty(n, dtype=np.intp)
+    # 4-byte rows and offsets while they fit: half the bytes written (and paged in).
+    cdef bint narrow = n <= MAX_QUERY_ROWS, narrow_off = n_bytes <= MAX_QUERY_ROWS
+    rows_arr = np.empty(n, dtype=np.int32 if narrow else np.intp)
     score_arr = np.empty(n, dtype=np.float64)
     ids_arr = np.empty(n if objects else max(n_bytes, 1), dtype=np.intp if objects else np.uint8)
-    off_arr = None if objects else np.empty(n + 1, dtype=np.int64)
-    cdef intp* rows = <intp*> cnp.PyArray_DATA(rows_arr)
+    off_arr = None if objects else np.empty(n + 1, dtype=np.int32 if narrow_off else np.int64)
+    cdef int32_t* rows32 = <int32_t*> cnp.PyArray_DATA(rows_arr)
+    cdef intp* rows64 = <intp*> cnp.PyArray_DATA(rows_arr)
     cdef double* out_score = <double*> cnp.PyArray_DATA(score_arr)
     cdef intp* ptrs = <intp*> cnp.PyArray_DATA(ids_arr)
     cdef uint8_t* out_data = <uint8_t*> cnp.PyArray_DATA(ids_arr)
-    cdef int64_t* out_off = NULL if objects else <int64_t*> cnp.PyArray_DATA(off_arr)
+    cdef int32_t* off32 = NULL if objects else <int32_t*> cnp.PyArray_DATA(off_arr)
+    cdef int64_t* off64 = NULL if objects else <int64_t*> cnp.PyArray_DATA(off_arr)
     cdef const uint8_t* ptr
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
@@ -189,17 +210,20 @@ cdef tuple _scatter_rows(_Piece* pieces, const intp[::1] bounds, const intp[::1]
                 if s + _AHEAD < hi:  # the places of a row ahead, asked for (a line a query)
                     q = codes[s + _AHEAD]
                     t = at[c, q]
-                    ltr_prefetch_write(rows + t)
+                    ltr_prefetch_write(rows32 + t if narrow else rows64 + t)
                     ltr_prefetch_write(out_score + t)
                     if objects:
                         ltr_prefetch_write(ptrs + t)
                     else:
-                        ltr_prefetch_write(out_off + t)
+                        ltr_prefetch_write(off32 + t if narrow_off else off64 + t)
                         ltr_prefetch_write(out_data + byte_at[c, q])
                 q = codes[s]
                 p = at[c, q]
                 at[c, q] = p + 1
-                rows[p] = s
+                if narrow:
+                    rows32[p] = <int32_t> s
+                else:
+                    rows64[p] = s
                 out_score[p] = scores[s]
                 while s >= bounds[j + 1]:
                     j = j + 1
@@ -210,10 +234,17 @@ cdef tuple _scatter_rows(_Piece* pieces, const intp[::1] bounds, const intp[::1]
                 ptr = _id_bytes(&pieces[j], s, &size)
                 b = byte_at[c, q]
                 byte_at[c, q] = b + size
-                out_off[p] = b
+                if narrow_off:
+                    off32[p] = <int32_t> b
+                else:
+                    off64[p] = b
                 _copy_id(out_data + b, ptr, size)
-        if not objects:
-            out_off[n] = n_bytes
+        if objects:
+            pass
+        elif narrow_off:
+            off32[n] = <int32_t> n_bytes
+        else:
+            off64[n] = n_bytes
     free(pieces)
     return rows_arr, score_arr, off_arr, ids_arr
 
@@ -228,7 +259,7 @@ def query_rows(
 
     Query ``q``'s rows are the positions ``seg_start[j]:seg_stop[j]`` for ``j`` in
     ``seg_offsets[q]:seg_offsets[q + 1]``, directly (``rows`` None: positions are stacked
-    rows) or gathered by :func:`gather_rows` (``rows``, intp: the stacked row at each
+    rows) or gathered by :func:`gather_rows` (``rows``, int32 or intp: the stacked row at each
     position; the ids and ``scores`` then those of the positions); stacked rows ascending
     within a query (a run's rows together, runs in order: ``run_bounds``). They are written
     from ``row_offsets[q]`` on. ``scores``: one per position. Document ids are read from the
@@ -252,10 +283,16 @@ def query_rows(
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
     cdef const intp[::1] row_view
-    cdef const intp* rp = NULL
-    if rows is not None:
+    cdef const int32_t[::1] row32_view
+    cdef _RowMap moved
+    moved.narrow, moved.wide = NULL, NULL
+    if rows is not None and rows.dtype == np.int32:
+        row32_view = rows
+        moved.narrow = &row32_view[0] if row32_view.shape[0] else NULL
+    elif rows is not None:
         row_view = rows
-        rp = &row_view[0] if row_view.shape[0] else NULL
+        moved.wide = &row_view[0] if row_view.shape[0] else NULL
+    cdef const _RowMap* rp = NULL if rows is None else &moved
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)
     position_arr = np.empty(n, dtype=np.intp)
@@ -304,7 +341,7 @@ def query_rows(
 cdef void _code_queries(
     const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
-    const intp* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
+    const _RowMap* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
     intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
     intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
@@ -338,13 +375,14 @@ cdef void _code_queries(
 cdef bint _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
-    const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
+    const intp* seg_stop, const intp* seg_offsets, const _RowMap* rows, const intp* row_offsets,
     bint by_position, intp* run, intp* pair, intp* position, double* score, intp* first,
     int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
     (``group_rows``: the query's rows of each run). The ids and scores are those of stacked row
-    ``rows[p]``, or of position ``p`` (``by_position``: gathered so by :func:`gather_rows`).
+    ``p``, or of position ``p`` (``by_position``: gathered so by :func:`gather_rows`, whose
+    stacked row is that of ``rows``).
     False (the query left undone) at an object id that is not a ``str`` of its piece's kind."""
     cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
     cdef intp j = 0, r = 0, sg, p, s, x, d, size
@@ -356,7 +394,7 @@ cdef bint _code_query(
         for p in range(seg_start[sg], seg_stop[sg]):
             if by_position and pieces[0].objs != NULL and p + _AHEAD < seg_stop[sg]:
                 ltr_prefetch(pieces[0].objs[p + _AHEAD])  # the objects lie anywhere
-            s = rows[p] if rows != NULL else p
+            s = _row_at(rows, p) if rows != NULL else p
             x = p if by_position else s
             if x < bounds[j] or x >= bounds[j + 1]:
                 j = _segment_of(&bounds[0], n_pieces, x)
@@ -388,7 +426,7 @@ cdef bint _code_query(
 cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size,
                         intp* pair_row, int64_t* pair_size, intp[::1] pair_offsets,
                         const intp[::1] row_offsets, intp[::1] n_cand, int n_threads,
-                        const intp* rows, intp* pair_at):
+                        const _RowMap* rows, intp* pair_at):
     """Turn local document codes into pair codes (``pair_offsets[q] + local``) and gather the
     first row and the id's bytes of every pair, in threads over queries (``rows`` not NULL:
     ``first`` holds positions, written to ``pair_at``, their stacked rows to ``pair_row``)."""
@@ -401,7 +439,7 @@ cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size
                 x = first[row_offsets[q] + d]
                 if rows != NULL:
                     pair_at[pair_offsets[q] + d] = x
-                    x = rows[x]
+                    x = _row_at(rows, x)
                 pair_row[pair_offsets[q] + d] = x
                 pair_size[pair_offsets[q] + d] = first_size[row_offsets[q] + d]
 
