@@ -130,6 +130,23 @@ cdef inline intp _row_at(const _RowMap* m, intp p) noexcept nogil:
     return p
 
 
+cdef _RowMap _row_map(rows) except *:
+    """The :class:`_RowMap` of ``rows`` (None, or a contiguous int32 or intp array that the
+    caller holds while it is read)."""
+    cdef _RowMap m
+    m.narrow, m.wide = NULL, NULL
+    if rows is None:
+        return m
+    if not (isinstance(rows, np.ndarray) and rows.flags.c_contiguous
+            and rows.dtype in (np.int32, np.intp)):
+        raise ValueError("rows must be a contiguous int32 or intp array")
+    if rows.dtype == np.int32:
+        m.narrow = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> rows)
+    else:
+        m.wide = <const intp*> cnp.PyArray_DATA(<cnp.ndarray> rows)
+    return m
+
+
 def gather_rows(list offsets, list data, const intp[::1] bounds, const intp[::1] codes,
                 const double[::1] scores, const intp[::1] row_offsets, int n_threads=1,
                 intp grain=MIN_ROWS_PER_THREAD):
@@ -282,16 +299,7 @@ def query_rows(
     cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
-    cdef const intp[::1] row_view
-    cdef const int32_t[::1] row32_view
-    cdef _RowMap moved
-    moved.narrow, moved.wide = NULL, NULL
-    if rows is not None and rows.dtype == np.int32:
-        row32_view = rows
-        moved.narrow = &row32_view[0] if row32_view.shape[0] else NULL
-    elif rows is not None:
-        row_view = rows
-        moved.wide = &row_view[0] if row_view.shape[0] else NULL
+    cdef _RowMap moved = _row_map(rows)
     cdef const _RowMap* rp = NULL if rows is None else &moved
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)

@@ -90,11 +90,12 @@ def check_runs(runs, name="runs", *, minimum=1):
 @dataclass(frozen=True)
 class RowIds:
     """The ids of one column of the stacked runs: the column of every run, the pieces the
-    engine reads them from, and how the output's ids are made (``output``): ``"arrow"``, new
-    Arrow strings from the input buffers' bytes (the column's ``dtype`` in every run);
-    ``"objects"``, the input's Python strings themselves (the pieces are their object
-    arrays); ``"index"``, taken from :attr:`values` (the pieces: Arrow strings copied from
-    the objects, or integer codes of the ids)."""
+    engine reads them from (for the document ids, their copy in query order where the engine
+    made one: runs in no query order), and how the output's ids are made (``output``):
+    ``"arrow"``, new Arrow strings from the input buffers' bytes (the column's ``dtype`` in
+    every run); ``"objects"``, the input's Python strings themselves (the pieces are their
+    object arrays, or their pointers); ``"index"``, taken from :attr:`values` (the pieces:
+    Arrow strings copied from the objects, or integer codes of the ids)."""
 
     columns: list
     pieces: object
