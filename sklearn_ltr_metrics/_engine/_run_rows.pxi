@@ -170,7 +170,7 @@ def gather_rows(list offsets, list data, const intp[::1] bounds, const intp[::1]
     cdef intp n_chunks = _threads(n_threads, n, grain), c, q, s, p, lo, hi, j, size
     cdef intp total = 0, n_bytes = 0
     at_arr = np.zeros((n_chunks, nq), dtype=np.intp)
-    byte_arr = np.zeros((n_chunks, nq), dtype=np.intp)
+    byte_arr = np.zeros((1 if objects else n_chunks, 1 if objects else nq), dtype=np.intp)
     cdef intp[:, ::1] at = at_arr
     cdef intp[:, ::1] byte_at = byte_arr
     with nogil:
@@ -191,9 +191,10 @@ def gather_rows(list offsets, list data, const intp[::1] bounds, const intp[::1]
                 p = at[c, q]
                 at[c, q] = row_offsets[q] + total
                 total = total + p
-                p = byte_at[c, q]
-                byte_at[c, q] = n_bytes
-                n_bytes = n_bytes + p
+                if not objects:
+                    p = byte_at[c, q]
+                    byte_at[c, q] = n_bytes
+                    n_bytes = n_bytes + p
             total = 0
     return _scatter_rows(pieces, bounds, codes, scores, at, byte_at, n_bytes, objects)
 
