@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ._engine import all_strings, object_id_runs
+from ._engine import all_strings, id_runs, object_id_runs
 from ._validation import check_1d, short_repr
 
 __all__ = [
@@ -397,10 +397,12 @@ def check_qid(qid, name="qid"):
 
 
 def check_qid_runs(qid, name="qid", n_threads=1):
-    """:func:`check_qid`, and the runs that it found in object ids: of the very same object
-    (addresses compared in threads), or else of equal ids when every id is a ``str``
-    (the engine's ``object_id_runs``); None when there are none or too many. The grouping
-    then need not find them again."""
+    """:func:`check_qid`, and the starts of the runs of its ids: in object ids, of the very
+    same object (addresses compared in threads), or else of equal ids when every id is a
+    ``str`` (the engine's ``object_id_runs``); in 32/64-bit integer and float ids, of equal
+    ids (``id_runs``); None for other ids, or when there are none or too many. The grouping
+    then need not find them again, and the check of the labels counts the relevant rows of
+    each run as it reads them."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -415,9 +417,9 @@ def check_qid_runs(qid, name="qid", n_threads=1):
         missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
         if missing.any():
             _raise_missing_qid(arr, missing, name)
-        return arr, None
+        return arr, id_runs(arr, n_threads)
     if arr.dtype != object:
-        return arr, None
+        return arr, id_runs(arr, n_threads)
     # One row per run of the very same object has every id object there is: check those.
     # Strings built one object per row: runs of equal strings, when every id is a str.
     ids = np.ascontiguousarray(arr)

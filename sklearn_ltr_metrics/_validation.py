@@ -15,18 +15,20 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._engine import value_range
+from ._engine import range_and_counts, value_range
 
 __all__ = [
     "check_1d",
     "check_choice",
     "check_consistent_length",
+    "check_label_runs",
     "check_labels",
     "check_n_jobs",
     "check_numbers",
     "check_positive_int",
     "check_probability",
     "check_scores",
+    "check_scores_later",
     "refuse_duplicates",
 ]
 
@@ -249,12 +251,25 @@ def check_scores(y_score, qid_values=None, name="y_score", *, n_threads=1):
     their order within a query, which the ranks keep exactly. The error for NaN gives how many
     scores are not finite and the first query id holding one.
     """
+    arr, refuse_nonfinite = check_scores_later(y_score, qid_values, name, n_threads=n_threads)
+    refuse_nonfinite()
+    return arr
+
+
+def check_scores_later(y_score, qid_values=None, name="y_score", *, n_threads=1):
+    """:func:`check_scores` in two steps, for a caller that reads every score anyway:
+    ``(scores, check)``, the scores converted (integers beyond 2**53 ranked) and ``check()``,
+    which raises :func:`check_scores`' error for NaN or infinite scores (one pass over them).
+    The caller must call ``check`` unless it has seen every score finite."""
     arr = _numbers(y_score, name)
     if _is_integer_array(arr) and _too_big_for_float(arr):
         arr = np.unique(arr, return_inverse=True)[1].astype(np.float64)
     else:
         arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
-    if not _all_finite(arr, n_threads):
+
+    def check():
+        if _all_finite(arr, n_threads):
+            return
         bad = ~np.isfinite(arr)
         first = _first(bad)
         where = (
@@ -266,7 +281,8 @@ def check_scores(y_score, qid_values=None, name="y_score", *, n_threads=1):
             f"{name} has {int(bad.sum())} NaN or infinite value(s){where}; "
             "replace them (e.g. with the lowest finite score) before evaluating."
         )
-    return arr
+
+    return arr, check
 
 
 def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
@@ -274,6 +290,16 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
 
     Integer labels beyond 2**53 (float64 cannot hold them exactly) are refused.
     """
+    labels, _ = check_label_runs(
+        y_true, None, name, allow_negative=allow_negative, n_threads=n_threads
+    )
+    return labels
+
+
+def check_label_runs(y_true, runs, name="y_true", *, allow_negative=False, n_threads=1):
+    """:func:`check_labels`, and the rows with a label > 0 in each run of rows beginning at
+    ``runs`` (intp starts, or None), counted in the same pass over the labels: ``(labels,
+    counts)``, counts None without runs (or without rows)."""
     arr = _numbers(y_true, name)
     if _is_integer_array(arr) and _too_big_for_float(arr):
         raise ValueError(
@@ -282,8 +308,12 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
         )
     arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
     if not arr.size:
-        return arr
-    low, high = value_range(arr, n_threads)
+        return arr, None
+    counts = None
+    if runs is not None and arr.flags.c_contiguous and runs.size and runs[-1] < arr.shape[0]:
+        low, high, counts = range_and_counts(arr, runs, n_threads)
+    else:
+        low, high = value_range(arr, n_threads)
     if not (np.isfinite(low) and np.isfinite(high)):
         first = _first(~np.isfinite(arr))
         raise ValueError(
@@ -296,7 +326,7 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
             f"{name} has negative labels (first at row {first}: {arr[first].item()!r}); "
             "relevance grades must be >= 0. Map judged-non-relevant grades such as -1 to 0 first."
         )
-    return arr
+    return arr, counts
 
 
 def check_n_jobs(n_jobs):

@@ -9,15 +9,19 @@ The steps, in the order data flows (the driver, ``_driver.py``, calls them one a
 other; each compiled step has a Python face beside it, tested against a plain numpy
 reference in ``tests/test_engine_<step>.py``)::
 
-    y_true, y_score, qid            (validated by the caller: sklearn_ltr_metrics._validation)
-      |
+    y_true, y_score, qid            (validated by the caller: sklearn_ltr_metrics._validation,
+      |                              with the scans: the labels' range and the relevant rows
+      |                              of each run of ids, _sums: range_and_counts; the scores'
+      |                              range is found by the ranking, rank_support)
       |  code the ids        _factorize.py     (_ranking: dense_codes, record_codes, ...)
       v
     codes, uniques
-      |  group               _grouping.py      (_ranking: run_starts, counting_sort)
+      |  group               _grouping.py      (_ranking: run_starts, counting_sort;
+      |                                         the runs found by the check of the ids)
       v
     Grouping: sizes, offsets, rows in query order (moved only when queries interleave)
-      |  rank the support    _rank.py          (_ranking: rank_support)
+      |  rank the support    _rank.py          (_ranking: rank_support; its two largest
+      |                                         outputs written into the last call's pages)
       |  (full order: the rank correlations only, _ordering.py)
       v
     SupportRanks: per active row, rows above, tied, before it on the tie-break
@@ -61,7 +65,7 @@ from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
-from ._grouping import active_rule, group_rows
+from ._grouping import active_rule, group_rows, id_runs
 from ._ideal import (
     cell_judgments,
     decimal_keys,
@@ -83,7 +87,7 @@ from ._run_rows import (
     segment_order,
     take_objects,
 )
-from ._scans import all_strings, object_id_runs, value_range
+from ._scans import all_strings, object_id_runs, range_and_counts, value_range
 from ._support import Support, segment_cumsum
 from ._threads import ROWS_PER_THREAD  # the engine's one grain (its default)
 
@@ -112,11 +116,13 @@ __all__ = [
     "greedy_ideal_gains",
     "group_rows",
     "id_blocks",
+    "id_runs",
     "object_id_runs",
     "object_pieces",
     "parse_cutoff",
     "query_layout",
     "query_rows",
+    "range_and_counts",
     "rank_order",
     "rank_support",
     "repeat_ids",

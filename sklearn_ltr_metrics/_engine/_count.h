@@ -148,6 +148,72 @@ LTR_TILE_512(ltr_tile_i64_512, int64_t, __m512i, _mm512_maskz_loadu_epi64, _mm51
 LTR_MANY_512(ltr_count_many_f64_512, ltr_tile_f64_512, double)
 LTR_MANY_512(ltr_count_many_i64_512, ltr_tile_i64_512, int64_t)
 
+/* The first tile of ``ltr_count_many_range_f64_512``: the transposed count of up to 64 scores,
+ * and the query's smallest and largest entry (``*nan``: one is NaN) found on the way: the
+ * entries are read eight at a time into a vector (min, max, and an unordered comparison),
+ * then broadcast one by one from the cache, so the check of the scores costs three vector
+ * operations per eight entries and no read of its own (issue 44). */
+#define LTR_TILE_RANGE_512(NB)                                                              \
+    {                                                                                       \
+        __m512d av[8], x, v, lo_v, hi_v;                                                    \
+        __m512i g[8], t[8];                                                                 \
+        const __m512i one = _mm512_set1_epi64(1);                                           \
+        const __m512d first = _mm512_set1_pd(q[0]);                                         \
+        __mmask8 odd = 0, valid;                                                            \
+        int b, r, rows;                                                                     \
+        int64_t i, lanes;                                                                   \
+        lo_v = first;                                                                       \
+        hi_v = first;                                                                       \
+        _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                                  \
+            lanes = m - 8 * b < 8 ? m - 8 * b : 8;                                          \
+            av[b] = _mm512_maskz_loadu_pd((__mmask8)((1u << lanes) - 1u), a + 8 * b);       \
+            g[b] = _mm512_setzero_si512();                                                  \
+            t[b] = _mm512_setzero_si512();                                                  \
+        }                                                                                   \
+        for (i = 0; i < n; i += 8) {                                                        \
+            rows = n - i >= 8 ? 8 : (int)(n - i);                                           \
+            valid = (__mmask8)((1u << rows) - 1u);                                          \
+            v = _mm512_mask_loadu_pd(first, valid, q + i);                                  \
+            lo_v = _mm512_min_pd(v, lo_v);                                                  \
+            hi_v = _mm512_max_pd(v, hi_v);                                                  \
+            odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);                                  \
+            for (r = 0; r < rows; r++) {                                                    \
+                x = _mm512_set1_pd(q[i + r]);                                               \
+                _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                          \
+                    g[b] = _mm512_mask_add_epi64(g[b], LTR_GT_PD(x, av[b]), g[b], one);     \
+                    t[b] = _mm512_mask_add_epi64(t[b], LTR_EQ_PD(x, av[b]), t[b], one);     \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                                  \
+            lanes = m - 8 * b < 8 ? m - 8 * b : 8;                                          \
+            _mm512_mask_storeu_epi64(above + 8 * b, (__mmask8)((1u << lanes) - 1u), g[b]);  \
+            _mm512_mask_storeu_epi64(level + 8 * b, (__mmask8)((1u << lanes) - 1u), t[b]);  \
+        }                                                                                   \
+        *low = _mm512_reduce_min_pd(lo_v);                                                  \
+        *high = _mm512_reduce_max_pd(hi_v);                                                 \
+        *nan = odd != 0;                                                                    \
+    }
+
+/* ``ltr_count_many_f64_512`` (m >= 1 scores), and the range of q[0..n) (n >= 1) as
+ * ``ltr_range_f64`` gives it, from the first tile's read of the query. */
+__attribute__((target("avx512f"))) static void ltr_count_many_range_f64_512(
+    const double *q, int64_t n, const double *a, int64_t m, int64_t *above, int64_t *level,
+    double *low, double *high, int *nan) {
+    switch (m >= 64 ? 8 : (int)((m + 7) / 8)) {
+    case 1: LTR_TILE_RANGE_512(1) break;
+    case 2: LTR_TILE_RANGE_512(2) break;
+    case 3: LTR_TILE_RANGE_512(3) break;
+    case 4: LTR_TILE_RANGE_512(4) break;
+    case 5: LTR_TILE_RANGE_512(5) break;
+    case 6: LTR_TILE_RANGE_512(6) break;
+    case 7: LTR_TILE_RANGE_512(7) break;
+    default: LTR_TILE_RANGE_512(8) break;
+    }
+    if (m > 64)
+        ltr_count_many_f64_512(q, n, a + 64, m - 64, above + 64, level + 64);
+}
+
 static int ltr_wide = 0, ltr_widest = 0;
 
 /* Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 8 (AVX-512F), 4
@@ -310,6 +376,22 @@ static inline void ltr_range_f64(const double *q, int64_t n, double *low, double
     *nan = odd;
 }
 
+/* ``ltr_count_many_f64`` and ``ltr_range_f64`` of the same query (n >= 1, m >= 1): on
+ * AVX-512 in one read of it (the range found by the count's first tile), else one after the
+ * other. */
+static inline void ltr_count_many_range_f64(const double *q, int64_t n, const double *a,
+                                            int64_t m, int64_t *above, int64_t *level,
+                                            double *low, double *high, int *nan) {
+#if LTR_WIDE
+    if (ltr_widest) {
+        ltr_count_many_range_f64_512(q, n, a, m, above, level, low, high, nan);
+        return;
+    }
+#endif
+    ltr_range_f64(q, n, low, high, nan);
+    ltr_count_many_f64(q, n, a, m, above, level);
+}
+
 /* Which rows are active (ranked, counted): a 0/1 mask, or, without one, the rows whose value
  * is above a threshold (``>`` or, with ``or_equal``, ``>=``). The rule saves writing a mask
  * of every row when it is a comparison of the labels. */
@@ -418,16 +500,34 @@ static inline int64_t ltr_count_active(const ltr_rule *rule, int64_t lo, int64_t
  * the starts packed by compress; else one row at a time, branch-free (every row writes its
  * index at the next free slot, which only advances at a start). */
 #if LTR_WIDE
+/* Runs are rare where it matters (queries of hundreds of rows): 32 neighbours are compared
+ * (four independent loads and comparisons) before any start is written, and only a block
+ * holding a start packs its starts, 8 rows at a time. */
 #define LTR_CHANGES_512(NAME, T, VEC, LOADZ, NEQ)                                           \
     __attribute__((target("avx512f"))) static int64_t NAME(                                 \
         const T *ids, int64_t b, int64_t end, Py_ssize_t *out) {                            \
         const __m512i step = _mm512_set1_epi64(8);                                          \
         __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(b),                                \
                                        _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));          \
-        __mmask8 valid, k;                                                                  \
+        __mmask8 valid, k, k0, k1, k2, k3;                                                  \
+        const __mmask8 all = (__mmask8)0xFF;                                                \
         int64_t i, m = 0;                                                                   \
         int c;                                                                              \
-        for (i = b; i < end; i += 8) {                                                      \
+        for (i = b; i + 32 <= end; i += 32) {                                               \
+            k0 = NEQ(all, LOADZ(all, ids + i), LOADZ(all, ids + i - 1));                    \
+            k1 = NEQ(all, LOADZ(all, ids + i + 8), LOADZ(all, ids + i + 7));                \
+            k2 = NEQ(all, LOADZ(all, ids + i + 16), LOADZ(all, ids + i + 15));              \
+            k3 = NEQ(all, LOADZ(all, ids + i + 24), LOADZ(all, ids + i + 23));              \
+            if ((k0 | k1 | k2 | k3) == 0) {                                                 \
+                idx = _mm512_add_epi64(idx, _mm512_set1_epi64(32));                         \
+                continue;                                                                   \
+            }                                                                               \
+            LTR_CHANGES_PACK(k0)                                                            \
+            LTR_CHANGES_PACK(k1)                                                            \
+            LTR_CHANGES_PACK(k2)                                                            \
+            LTR_CHANGES_PACK(k3)                                                            \
+        }                                                                                   \
+        for (; i < end; i += 8) {                                                           \
             valid = end - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (end - i)) - 1u);     \
             k = NEQ(valid, LOADZ(valid, ids + i), LOADZ(valid, ids + i - 1));               \
             c = __builtin_popcount((unsigned)k);                                            \
@@ -438,6 +538,12 @@ static inline int64_t ltr_count_active(const ltr_rule *rule, int64_t lo, int64_t
         }                                                                                   \
         return m;                                                                           \
     }
+#define LTR_CHANGES_PACK(K)                                                                 \
+    c = __builtin_popcount((unsigned)(K));                                                  \
+    _mm512_mask_storeu_epi64(out + m, (__mmask8)((1u << c) - 1u),                           \
+                             _mm512_maskz_compress_epi64(K, idx));                          \
+    m += c;                                                                                 \
+    idx = _mm512_add_epi64(idx, step);
 #define LTR_NEQ_PD(k, x, y) _mm512_mask_cmp_pd_mask(k, x, y, _CMP_NEQ_UQ)
 LTR_CHANGES_512(ltr_changes_i64_512, int64_t, __m512i, _mm512_maskz_loadu_epi64,
                 _mm512_mask_cmpneq_epi64_mask)

@@ -100,6 +100,8 @@ def evaluate_arrays(
     n_threads=1,
     qid_runs=None,
     qid_values=None,
+    run_counts=None,
+    check_scores=None,
     shared=None,
 ):
     """The per-query table of validated arrays: ``(per_query, cutoff_parts)``.
@@ -109,7 +111,11 @@ def evaluate_arrays(
     ``row_terms`` the per-row terms the metrics family defines (:class:`RankedLists`).
     ``ideal`` is ``(codes, labels)`` of every judged document (TREC input), ``n_pos_judged``
     the relevant judged documents per query, ``judged`` whether each row has a judgment.
-    ``qid_runs``: the runs of one object that the check of object ids found. ``qid_values``:
+    ``qid_runs``: the runs of ids that the check of the ids found (of one object for object
+    ids); ``run_counts``: the rows with a label > 0 in each of them, counted by the check of
+    the labels (not counted again when the runs are the queries). ``check_scores``: where the
+    caller left the check of the scores to the ranking, the function that raises its error
+    (called when the ranking finds a NaN or infinite score). ``qid_values``:
     ``qid`` holds integer codes of these sorted ids (``coded_qid``). ``shared``: a dict that
     the calls of one evaluation on the very same arrays pass each (the groups of metrics
     whose names imply other options): the grouping, the ranking of each tie policy, the
@@ -130,12 +136,17 @@ def evaluate_arrays(
     # then counted in order, and the relevant rows, when they are the support, are not
     # counted again.
     positive, is_relevant = _relevance_rules(y_true, threshold)
+    if run_counts is not None:
+        grouping.take_run_counts(positive, qid_runs, run_counts)
     support_ranks = once(
         ("support", ties, gains.scores_nonpositive),
         ranking.support,
         support_rule(y_true, gains, positive),
         labels=y_true,
+        score_range=check_scores is not None,
     )
+    if check_scores is not None and not np.isfinite(support_ranks.score_range or np.nan).all():
+        check_scores()  # raises the check's error (a NaN or infinite score)
     counts = once(
         ("counts", threshold),
         query_counts,

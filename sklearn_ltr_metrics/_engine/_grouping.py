@@ -15,7 +15,7 @@ import numpy as np
 from . import _ranking, _sums, _threads
 from ._factorize import QueryRuns, _factorize, factorize_qid
 
-__all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows"]
+__all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows", "id_runs"]
 
 
 def active_rule(values, threshold, or_equal=False):
@@ -145,6 +145,15 @@ class Grouping:
         self._counted = (active, counts)
         return counts
 
+    def take_run_counts(self, active, runs, counts):
+        """Keep ``counts``, the ``active`` rows of each run of rows beginning at ``runs``
+        (counted by the caller in a pass of its own over the same rows), as the count of
+        ``active`` (:meth:`count`), when those runs are this grouping's queries in order
+        (rows grouped as they came); else do nothing."""
+        in_order = self._grouped is None and self._codes is None and not self.interleaved
+        if in_order and runs.shape[0] == self.n_groups and counts.shape[0] == self.n_groups:
+            self._counted = (active, counts)
+
     def codes_of(self, rows):
         """Query codes of some input rows."""
         if isinstance(self._codes, tuple):
@@ -170,15 +179,32 @@ def _run_starts(qid, limit, n_threads):
     return None if runs is None else runs[0]
 
 
+def fixed_width_runs(qid, limit, n_threads):
+    """``(starts, heads)`` of the runs of equal 32/64-bit integer or float64 ids (the compiled
+    run finder, in threads), or None for other dtypes and beyond ``limit`` runs."""
+    kind = (qid.dtype.kind, qid.dtype.itemsize)
+    if kind not in _RUN_ID_VIEWS and qid.dtype != np.float64:
+        return None
+    ids = np.ascontiguousarray(qid)
+    ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
+    runs = _ranking.run_starts(ids, limit, n_threads, _threads.grain(), heads=True)
+    return None if runs is None else (runs[0], runs[1].view(qid.dtype))
+
+
+def id_runs(ids, n_threads=1):
+    """Starts of the runs of equal fixed-width ids (integers and floats, compared as the
+    grouping compares them), as intp; None for other dtypes, or beyond half as many runs as
+    rows (rows in random order: the grouping then factorises every row)."""
+    found = fixed_width_runs(ids, ids.shape[0] // 2, n_threads)
+    return None if found is None else found[0]
+
+
 def _runs(qid, limit, n_threads):
     """``(starts, heads)``: :func:`_run_starts` and the id of each run (read in the same
     threads for fixed-width ids), or None beyond ``limit`` runs."""
     kind = (qid.dtype.kind, qid.dtype.itemsize)
     if kind in _RUN_ID_VIEWS or qid.dtype == np.float64:
-        ids = np.ascontiguousarray(qid)
-        ids = ids.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else ids
-        runs = _ranking.run_starts(ids, limit, n_threads, _threads.grain(), heads=True)
-        return None if runs is None else (runs[0], runs[1].view(qid.dtype))
+        return fixed_width_runs(qid, limit, n_threads)
     if qid.dtype == object:
         # Runs of the very same object first (addresses compared in threads, nothing written
         # per row); adjacent runs of equal ids are merged by their codes (group_rows).
@@ -200,8 +226,9 @@ def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
     Only the first id of every run of equal ids is factorised; per-row codes are built only
     when the runs do not each hold a whole query, and then rows are grouped by a stable
     counting sort of the codes in ``n_threads`` threads (the same order for any number).
-    ``runs``: for object ids, the starts of the runs of one object (or of equal strings) when
-    the caller has them (the check of the ids finds them). ``values``: ``qid`` holds integer
+    ``runs``: the starts of the runs of ids when the caller has them (the check of the ids
+    finds them): of one object (or of equal strings) for object ids, of equal ids for
+    fixed-width ids. ``values``: ``qid`` holds integer
     codes ordered like these sorted ids, which name the groups (:attr:`Grouping.uniques`).
     """
     grouping = _group_rows(qid, name, n_threads, runs)
@@ -219,10 +246,8 @@ def _group_rows(qid, name, n_threads, runs):
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
     # run starts are not even listed).
-    if runs is not None and qid.dtype == object:
-        found = (runs, qid[runs])
-    else:
-        found = _runs(qid, n // 2, n_threads)
+    # Runs found by the check of the ids are not looked for again.
+    found = (runs, qid[runs]) if runs is not None else _runs(qid, n // 2, n_threads)
     if found is not None:
         run_start, heads = found
         run_codes, uniques = factorize_qid(heads, name)

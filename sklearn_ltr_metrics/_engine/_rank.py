@@ -10,12 +10,12 @@ of the rows: the support ranks on demand, and the full per-query order (:func:`r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
 import numpy as np
 
-from . import _ranking, _threads
+from . import _ranking, _sums, _threads
 from ._grouping import _compiled_active, _rule_mask
 from ._ordering import rank_order, score_keys
 
@@ -57,6 +57,9 @@ class SupportRanks:
     label_stats : tuple or None
         ``(largest, grades)`` of ``labels``: the largest, and whether all are integers in
         ``[0, MAX_INT_LABEL]``, found while they were gathered (None without labels or rows).
+    score_range : tuple or None
+        ``(smallest, largest)`` score, both NaN when a score is NaN or infinite (then the
+        queries holding one are left unranked); None unless asked for.
 
     The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     """
@@ -69,6 +72,7 @@ class SupportRanks:
     labels: np.ndarray | None
     offsets: np.ndarray
     label_stats: tuple | None = None
+    score_range: tuple | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when the queries that hold an
@@ -120,6 +124,7 @@ def rank_support(
     n_threads=1,
     labels=None,
     rows=True,
+    score_range=False,
 ):
     """Per query, how many rows score higher than each active row, tie with it, or precede it.
 
@@ -150,6 +155,12 @@ def rank_support(
         Also return the input row of each active row (``SupportRanks.row``); the metric
         engine reads only ``labels`` and leaves it out (8 bytes less written per row).
 
+    score_range : bool, default=False
+        Also find the smallest and largest score (``SupportRanks.score_range``): read query by
+        query as the ranking reads the scores, in grouped order (rows read through the grouped
+        order: one pass of its own). For a caller that leaves the check of the scores to the
+        ranking; a NaN or infinite score leaves its query unranked.
+
     Returns
     -------
     SupportRanks
@@ -163,6 +174,7 @@ def rank_support(
         tie_order=tie_order or tiebreak is not None,
         n_threads=n_threads,
         rows=rows,
+        score_range=score_range,
     )
     movable = grouping.interleaved and not rows and isinstance(rule, tuple)
     if movable and _many_active(rule, grouping.sizes):
@@ -193,9 +205,30 @@ def rank_support(
 
 
 def _rank_grouped(
-    grouping, scores, rule, key, labels, grouped=None, *, counts, tie_order, n_threads, rows
+    grouping,
+    scores,
+    rule,
+    key,
+    labels,
+    grouped=None,
+    *,
+    counts,
+    tie_order,
+    n_threads,
+    rows,
+    score_range,
 ):
-    """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given)."""
+    """The compiled ranking of :func:`rank_support` (rows read through ``grouped`` if given:
+    then the range of the scores, when asked, is one pass of its own, before the ranking)."""
+    if score_range and (grouped is not None or scores.dtype != np.float64):
+        found = tuple(map(float, _scan_range(scores, n_threads)))
+        if not np.isfinite(found).all():  # nothing ranked: the caller refuses the scores
+            return _unranked(grouping.n_groups, found)
+        ranks = _rank_grouped(
+            grouping, scores, rule, key, labels, grouped, counts=counts, tie_order=tie_order,
+            n_threads=n_threads, rows=rows, score_range=False,
+        )  # fmt: skip
+        return replace(ranks, score_range=found)
     return SupportRanks(
         *_ranking.rank_support(
             scores,
@@ -210,8 +243,24 @@ def _rank_grouped(
             labels=labels,
             rows=rows,
             grade_limit=MAX_INT_LABEL,
+            score_range=score_range,
         )
     )
+
+
+def _scan_range(scores, n_threads):
+    """``(min, max)`` of non-empty scores (NaN when one is NaN), one pass of its own."""
+    if scores.dtype == np.float64:
+        return _sums.value_range(scores, n_threads, _threads.grain())
+    return scores.min(), scores.max()
+
+
+def _unranked(n_queries, score_range):
+    """The :class:`SupportRanks` of scores that are refused: no active row ranked."""
+    none = np.zeros(0, dtype=np.int32)
+    counts = np.zeros(n_queries, dtype=np.intp)
+    offsets = np.zeros(n_queries + 1, dtype=np.intp)
+    return SupportRanks(counts, None, none, none, None, None, offsets, None, score_range)
 
 
 class RowRanking:
@@ -241,10 +290,11 @@ class RowRanking:
         self.tie_order = tie_order or tiebreak is not None
         self.n_threads = n_threads
 
-    def support(self, active, labels=None):
+    def support(self, active, labels=None, score_range=False):
         """:class:`SupportRanks` of the ``active`` rows (a boolean mask in input order, or an
         :func:`active_rule`), with ``labels`` read at each of them when given; without their
-        input rows (``row`` is None: the metrics read labels, not rows)."""
+        input rows (``row`` is None: the metrics read labels, not rows). ``score_range``: as
+        :func:`rank_support`'s."""
         return rank_support(
             self.grouping,
             self.y_score,
@@ -254,6 +304,7 @@ class RowRanking:
             n_threads=self.n_threads,
             labels=labels,
             rows=False,
+            score_range=score_range,
         )
 
     @cached_property

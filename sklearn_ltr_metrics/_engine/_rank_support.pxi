@@ -3,6 +3,7 @@
 # (included by ``_ranking.pyx``; the Python face is ``_rank.py``).
 #
 #   rank_support                 outputs sized by the active rows of every query
+#     _support_outputs           the outputs (``_outputs.pxi``), _support_found the result
 #     _rank_queries              queries in threads, each thread with its own _Scratch
 #       _rank_query_direct       few active rows: count above / level with each (vectors)
 #         _list_active, _count_direct, _place_direct
@@ -31,6 +32,7 @@ cdef struct _Scratch:
     intp* act
     intp* slot
     intp* rowbuf
+    double rng[3]  # a query's smallest and largest score, and 1.0 when one is NaN
 
 
 cdef _Scratch _new_scratch(intp width, intp qwidth, size_t score_size) noexcept nogil:
@@ -267,20 +269,27 @@ cdef inline intp _list_active(
 
 cdef inline void _count_direct(
     const score_t* q, const double* kq, intp n, const intp* act, intp m,
-    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb,
+    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb, double* rng,
 ) noexcept nogil:
     """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
     and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
     order). The active scores are listed in ``val`` and counted against the query's
-    contiguous scores all at once (``ltr_count_many``: branch-free, on vectors)."""
+    contiguous scores all at once (``ltr_count_many``: branch-free, on vectors). ``rng``
+    (float64 scores, or NULL): the query's smallest and largest score and whether one is NaN,
+    found by the same read (``ltr_count_many_range_f64``)."""
     cdef intp i, j, ia
     cdef score_t sa
     cdef double ka
     cdef int64_t t, b
+    cdef int odd
     for j in range(m):
         val[j] = q[act[j]]
     if score_t is double:
-        ltr_count_many_f64(q, n, val, m, cg, ct)
+        if rng != NULL:
+            ltr_count_many_range_f64(q, n, val, m, cg, ct, &rng[0], &rng[1], &odd)
+            rng[2] = odd
+        else:
+            ltr_count_many_f64(q, n, val, m, cg, ct)
     else:
         ltr_count_many_i64(q, n, val, m, cg, ct)
     for j in range(m):
@@ -335,13 +344,15 @@ cdef inline void _place_direct(
 cdef intp _rank_query_direct(
     const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
     intp lo, intp hi, _Scratch* b,
-    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before, bint check,
 ) noexcept nogil:
     """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
 
     Every active row counts the rows above and level with it in one branch-free pass over the
     query's (contiguous) scores, which the compiler vectorises; for the few active rows of a
-    typical query this beats sorting them and searching.
+    typical query this beats sorting them and searching. ``check`` (float64 scores, at least
+    one active row): also find the range of the scores (``b.rng``) by the same read, and
+    return -1, placing nothing, when one is NaN or infinite.
     """
     cdef intp n = hi - lo
     cdef score_t* qs = <score_t*> b.qs
@@ -351,7 +362,10 @@ cdef intp _rank_query_direct(
     if ltr_reordered(grouped):  # the rows were read into the scratch buffers
         q = qs
         kq = b.qk if key != NULL else NULL
-    _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb)
+    _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb,
+                  b.rng if check else NULL)
+    if check and not _finite_range(b.rng):
+        return -1
     _place_direct(lo, n, m, b.act, b.slot, grouped, b.cg, b.ct, b.cb,
                   out_row, out_g, out_t, out_before)
     return m
@@ -373,6 +387,23 @@ cdef inline void _put_ranked(
 
 
 # -- every query, in threads -----------------------------------------------------------------------
+
+
+cdef inline bint _finite_range(const double* rng) noexcept nogil:
+    """Whether a range ``(low, high, NaN seen)`` holds finite scores only."""
+    return rng[2] == 0 and rng[0] != -INFINITY and rng[1] != INFINITY
+
+
+cdef inline bint _range_kept(double* qrange, intp q, const double* rng) noexcept nogil:
+    """Write query ``q``'s range ``rng`` at ``qrange[2 q]`` (both NaN when a score is NaN or
+    infinite); returns whether its scores are finite."""
+    if _finite_range(rng):
+        qrange[2 * q] = rng[0]
+        qrange[2 * q + 1] = rng[1]
+        return True
+    qrange[2 * q] = NAN
+    qrange[2 * q + 1] = NAN
+    return False
 
 
 cdef object _active_counts(const ltr_rule* act, const ltr_order* gp, const intp[::1] offsets,
@@ -408,31 +439,49 @@ cdef void _rank_queries(
     const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
     intp width, intp qwidth, intp direct_max, int n_threads,
     intp* row, rank_t* g, rank_t* t, rank_t* before, double* lab, double* qtop,
-    uint8_t* qgrades, double grade_limit,
+    uint8_t* qgrades, double grade_limit, double* qrange,
 ):
     """Rank every query's active rows, queries in threads (dynamic: sizes vary), each thread
     with its own :class:`_Scratch`; write them at ``starts[q]`` of the outputs (``row`` NULL:
     into a thread's buffer, for the labels only; ``before`` NULL: no tie-break rank). With
     labels, each query's largest (``qtop``) and whether all are grades (``qgrades``: integers
-    in ``[0, grade_limit]``) are found as they are gathered (no later pass over them)."""
+    in ``[0, grade_limit]``) are found as they are gathered (no later pass over them).
+
+    ``qrange`` (float64 scores in grouped order only, else NULL): each query's smallest and
+    largest score at ``2 q`` and ``2 q + 1``, read just before the ranking reads them again
+    from the cache (the check of the scores, done here: issue 44); both NaN, and the query
+    left unranked, when it holds a NaN or an infinity."""
     cdef intp q, i, base
     cdef intp* out_row
     cdef double x, top
+    cdef int s_odd
+    cdef bint direct
     cdef uint8_t grades
     cdef _Scratch buf
     with nogil, parallel(num_threads=max(n_threads, 1)):
         buf = _new_scratch(width, qwidth, sizeof(score_t))
         for q in prange(nq, schedule="dynamic", chunksize=16):
+            direct = 0 < counts[q] <= direct_max
+            if qrange != NULL and not direct:
+                # No direct count reads this query: its range by a read of its own.
+                ltr_range_f64(<const double*> sp + offsets[q], offsets[q + 1] - offsets[q],
+                              &buf.rng[0], &buf.rng[1], &s_odd)
+                buf.rng[2] = s_odd
+                if not _range_kept(qrange, q, buf.rng):
+                    continue  # refused by the caller: nothing here reads a NaN score
             if counts[q] == 0:
                 continue
             base = starts[q]
             # Input rows go to the output, or to this thread's buffer when only labels are kept.
             out_row = row + base if row != NULL else buf.rowbuf
-            if counts[q] <= direct_max:
+            if direct:
                 _rank_query_direct(
                     sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
                     out_row, g + base, t + base, before + base if before != NULL else NULL,
+                    qrange != NULL,
                 )
+                if qrange != NULL and not _range_kept(qrange, q, buf.rng):
+                    continue
             else:
                 _rank_query(
                     sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
@@ -445,15 +494,10 @@ cdef void _rank_queries(
                     x = lp[out_row[i]]
                     lab[base + i] = x
                     top = x if x > top else top
-                    grades = grades & (x >= 0 and x <= grade_limit and x == <double> <intp> x)
+                    grades = grades & (x >= 0) & (x <= grade_limit) & (x == <double> <intp> x)  # no branch
                 qtop[q] = top
                 qgrades[q] = grades
         _free_scratch(&buf)
-
-
-cdef inline void* _data(cnp.ndarray arr):
-    """The data of a numpy array (NULL when it is empty)."""
-    return cnp.PyArray_DATA(arr) if cnp.PyArray_SIZE(arr) else NULL
 
 
 def rank_support(
@@ -470,6 +514,7 @@ def rank_support(
     labels=None,
     bint rows=True,
     double grade_limit=65535,
+    bint score_range=False,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -494,6 +539,10 @@ def rank_support(
     labels are integers in [0, grade_limit])`` of the gathered labels (None without labels or
     active rows).
 
+    ``score_range`` (float64 scores in grouped order, ``grouped`` None): also return the
+    smallest and largest score as a ninth item, read as the ranking reads them (both NaN when
+    one is NaN or infinite: its query is left unranked, and the caller refuses the scores).
+
     A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
     refused with a ValueError.
     """
@@ -510,14 +559,10 @@ def rank_support(
     starts_arr = np.zeros(nq + 1, dtype=np.intp)
     np.cumsum(counts_arr, out=starts_arr[1:])
     total = starts_arr[nq]
-    row_arr = np.empty(total if rows else 0, dtype=np.intp)
-    # Tie counts come zeroed (calloc) and only tied rows write theirs: with few ties their
-    # pages are never touched (issue 44: 8 of the 20 bytes a support row wrote).
-    g_arr, t_arr = np.empty(total, dtype=np.int32), np.zeros(total, dtype=np.int32)
-    before_arr = np.zeros(total if tie_order else 0, dtype=np.int32)
-    lab_arr = np.empty(total if labels is not None else 0, dtype=np.float64)
-    qtop_arr = np.full(nq if labels is not None else 0, -np.inf)
-    qgrades_arr = np.ones(nq if labels is not None else 0, dtype=np.uint8)
+    score_range = score_range and score_t is double and grouped is None
+    row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
+        _support_outputs(total, nq, rows, tie_order, labels is not None, score_range)
+    )
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
     cdef intp qwidth = _longest_query(offsets)
@@ -533,11 +578,10 @@ def rank_support(
         <intp*> _data(row_arr),
         <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr),
         <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
+        <double*> _data(qrange_arr) if score_range else NULL,
     )
-    # The labels' largest and whether all are grades, found while gathering them (issue 44).
-    stats = (float(qtop_arr.max()), bool(qgrades_arr.all())) if lp != NULL and total else None
-    return (
+    return _support_found(
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
         (before_arr if tie_order else None), (lab_arr if labels is not None else None),
-        starts_arr, stats,
+        starts_arr, qtop_arr, qgrades_arr, (qrange_arr if score_range else None),
     )

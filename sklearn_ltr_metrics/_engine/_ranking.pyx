@@ -15,11 +15,12 @@ import numpy as np
 cimport numpy as cnp
 
 from cython.parallel cimport parallel, prange
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, NAN
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_REFCNT
 from cpython.unicode cimport PyUnicode_CheckExact
 
 ctypedef Py_ssize_t intp
@@ -34,6 +35,10 @@ cdef extern from "_count.h" nogil:
                             int64_t* above, int64_t* level)
     int64_t ltr_changes_i64(const int64_t* ids, int64_t b, int64_t end, Py_ssize_t* out)
     int64_t ltr_changes_f64(const double* ids, int64_t b, int64_t end, Py_ssize_t* out)
+    void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
+    void ltr_count_many_range_f64(const double* q, int64_t n, const double* a, int64_t m,
+                                  int64_t* above, int64_t* level, double* low, double* high,
+                                  int* nan)
 
 #: Queries with at most this many active rows are ranked by direct counting (O(n m) compares on
 #: vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are linear in
@@ -80,6 +85,7 @@ include "_codes.pxi"
 include "_runs.pxi"
 include "_counting_sort.pxi"
 include "_sort.pxi"
+include "_outputs.pxi"
 include "_rank_support.pxi"
 include "_run_ids.pxi"
 include "_run_rows.pxi"

@@ -450,29 +450,6 @@ def stream_rows(const int64_t[::1] ids, const int64_t[::1] a, const int64_t[::1]
     return bits
 
 
-def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
-    """``(min, max)`` of a non-empty array in one pass, in threads (chunks of rows); both
-    NaN when it holds a NaN. Exact, so the same for any number of threads."""
-    cdef intp n = values.shape[0], c, i, lo, hi
-    cdef int threads = _threads(n_threads, n, grain)
-    cdef intp n_chunks = threads
-    low_arr = np.empty(n_chunks)
-    high_arr = np.empty(n_chunks)
-    nan_arr = np.zeros(n_chunks, dtype=np.uint8)
-    cdef double[::1] low = low_arr, high = high_arr
-    cdef uint8_t[::1] nan = nan_arr
-    cdef int seen
-    with nogil:
-        for c in prange(n_chunks, num_threads=threads, schedule="static"):
-            lo = n * c // n_chunks
-            hi = n * (c + 1) // n_chunks
-            ltr_range_f64(&values[lo], hi - lo, &low[c], &high[c], &seen)
-            nan[c] = seen
-    if nan_arr.any():
-        return np.nan, np.nan
-    return low_arr.min(), high_arr.max()
-
-
 def all_integral(const double[::1] labels, intp limit, int n_threads=1,
                  intp grain=MIN_ROWS_PER_THREAD):
     """Whether every label is an integer in ``[0, limit]`` (one pass over chunks of rows in
@@ -552,3 +529,7 @@ def code_count(codes, active, intp n_groups, int n_threads=1, intp grain=MIN_ROW
             for i in range(lo, hi):
                 tables[c, ltr_code(&spec, i)] += ltr_active(&rule, i)
     return tables_arr.sum(axis=0, dtype=np.intp) if n_chunks > 1 else tables_arr[0]
+
+
+# The range of the labels or the scores, and the relevant rows of each run, in one read.
+include "_range.pxi"

@@ -8,6 +8,7 @@ the compiled kernels of ``_sums``, parallel over queries.
 
 from __future__ import annotations
 
+import weakref
 from functools import cached_property
 
 import numpy as np
@@ -83,7 +84,10 @@ class Support:
     """
 
     def __init__(self, ctx, ranks):
-        self.ctx = ctx
+        # The ranked lists hold their support (a cached property): a weak reference back, so
+        # that no cycle keeps both, and the ranking's arrays, alive until the next garbage
+        # collection (their pages are written again by the next ranking: ``_written``).
+        self.ctx = weakref.proxy(ctx)
         n_active = ranks.greater.size
         labels = ranks.labels
         greater, tied = ranks.greater, ranks.tied

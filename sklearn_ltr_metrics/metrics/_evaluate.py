@@ -10,9 +10,9 @@ from .._qid import check_qid_runs
 from .._validation import (
     check_1d,
     check_consistent_length,
-    check_labels,
+    check_label_runs,
     check_n_jobs,
-    check_scores,
+    check_scores_later,
 )
 from ._evaluation import RankingEvaluation
 from ._judgments._beyond import evaluate_with_beyond
@@ -217,9 +217,15 @@ def evaluate(
         # (no Python object per row); the ids themselves name the queries of the table.
         (qid_arr, qid_values), qid_runs = coded, None
         qid_shown = getattr(qid, "array", qid)
-    y_true_arr = check_labels(y_true, n_threads=n_threads)
-    # Exact: integer scores beyond 2**53 become their ranks.
-    y_score_arr = check_scores(y_score, qid_shown, n_threads=n_threads)
+    # The relevant rows of each run of ids, counted as the labels are checked (one read; a
+    # length that differs from the ids' is refused below, before the counts are read).
+    y_true_arr, run_counts = check_label_runs(y_true, qid_runs, n_threads=n_threads)
+    # Exact: integer scores beyond 2**53 become their ranks. NaN and infinity are refused by
+    # the ranking, which reads every score (and calls the check when it finds one), unless
+    # only the first rows of each query are evaluated.
+    y_score_arr, check_y_score = check_scores_later(y_score, qid_shown, n_threads=n_threads)
+    if options["max_docs"] is not None:
+        check_y_score()
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     groups = option_groups(specs, options)
@@ -238,6 +244,8 @@ def evaluate(
             n_jobs=n_jobs,
             qid_runs=qid_runs,
             qid_values=qid_values,
+            run_counts=run_counts,
+            check_scores=check_y_score if options["max_docs"] is None else None,
             shared=shared,
         )
         for group, group_options in groups
