@@ -36,10 +36,11 @@ reference in ``tests/test_engine_<step>.py``)::
     per-query table: n_docs, n_pos, n_neg, difficulty, one column per metric
 
 Runs to fuse (``sklearn_ltr_metrics.runs``) take a side path, ``_run_rows.py`` (``_ranking``:
-``id_blocks``, ``query_rows``, ``score_order``, ``gather_ids``, ``repeat_ids``): ids read as
-bytes from their Arrow buffers (or as integer codes), each query's documents coded in a hash
-table of their own, each run's rows ranked, the fused pairs ordered per query and their ids
-copied into new Arrow buffers.
+``id_blocks``, ``gather_rows``, ``query_rows``, ``score_order``, ``gather_ids``,
+``repeat_ids``): ids read as bytes from their Arrow buffers (or as integer codes), rows in no
+query order moved into it first (ids and scores with them), each query's documents coded in
+a hash table of their own, each run's rows ranked, the fused pairs ordered per query and their
+ids copied into new Arrow buffers.
 
 Compiled modules: ``_ranking`` (``_ranking.pyx`` and the ``.pxi`` steps it includes) and
 ``_sums`` (``_sums.pyx``); both read rows through ``_rows.pxi`` and ``_count.h``. Every

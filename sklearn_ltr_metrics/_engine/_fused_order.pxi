@@ -203,6 +203,7 @@ def gather_ids(list offsets, list data, const intp[::1] bounds, const intp[::1] 
                 s = rows[i]
                 if s < bounds[j] or s >= bounds[j + 1]:
                     j = _segment_of(&bounds[0], n_pieces, s)
+                size = 0  # assigned in the loop: each thread's own (only its address is passed)
                 ptr = _id_bytes(&pieces[j], s, &size)
                 memcpy(out_data + out_off[place[i]], ptr, <size_t> size)
     free(pieces)

@@ -28,6 +28,14 @@ cdef extern from *:
         (void) p;
     #endif
     }
+    /* A hint that the cache line at p will be written soon (a no-op without one). */
+    static inline void ltr_prefetch_write(const void* p) {
+    #if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(p, 1, 3);
+    #else
+        (void) p;
+    #endif
+    }
     /* The characters of a ready str, in place, and their bytes (length times kind). */
     static inline const uint8_t* ltr_str_bytes(PyObject* o, Py_ssize_t* size) {
         *size = PyUnicode_GET_LENGTH(o) * (Py_ssize_t) PyUnicode_KIND(o);
@@ -36,6 +44,7 @@ cdef extern from *:
     """
     int ltr_str_kind(PyObject* o) noexcept nogil
     void ltr_prefetch(const void* p) noexcept nogil
+    void ltr_prefetch_write(const void* p) noexcept nogil
     void ltr_incref "Py_INCREF" (PyObject* o) noexcept
     void ltr_decref "Py_DECREF" (PyObject* o) noexcept
     const uint8_t* ltr_str_bytes(PyObject* o, intp* size) noexcept nogil
@@ -222,7 +231,8 @@ cdef intp _table_code(_IdTable* t, const uint8_t* ptr, intp size, intp s) noexce
     return c
 
 
-def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] breaks):
+def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] breaks,
+              bint give_up=False):
     """Code the id of every stacked row by its bytes, in order of first appearance.
 
     A row whose id equals the previous row's (and that starts no run: ``breaks``, ascending,
@@ -230,7 +240,10 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     rows together, so only the first row of each block is looked up. Returns ``(codes, first,
     starts)``: the code of every row (intp), the first row of every code and the first row of
     every block of equal ids (intp); None when an object id is not a ``str`` of its piece's
-    kind. Serial: one pass over the rows, one table of the ids.
+    kind. ``give_up``: ``starts`` is None once the blocks outnumber both an eighth of the
+    rows and twice the codes found so far (rows in random order: no block is read, and the
+    rows are gathered by query instead), and the rows after that are not compared with the
+    one before. Serial: one pass over the rows, one table of the ids.
     """
     cdef intp n = bounds[bounds.shape[0] - 1], n_pieces = bounds.shape[0] - 1
     cdef list keep = []
@@ -248,7 +261,7 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     t.key_ptr = <const uint8_t**> malloc(t.room * sizeof(uint8_t*))
     t.key_len = <intp*> malloc(t.room * sizeof(intp))
     t.first = <intp*> malloc(t.room * sizeof(intp))
-    cdef bint failed = not _table_ok(&t), foreign = False
+    cdef bint failed = not _table_ok(&t), foreign = False, blocks = True
     with nogil:
         for s in range(n if not failed else 0):
             while j + 1 < n_pieces and s >= bounds[j + 1]:
@@ -259,14 +272,18 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
             if size < 0:
                 foreign = True
                 break
-            if b < breaks.shape[0] and breaks[b] <= s:
+            if not blocks:
+                pass
+            elif b < breaks.shape[0] and breaks[b] <= s:
                 while b < breaks.shape[0] and breaks[b] <= s:
                     b = b + 1  # (equal breaks: an empty run)
             elif size == prev_size and _same_id(ptr, prev, size):
                 codes[s] = c
                 continue
-            starts[m] = s
-            m = m + 1
+            if blocks:
+                starts[m] = s
+                m = m + 1
+                blocks = not give_up or m <= n // 8 or m <= 2 * t.k
             prev = ptr
             prev_size = size
             c = _table_code(&t, ptr, size, s)
@@ -284,7 +301,8 @@ def id_blocks(list offsets, list data, const intp[::1] bounds, const intp[::1] b
     free(pieces)
     if failed:
         raise MemoryError()
-    return None if foreign else (codes_arr, first_arr, starts_arr[:m].copy())
+    starts_out = starts_arr[:m].copy() if blocks else None
+    return None if foreign else (codes_arr, first_arr, starts_out)
 
 
 cdef inline void _prefetch_id(const _Piece* pieces, intp n_pieces, const intp* bounds,

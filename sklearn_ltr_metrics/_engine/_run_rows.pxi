@@ -114,108 +114,157 @@ cdef void _rank_groups(_QueryScratch* b, const intp* run, const double* score, i
         lo = hi
 
 
-cdef struct _Gathered:
-    # Ids and scores of rows in random order, gathered in the order they are read.
-    _Piece* piece          # one piece of the gathered ids (NULL: nothing gathered)
-    int64_t* offsets       # their offsets and bytes (ids other than objects)
-    uint8_t* data
-    double* scores
-    intp bounds[2]
-    bint by_position
-    bint failed            # out of memory
+cdef struct _RowMap:
+    # The stacked row at each position of rows moved by :func:`gather_rows`: int32 while the
+    # rows fit (half the bytes written), else intp; neither: positions are stacked rows.
+    const int32_t* narrow
+    const intp* wide
 
 
-cdef _Gathered _gather_objects(const _Piece* pieces, intp n_pieces, const intp* bounds,
-                               const double* scores, const intp* rows, intp n,
-                               int n_threads) noexcept:
-    """For rows read through ``rows`` (in random order): the ids and scores of ``rows[p]`` at
-    ``p``, by one pass whose loads do not wait on each other (read in the coding loop, behind
-    its branches, each was a cache miss in turn). Object ids: their pointers (the objects are
-    read later, once, in the coding loop); other ids: their bytes, copied."""
-    cdef _Gathered g
-    cdef intp p, s, j, c, lo, hi, n_chunks
-    g.piece, g.scores, g.offsets, g.data, g.by_position, g.failed = NULL, NULL, NULL, NULL, 0, 0
-    if rows == NULL or n_pieces == 0:
-        return g
-    if pieces[0].objs == NULL:
-        return _gather_bytes(pieces, n_pieces, bounds, scores, rows, n)
-    g.piece = <_Piece*> calloc(1, sizeof(_Piece))
-    g.scores = <double*> malloc(max(n, 1) * sizeof(double))
-    cdef PyObject** objs = <PyObject**> malloc(max(n, 1) * sizeof(PyObject*))
-    if g.piece == NULL or g.scores == NULL or objs == NULL:
-        free(objs)
-        _free_gathered(&g)
-        g.failed = True
-        return g
-    g.piece.objs, g.piece.kind, g.piece.width = objs, pieces[0].kind, 8
-    g.bounds[0], g.bounds[1], g.by_position = 0, n, True
-    n_chunks = max(1, _threads(n_threads, n, MIN_ROWS_PER_THREAD))
+cdef inline intp _row_at(const _RowMap* m, intp p) noexcept nogil:
+    """The stacked row at position ``p``."""
+    if m.narrow != NULL:
+        return m.narrow[p]
+    if m.wide != NULL:
+        return m.wide[p]
+    return p
+
+
+cdef _RowMap _row_map(rows) except *:
+    """The :class:`_RowMap` of ``rows`` (None, or a contiguous int32 or intp array that the
+    caller holds while it is read)."""
+    cdef _RowMap m
+    m.narrow, m.wide = NULL, NULL
+    if rows is None:
+        return m
+    if not (isinstance(rows, np.ndarray) and rows.flags.c_contiguous
+            and rows.dtype in (np.int32, np.intp)):
+        raise ValueError("rows must be a contiguous int32 or intp array")
+    if rows.dtype == np.int32:
+        m.narrow = <const int32_t*> cnp.PyArray_DATA(<cnp.ndarray> rows)
+    else:
+        m.wide = <const intp*> cnp.PyArray_DATA(<cnp.ndarray> rows)
+    return m
+
+
+def gather_rows(list offsets, list data, const intp[::1] bounds, const intp[::1] codes,
+                const double[::1] scores, const intp[::1] row_offsets, int n_threads=1,
+                intp grain=MIN_ROWS_PER_THREAD):
+    """Stacked rows (in no query order) moved into query order, ids and scores with them:
+    ``(rows, scores, ids_offsets, ids)``, the stacked row, score and id at each position.
+
+    ``codes``: the query of each stacked row; ``row_offsets``: where each query's rows go
+    (their counts, accumulated). A stable counting sort that reads the rows in order and
+    writes each where its query's rows are (one place a query to write at: a cache line
+    each, where reading the rows through a grouped index would miss the cache on every id).
+    Object ids (:func:`str_kind`): their pointers moved (``ids_offsets`` None; the objects
+    are read later, in query order); ids read as bytes: copied, ``ids_offsets`` and ``ids``
+    (uint8) the buffers of an Arrow ``string`` array (int32 offsets) while the bytes fit,
+    else ``large_string`` (int64). ``rows``: int32 while the rows fit, else intp. In threads
+    over chunks of rows, each writing from its own places (query-major, chunk-minor: the
+    order of a serial sort)."""
+    cdef intp n = codes.shape[0], nq = row_offsets.shape[0] - 1, n_pieces = bounds.shape[0] - 1
+    cdef list keep = []
+    cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
+    cdef bint objects = n_pieces > 0 and pieces[0].objs != NULL
+    cdef intp n_chunks = _threads(n_threads, n, grain), c, q, s, p, lo, hi, j, size
+    cdef intp total = 0, n_bytes = 0
+    at_arr = np.zeros((n_chunks, nq), dtype=np.intp)
+    byte_arr = np.zeros((1 if objects else n_chunks, 1 if objects else nq), dtype=np.intp)
+    cdef intp[:, ::1] at = at_arr
+    cdef intp[:, ::1] byte_at = byte_arr
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
             j = 0
-            for p in range(lo, hi):
-                s = rows[p]
-                if s < bounds[j] or s >= bounds[j + 1]:
-                    j = _segment_of(bounds, n_pieces, s)
-                objs[p] = pieces[j].objs[s - bounds[j]]
-                g.scores[p] = scores[s]
-    return g
+            for s in range(lo, hi):  # each chunk's rows (and bytes) of each query
+                at[c, codes[s]] += 1
+                if not objects:
+                    while s >= bounds[j + 1]:
+                        j = j + 1
+                    size = 0  # assigned in the loop: each thread's own
+                    _id_bytes(&pieces[j], s, &size)
+                    byte_at[c, codes[s]] += size
+        for q in range(nq):  # where each chunk writes each query's rows (and bytes)
+            for c in range(n_chunks):
+                p = at[c, q]
+                at[c, q] = row_offsets[q] + total
+                total = total + p
+                if not objects:
+                    p = byte_at[c, q]
+                    byte_at[c, q] = n_bytes
+                    n_bytes = n_bytes + p
+            total = 0
+    return _scatter_rows(pieces, bounds, codes, scores, at, byte_at, n_bytes, objects)
 
 
-cdef _Gathered _gather_bytes(const _Piece* pieces, intp n_pieces, const intp* bounds,
-                             const double* scores, const intp* rows, intp n) noexcept:
-    """:func:`_gather_objects` for ids read as bytes (Arrow strings, 8-byte records): each
-    row's bytes copied into one buffer, in the order of ``rows`` (an Arrow ``large_string``
-    piece)."""
-    cdef _Gathered g
-    cdef intp p, s, j = 0, size, total = 0, m
+cdef tuple _scatter_rows(_Piece* pieces, const intp[::1] bounds, const intp[::1] codes,
+                         const double[::1] scores, intp[:, ::1] at, intp[:, ::1] byte_at,
+                         intp n_bytes, bint objects):
+    """The scatter of :func:`gather_rows`, each chunk from its places ``at`` (and
+    ``byte_at``); frees ``pieces``."""
+    cdef intp n = codes.shape[0], n_chunks = at.shape[0], c, q, s, p, lo, hi, j, size, b, t
+    # 4-byte rows and offsets while they fit: half the bytes written (and paged in).
+    cdef bint narrow = n <= MAX_QUERY_ROWS, narrow_off = n_bytes <= MAX_QUERY_ROWS
+    rows_arr = np.empty(n, dtype=np.int32 if narrow else np.intp)
+    score_arr = np.empty(n, dtype=np.float64)
+    ids_arr = np.empty(n if objects else max(n_bytes, 1), dtype=np.intp if objects else np.uint8)
+    off_arr = None if objects else np.empty(n + 1, dtype=np.int32 if narrow_off else np.int64)
+    cdef int32_t* rows32 = <int32_t*> cnp.PyArray_DATA(rows_arr)
+    cdef intp* rows64 = <intp*> cnp.PyArray_DATA(rows_arr)
+    cdef double* out_score = <double*> cnp.PyArray_DATA(score_arr)
+    cdef intp* ptrs = <intp*> cnp.PyArray_DATA(ids_arr)
+    cdef uint8_t* out_data = <uint8_t*> cnp.PyArray_DATA(ids_arr)
+    cdef int32_t* off32 = NULL if objects else <int32_t*> cnp.PyArray_DATA(off_arr)
+    cdef int64_t* off64 = NULL if objects else <int64_t*> cnp.PyArray_DATA(off_arr)
     cdef const uint8_t* ptr
-    g.piece, g.scores, g.offsets, g.data, g.by_position, g.failed = NULL, NULL, NULL, NULL, 0, 0
-    for j in range(n_pieces):  # the bytes of every piece
-        m = bounds[j + 1] - bounds[j]
-        if pieces[j].off64 != NULL:
-            total = total + <intp> (pieces[j].off64[m] - pieces[j].off64[0])
-        elif pieces[j].off32 != NULL:
-            total = total + pieces[j].off32[m] - pieces[j].off32[0]
-        else:
-            total = total + m * pieces[j].width
-    g.piece = <_Piece*> calloc(1, sizeof(_Piece))
-    g.scores = <double*> malloc(max(n, 1) * sizeof(double))
-    g.offsets = <int64_t*> malloc((n + 1) * sizeof(int64_t))
-    g.data = <uint8_t*> malloc(total + 16)  # room for a last copy of 16 bytes
-    if g.piece == NULL or g.scores == NULL or g.offsets == NULL or g.data == NULL:
-        _free_gathered(&g)
-        g.failed = True
-        return g
-    g.piece.off64, g.piece.data = g.offsets, g.data
-    g.bounds[0], g.bounds[1], g.by_position = 0, n, True
-    g.offsets[0] = 0
-    j = 0
     with nogil:
-        for p in range(n):
-            if p + 2 * _AHEAD < n:  # the rows lie anywhere: their scores asked ahead
-                ltr_prefetch(scores + rows[p + 2 * _AHEAD])
-            _prefetch_id(pieces, n_pieces, bounds, rows, p, n)
-            s = rows[p]
-            if s < bounds[j] or s >= bounds[j + 1]:
-                j = _segment_of(bounds, n_pieces, s)
-            ptr = _id_bytes(&pieces[j], s, &size)
-            _copy_id(g.data + g.offsets[p], ptr, size)
-            g.offsets[p + 1] = g.offsets[p] + size
-            g.scores[p] = scores[s]
-    return g
-
-
-cdef void _free_gathered(_Gathered* g) noexcept:
-    if g.piece != NULL:
-        free(g.piece.objs)
-    free(g.piece)
-    free(g.scores)
-    free(g.offsets)
-    free(g.data)
-    g.piece, g.scores, g.offsets, g.data = NULL, NULL, NULL, NULL
+        for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
+            lo = n * c // n_chunks
+            hi = n * (c + 1) // n_chunks
+            j = 0
+            for s in range(lo, hi):
+                if s + _AHEAD < hi:  # the places of a row ahead, asked for (a line a query)
+                    q = codes[s + _AHEAD]
+                    t = at[c, q]
+                    ltr_prefetch_write(rows32 + t if narrow else rows64 + t)
+                    ltr_prefetch_write(out_score + t)
+                    if objects:
+                        ltr_prefetch_write(ptrs + t)
+                    else:
+                        ltr_prefetch_write(off32 + t if narrow_off else off64 + t)
+                        ltr_prefetch_write(out_data + byte_at[c, q])
+                q = codes[s]
+                p = at[c, q]
+                at[c, q] = p + 1
+                if narrow:
+                    rows32[p] = <int32_t> s
+                else:
+                    rows64[p] = s
+                out_score[p] = scores[s]
+                while s >= bounds[j + 1]:
+                    j = j + 1
+                if objects:
+                    ptrs[p] = <intp> pieces[j].objs[s - pieces[j].start]
+                    continue
+                size = 0  # assigned in the loop: each thread's own
+                ptr = _id_bytes(&pieces[j], s, &size)
+                b = byte_at[c, q]
+                byte_at[c, q] = b + size
+                if narrow_off:
+                    off32[p] = <int32_t> b
+                else:
+                    off64[p] = b
+                _copy_id(out_data + b, ptr, size)
+        if objects:
+            pass
+        elif narrow_off:
+            off32[n] = <int32_t> n_bytes
+        else:
+            off64[n] = n_bytes
+    free(pieces)
+    return rows_arr, score_arr, off_arr, ids_arr
 
 
 def query_rows(
@@ -227,11 +276,12 @@ def query_rows(
     """The stacked rows of every query, its documents coded, each run's rows ranked.
 
     Query ``q``'s rows are the positions ``seg_start[j]:seg_stop[j]`` for ``j`` in
-    ``seg_offsets[q]:seg_offsets[q + 1]``, through ``rows`` (intp: the stacked row at each
-    position) or directly (None); stacked rows ascending within a query (a run's rows
-    together, runs in order: ``run_bounds``). They are written from ``row_offsets[q]`` on.
-    ``scores``: one per stacked row. Document ids are read from the pieces (``offsets``,
-    ``data``, ``bounds``: see :func:`id_blocks`).
+    ``seg_offsets[q]:seg_offsets[q + 1]``, directly (``rows`` None: positions are stacked
+    rows) or gathered by :func:`gather_rows` (``rows``, int32 or intp: the stacked row at each
+    position; the ids and ``scores`` then those of the positions); stacked rows ascending
+    within a query (a run's rows together, runs in order: ``run_bounds``). They are written
+    from ``row_offsets[q]`` on. ``scores``: one per position. Document ids are read from the
+    pieces (``offsets``, ``data``, ``bounds``: see :func:`id_blocks`).
 
     Per query, in threads (a table and buffers per thread, sized for the longest query): each
     document id is looked up in a hash table of the query's documents (local codes in order of
@@ -241,18 +291,17 @@ def query_rows(
     (score descending, ties in row order) and score; per pair the stacked row of its first
     appearance; per query its distinct documents and the stacked row of a document a run
     retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``; per
-    pair the bytes of its document id (int64). The same output for any number of threads.
-    None when an object id is not a ``str`` of its piece's kind.
+    pair the bytes of its document id (int64); per pair the position of its first
+    appearance (the row of the pieces holding its id; None where ``rows`` is: the stacked
+    row). The same output for any number of threads. None when an object id is not a
+    ``str`` of its piece's kind.
     """
     cdef intp nq = row_offsets.shape[0] - 1, n = row_offsets[nq]
     cdef intp n_pieces = bounds.shape[0] - 1, n_runs = run_bounds.shape[0] - 1
     cdef list keep = []
     cdef _Piece* pieces = _pieces(offsets, data, bounds, keep)
-    cdef const intp[::1] row_view
-    cdef const intp* rp = NULL
-    if rows is not None:
-        row_view = rows
-        rp = &row_view[0] if row_view.shape[0] else NULL
+    cdef _RowMap moved = _row_map(rows)
+    cdef const _RowMap* rp = NULL if rows is None else &moved
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)
     position_arr = np.empty(n, dtype=np.intp)
@@ -273,21 +322,15 @@ def query_rows(
     cdef intp[::1] dup = dup_arr
     cdef int failed = 0
     n_threads = _threads(n_threads, n, grain)
-    cdef _Gathered g = _gather_objects(pieces, n_pieces, &bounds[0], &scores[0] if n else NULL,
-                                       rp, n, n_threads)
-    cdef const intp* read_bounds = &g.bounds[0] if g.by_position else &bounds[0]
     _code_queries(
-        g.piece if g.by_position else pieces, 1 if g.by_position else n_pieces,
-        read_bounds, &run_bounds[0], n_runs,
-        g.scores if g.by_position else (&scores[0] if n else NULL),
+        pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
         &seg_start[0] if seg_start.shape[0] else NULL,
         &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
-        nq if not g.failed else 0, n_threads, g.by_position, run, pair, position, score, first,
+        nq, n_threads, rp != NULL, run, pair, position, score, first,
         first_size, &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
-    _free_gathered(&g)
     free(pieces)
-    if failed == 1 or g.failed:
+    if failed == 1:
         raise MemoryError()
     if failed == 2:
         return None
@@ -295,17 +338,19 @@ def query_rows(
     np.cumsum(n_cand_arr, out=pair_offsets[1:])
     pair_row_arr = np.empty(pair_offsets[nq], dtype=np.intp)
     pair_size_arr = np.empty(pair_offsets[nq], dtype=np.int64)
+    pair_at_arr = None if rp == NULL else np.empty(pair_offsets[nq], dtype=np.intp)
     _number_pairs(pair, first, first_size, <intp*> cnp.PyArray_DATA(pair_row_arr),
                   <int64_t*> cnp.PyArray_DATA(pair_size_arr), pair_offsets, row_offsets,
-                  n_cand_arr, n_threads)
+                  n_cand_arr, n_threads, rp,
+                  NULL if rp == NULL else <intp*> cnp.PyArray_DATA(pair_at_arr))
     return (run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr,
-            group_rows_arr, pair_size_arr)
+            group_rows_arr, pair_size_arr, pair_at_arr)
 
 
 cdef void _code_queries(
     const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
-    const intp* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
+    const _RowMap* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
     intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
     intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
@@ -339,13 +384,14 @@ cdef void _code_queries(
 cdef bint _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
-    const intp* seg_stop, const intp* seg_offsets, const intp* rows, const intp* row_offsets,
+    const intp* seg_stop, const intp* seg_offsets, const _RowMap* rows, const intp* row_offsets,
     bint by_position, intp* run, intp* pair, intp* position, double* score, intp* first,
     int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
     (``group_rows``: the query's rows of each run). The ids and scores are those of stacked row
-    ``rows[p]``, or of position ``p`` (``by_position``: gathered so by :func:`_gather_objects`).
+    ``p``, or of position ``p`` (``by_position``: gathered so by :func:`gather_rows`, whose
+    stacked row is that of ``rows``).
     False (the query left undone) at an object id that is not a ``str`` of its piece's kind."""
     cdef intp base = row_offsets[q], m = row_offsets[q + 1] - base, k = base, nd = 0
     cdef intp j = 0, r = 0, sg, p, s, x, d, size
@@ -357,7 +403,7 @@ cdef bint _code_query(
         for p in range(seg_start[sg], seg_stop[sg]):
             if by_position and pieces[0].objs != NULL and p + _AHEAD < seg_stop[sg]:
                 ltr_prefetch(pieces[0].objs[p + _AHEAD])  # the objects lie anywhere
-            s = rows[p] if rows != NULL else p
+            s = _row_at(rows, p) if rows != NULL else p
             x = p if by_position else s
             if x < bounds[j] or x >= bounds[j + 1]:
                 j = _segment_of(&bounds[0], n_pieces, x)
@@ -370,7 +416,7 @@ cdef bint _code_query(
             d = _local_code(b, &nd, ptr, size, bits)
             if d < 0:
                 d = -1 - d
-                first[base + d] = s
+                first[base + d] = x
                 first_size[base + d] = size
             elif b.local[d].last_run == r and dup[q] < 0:
                 dup[q] = s
@@ -388,15 +434,21 @@ cdef bint _code_query(
 
 cdef void _number_pairs(intp* pair, const intp* first, const int64_t* first_size,
                         intp* pair_row, int64_t* pair_size, intp[::1] pair_offsets,
-                        const intp[::1] row_offsets, intp[::1] n_cand, int n_threads):
+                        const intp[::1] row_offsets, intp[::1] n_cand, int n_threads,
+                        const _RowMap* rows, intp* pair_at):
     """Turn local document codes into pair codes (``pair_offsets[q] + local``) and gather the
-    first row and the id's bytes of every pair, in threads over queries."""
-    cdef intp nq = n_cand.shape[0], q, k, d
+    first row and the id's bytes of every pair, in threads over queries (``rows`` not NULL:
+    ``first`` holds positions, written to ``pair_at``, their stacked rows to ``pair_row``)."""
+    cdef intp nq = n_cand.shape[0], q, k, d, x
     with nogil:
         for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
             for k in range(row_offsets[q], row_offsets[q + 1]):
                 pair[k] = pair[k] + pair_offsets[q]
             for d in range(n_cand[q]):
-                pair_row[pair_offsets[q] + d] = first[row_offsets[q] + d]
+                x = first[row_offsets[q] + d]
+                if rows != NULL:
+                    pair_at[pair_offsets[q] + d] = x
+                    x = _row_at(rows, x)
+                pair_row[pair_offsets[q] + d] = x
                 pair_size[pair_offsets[q] + d] = first_size[row_offsets[q] + d]
 

@@ -9,8 +9,9 @@ data buffers, chunk by chunk) or integer codes (ids of any other kind, coded by 
       |  code the query ids  id_blocks: one pass; a row equal to the one before is not hashed
       v
     query codes, blocks of equal query ids
-      |  lay the queries out query_layout: blocks sorted by query (few), or a stable counting
-      |                      sort of the rows (runs in no query order)
+      |  lay the queries out query_layout: blocks sorted by query (few), or the rows, ids
+      |                      and scores moved into query order (gather_rows: runs in no
+      |                      query order; a stable counting sort that reads them in order)
       v
       |  per query           query_rows: a small hash table of its document ids (cache
       |                      resident), each run's rows ranked; queries in threads
@@ -126,52 +127,53 @@ def _bounds(sizes):
     return bounds
 
 
-def id_blocks(pieces, breaks):
+def id_blocks(pieces, breaks, give_up=False):
     """``(codes, first, starts)``: the code of every row's id (order of first appearance),
     the first row of every code, the first row of every block of equal ids (a block also
     starts at each of ``breaks``, ascending rows); None when an object id is not a ``str``
-    of the first one's kind (:func:`object_pieces`)."""
+    of the first one's kind (:func:`object_pieces`). ``give_up``: ``starts`` is None where
+    the blocks are too many to be of use (rows in no query order: see :func:`query_layout`),
+    found as soon as they outnumber an eighth of the rows and twice the ids seen."""
     breaks = np.ascontiguousarray(breaks, dtype=np.intp)
-    return _ranking.id_blocks(pieces.offsets, pieces.data, pieces.bounds, breaks)
+    return _ranking.id_blocks(pieces.offsets, pieces.data, pieces.bounds, breaks, give_up)
 
 
 class QueryLayout(NamedTuple):
     """Where each query's rows are: positions ``seg_start[j]:seg_stop[j]`` for ``j`` in
-    ``seg_offsets[q]:seg_offsets[q + 1]``, read through ``rows`` (None: the positions are the
-    rows); ``row_offsets``: where they go in the outputs, query after query."""
+    ``seg_offsets[q]:seg_offsets[q + 1]``, the stacked rows themselves, or (``codes``, the
+    query of each stacked row, not None) the places of the rows once :func:`query_rows` has
+    moved them into query order; ``row_offsets``: where they go in the outputs, query after
+    query."""
 
     seg_start: np.ndarray
     seg_stop: np.ndarray
     seg_offsets: np.ndarray
-    rows: np.ndarray | None
+    codes: np.ndarray | None
     row_offsets: np.ndarray
 
 
-def query_layout(codes, starts, n_queries, n_threads=1):
+def query_layout(codes, starts, n_queries):
     """The :class:`QueryLayout` of rows with query ``codes`` and blocks ``starts`` (as
-    :func:`id_blocks` gives them): rows of a query in stacked order."""
+    :func:`id_blocks` gives them; None: too many): rows of a query in stacked order."""
     n = codes.size
-    block_query = codes[starts]
-    lengths = np.diff(np.append(starts, n))
-    if starts.size <= max(n * _MAX_BLOCK_SHARE, n_queries):
+    if starts is not None and starts.size <= max(n * _MAX_BLOCK_SHARE, n_queries):
+        block_query = codes[starts]
+        lengths = np.diff(np.append(starts, n))
         order = np.argsort(block_query, kind="stable")
         seg_offsets = np.zeros(n_queries + 1, dtype=np.intp)
         np.cumsum(np.bincount(block_query, minlength=n_queries), out=seg_offsets[1:])
         sizes = np.bincount(block_query, weights=lengths, minlength=n_queries)
         seg_start = starts[order]
-        seg_stop, rows = seg_start + lengths[order], None
+        seg_stop, gathered = seg_start + lengths[order], None
     else:
         sizes = np.bincount(codes, minlength=n_queries)
-        grouped, _ = _ranking.counting_sort(
-            codes, n_queries, n_threads, _threads.grain(), sizes=sizes
-        )
-        rows = grouped.astype(np.intp, copy=False)
+        gathered = np.ascontiguousarray(codes, dtype=np.intp)
     row_offsets = np.zeros(n_queries + 1, dtype=np.intp)
     np.cumsum(sizes.astype(np.intp), out=row_offsets[1:])
-    if rows is not None:
+    if gathered is not None:
         seg_start, seg_stop = row_offsets[:-1].copy(), row_offsets[1:].copy()
         seg_offsets = np.arange(n_queries + 1, dtype=np.intp)
-    return QueryLayout(seg_start, seg_stop, seg_offsets, rows, row_offsets)
+    return QueryLayout(seg_start, seg_stop, seg_offsets, gathered, row_offsets)
 
 
 class QueryRows(NamedTuple):
@@ -179,7 +181,9 @@ class QueryRows(NamedTuple):
     run, pair code, 0-based rank in its run's ranking and score of each; the stacked row where
     each pair first appears; the distinct documents of each query; per query the stacked row
     of a document a run retrieved twice (-1: none); the rows of each (query, run) group,
-    ``(n_queries, n_runs)``; the bytes of each pair's document id."""
+    ``(n_queries, n_runs)``; the bytes of each pair's document id; the row of ``ids`` that
+    holds each pair's document id and those ids (:class:`IdPieces`: the input's, where
+    ``pair_at`` is ``pair_row``, or a copy in query order, rows in no query order)."""
 
     run: np.ndarray
     pair: np.ndarray
@@ -190,24 +194,46 @@ class QueryRows(NamedTuple):
     duplicate: np.ndarray
     group_rows: np.ndarray
     pair_size: np.ndarray
+    pair_at: np.ndarray
+    ids: IdPieces
 
 
 def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
     """The :class:`QueryRows` of the rows laid out by ``layout`` (a :class:`QueryLayout`),
     their document ids in ``pieces``, runs from ``run_bounds`` (the first stacked row of each
     run, then the total), ``scores`` (float64, one per stacked row); None when an object id is
-    not a ``str`` of the first one's kind (:func:`object_pieces`)."""
+    not a ``str`` of the first one's kind (:func:`object_pieces`). Rows in no query order
+    (``layout.codes``) are first moved into query order with their ids and scores (one pass
+    that reads them in order): every later step reads them in order too."""
+    scores, rows = np.ascontiguousarray(scores, dtype=np.float64), None
+    if layout.codes is not None:
+        rows, scores, offsets, data = _ranking.gather_rows(
+            pieces.offsets,
+            pieces.data,
+            pieces.bounds,
+            layout.codes,
+            scores,
+            layout.row_offsets,
+            n_threads,
+            _threads.grain(),
+        )
+        kind = offsets if offsets is not None else pieces.offsets[0]  # objects: their kind
+        pieces = IdPieces([kind], [data], np.array([0, rows.size], dtype=np.intp))
     out = _ranking.query_rows(
         pieces.offsets,
         pieces.data,
         pieces.bounds,
         np.ascontiguousarray(run_bounds, dtype=np.intp),
-        np.ascontiguousarray(scores, dtype=np.float64),
-        *layout,
+        scores,
+        *layout[:3],
+        rows,
+        layout.row_offsets,
         n_threads,
         _threads.grain(),
     )
-    return None if out is None else QueryRows(*out)
+    if out is None:
+        return None
+    return QueryRows(*out[:-1], out[4] if out[-1] is None else out[-1], pieces)
 
 
 def segment_order(values, offsets, n_threads=1):

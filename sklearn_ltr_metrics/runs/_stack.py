@@ -90,11 +90,12 @@ def check_runs(runs, name="runs", *, minimum=1):
 @dataclass(frozen=True)
 class RowIds:
     """The ids of one column of the stacked runs: the column of every run, the pieces the
-    engine reads them from, and how the output's ids are made (``output``): ``"arrow"``, new
-    Arrow strings from the input buffers' bytes (the column's ``dtype`` in every run);
-    ``"objects"``, the input's Python strings themselves (the pieces are their object
-    arrays); ``"index"``, taken from :attr:`values` (the pieces: Arrow strings copied from
-    the objects, or integer codes of the ids)."""
+    engine reads them from (for the document ids, their copy in query order where the engine
+    made one: runs in no query order), and how the output's ids are made (``output``):
+    ``"arrow"``, new Arrow strings from the input buffers' bytes (the column's ``dtype`` in
+    every run); ``"objects"``, the input's Python strings themselves (the pieces are their
+    object arrays, or their pointers); ``"index"``, taken from :attr:`values` (the pieces:
+    Arrow strings copied from the objects, or integer codes of the ids)."""
 
     columns: list
     pieces: object
@@ -161,6 +162,10 @@ class StackedRuns:
     pair_row : ndarray of intp
         For each pair, the row of the runs where it first appears;
         the pairs of a query follow each other (``pair_offsets``).
+    pair_at : ndarray of intp
+        For each pair, the row of ``document_ids.pieces`` holding its id: ``pair_row``, or
+        its place in their copy in query order (runs in no query order, ids read by the
+        engine: the output's ids are then read in order too).
     n_candidates : ndarray of intp
         Distinct documents any run retrieved, per query.
     pair_size : ndarray of int64
@@ -183,6 +188,7 @@ class StackedRuns:
     n_candidates: np.ndarray
     pair_size: np.ndarray
     query_run_rows: np.ndarray
+    pair_at: np.ndarray
 
     @cached_property
     def queries(self):
@@ -280,7 +286,7 @@ class StackedRuns:
         # A query's pairs stay together: its id repeated.
         return (
             self.query_ids.repeat(self.query_row, self.n_candidates),
-            self.document_ids.take(self.pair_row, self.pair_size, order, n_threads),
+            self.document_ids.take(self.pair_at, self.pair_size, order, n_threads),
         )
 
 
@@ -390,22 +396,26 @@ def _query_codes(frames, names, run_bounds):
     every row (in order of first appearance), the first row of every code and where each
     block of equal query ids starts (a run starts one)."""
     ids = _row_ids(frames, "qid", names, codes=_head_codes)
-    blocks = id_blocks(ids.pieces, run_bounds[:-1])
+    blocks = id_blocks(ids.pieces, run_bounds[:-1], give_up=True)
     if blocks is None:  # an object id that is not a str of the first one's kind
         ids = _row_ids(frames, "qid", names, codes=_head_codes, objects=False)
-        blocks = id_blocks(ids.pieces, run_bounds[:-1])
+        blocks = id_blocks(ids.pieces, run_bounds[:-1], give_up=True)
     return ids, *blocks
 
 
 def _document_rows(frames, names, run_bounds, scores, layout, n_threads):
-    """``(ids, rows)``: the :class:`RowIds` of the document ids and the rows of every query
-    (:func:`query_rows`), each query's documents coded."""
+    """``(ids, rows, pair_at)``: the :class:`RowIds` of the document ids, the rows of every
+    query (:func:`query_rows`), each query's documents coded, and the row of ``ids.pieces``
+    holding each pair's id (their copy in query order where the engine made one and the
+    output's ids are read from the pieces)."""
     ids = _row_ids(frames, "doc_id", names)
     rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
     if rows is None:  # an object id that is not a str of the first one's kind
         ids = _row_ids(frames, "doc_id", names, objects=False)
         rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
-    return ids, rows
+    if rows.ids is ids.pieces or ids.output == "index":
+        return ids, rows, rows.pair_row
+    return RowIds(ids.columns, rows.ids, ids.output), rows, rows.pair_at
 
 
 def _refuse_duplicates(stack, duplicate, run_bounds):
@@ -431,8 +441,10 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
     np.cumsum([len(frame) for frame in frames], out=run_bounds[1:])
     query_ids, query_codes, query_row, starts = _query_codes(frames, names, run_bounds)
     scores = np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames])
-    layout = query_layout(query_codes, starts, query_row.size, n_threads)
-    document_ids, rows = _document_rows(frames, names, run_bounds, scores, layout, n_threads)
+    layout = query_layout(query_codes, starts, query_row.size)
+    document_ids, rows, pair_at = _document_rows(
+        frames, names, run_bounds, scores, layout, n_threads
+    )
     stack = StackedRuns(
         names=names,
         query_ids=query_ids,
@@ -447,6 +459,7 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
         n_candidates=rows.n_candidates,
         pair_size=rows.pair_size,
         query_run_rows=rows.group_rows,
+        pair_at=pair_at,
     )
     _refuse_duplicates(stack, rows.duplicate, run_bounds)
     return stack

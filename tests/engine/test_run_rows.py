@@ -11,14 +11,16 @@ from sklearn_ltr_metrics._engine import (
     code_pieces,
     gather_ids,
     id_blocks,
+    object_pieces,
     query_layout,
     query_rows,
     repeat_ids,
     segment_order,
+    take_objects,
 )
 from sklearn_ltr_metrics.runs._stack import stack_runs
 
-from .._engine import small_grain
+from .._engine import one_object_per_row, small_grain
 
 pa = pytest.importorskip("pyarrow")  # the Arrow ids the step reads
 
@@ -149,3 +151,42 @@ def test_stack_reads_arrow_ids_from_their_buffers(dtype):
     assert pd.Series(qid).dtype == frame["qid"].dtype
     assert pd.Series(doc_id).dtype == frame["doc_id"].dtype
     assert list(doc_id) == ["a", "b"]
+
+
+@pytest.mark.parametrize("form", ["arrow", "objects"])
+def test_rows_in_no_query_order_are_moved_into_it(form, monkeypatch):
+    """Rows in random query order: no blocks kept (``give_up``), the rows moved into query
+    order with their ids and scores (``gather_rows``), the same on one thread and several;
+    each pair's id lies at ``pair_at`` of the moved ids, in order."""
+    rng = np.random.default_rng(11)
+    keys = np.concatenate([rng.permutation(200), rng.permutation(200)])  # once a run
+    latin = [i for i in IDS if all(ord(c) < 256 for c in i)]  # objects: of one kind
+    docs = [f"{latin[k % len(latin)]}-{k}" for k in keys]
+    run_bounds = np.array([0, 200, 400], dtype=np.intp)
+    q_codes = rng.integers(0, 5, 400)
+    codes, first, starts = id_blocks(code_pieces([q_codes]), run_bounds[:-1], give_up=True)
+    assert starts is None
+    grouped = np.repeat(rng.permutation(300), 2)  # blocks of tiny queries: kept
+    np.testing.assert_array_equal(
+        id_blocks(code_pieces([grouped]), np.array([0]), give_up=True)[2],
+        id_blocks(code_pieces([grouped]), np.array([0]))[2],
+    )
+    if form == "arrow":
+        pieces = arrow_pieces(chunks_of(docs, pa.string()))
+    else:
+        pieces = object_pieces(np.split(one_object_per_row(docs), (130, 260)))
+    scores = rng.integers(0, 4, 400).astype(float)  # ties too
+    layout = query_layout(codes, starts, first.size)
+    small_grain(monkeypatch, 16)
+    out, threaded = (query_rows(pieces, run_bounds, scores, layout, t) for t in (1, 3))
+    for name in out._fields[:-1]:
+        np.testing.assert_array_equal(getattr(out, name), getattr(threaded, name))
+    np.testing.assert_array_equal(out.score, scores[np.argsort(codes, kind="stable")])
+    assert (np.diff(out.pair_at) > 0).all()
+    if form == "arrow":
+        offsets, data = gather_ids(out.ids, out.pair_at, out.pair_size)
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        got = pa.Array.from_buffers(pa.large_string(), offsets.size - 1, buffers).to_pylist()
+    else:
+        got = take_objects(out.ids, out.pair_at).tolist()
+    assert got == [docs[r] for r in out.pair_row]
