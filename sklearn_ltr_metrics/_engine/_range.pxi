@@ -11,17 +11,17 @@ def value_range(const double[::1] values, int n_threads=1, intp grain=MIN_ROWS_P
     cdef intp n_chunks = threads
     low_arr = np.empty(n_chunks)
     high_arr = np.empty(n_chunks)
-    nan_arr = np.zeros(n_chunks, dtype=np.uint8)
     cdef double[::1] low = low_arr, high = high_arr
-    cdef uint8_t[::1] nan = nan_arr
-    cdef int seen
+    # Each chunk's NaN flag in its own slot: a variable only passed by address in the loop
+    # would be one variable for every thread (Cython makes private what the loop assigns).
+    seen_arr = np.zeros(n_chunks, dtype=np.intc)
+    cdef int[::1] seen = seen_arr
     with nogil:
         for c in prange(n_chunks, num_threads=threads, schedule="static"):
             lo = n * c // n_chunks
             hi = n * (c + 1) // n_chunks
-            ltr_range_f64(&values[lo], hi - lo, &low[c], &high[c], &seen)
-            nan[c] = seen
-    if nan_arr.any():
+            ltr_range_f64(&values[lo], hi - lo, &low[c], &high[c], &seen[c])
+    if seen_arr.any():
         return np.nan, np.nan
     return low_arr.min(), high_arr.max()
 
@@ -44,8 +44,6 @@ def range_and_counts(const double[::1] values, const intp[::1] starts, int n_thr
     cdef int threads = _threads(n_threads, n, grain)
     cdef intp n_chunks = threads
     cdef ltr_rule rule
-    cdef int seen
-    cdef double a, z
     counts_arr = np.empty(nr, dtype=np.intp)
     bounds_arr = np.empty(nr + 1, dtype=np.intp)
     bounds_arr[:nr] = starts
@@ -53,9 +51,14 @@ def range_and_counts(const double[::1] values, const intp[::1] starts, int n_thr
     low_arr = np.full(n_chunks, np.inf)
     high_arr = np.full(n_chunks, -np.inf)
     nan_arr = np.zeros(n_chunks, dtype=np.uint8)
+    # Each chunk's block range and NaN flag in its own slots (as in value_range).
+    block_arr = np.empty((n_chunks, 2))
+    seen_arr = np.zeros(n_chunks, dtype=np.intc)
     cdef intp[::1] counts = counts_arr, bounds = bounds_arr
     cdef double[::1] low = low_arr, high = high_arr
+    cdef double[:, ::1] block = block_arr
     cdef uint8_t[::1] nan = nan_arr
+    cdef int[::1] seen = seen_arr
     rule.mask = NULL
     rule.values = &values[0]
     rule.threshold = 0.0
@@ -72,10 +75,10 @@ def range_and_counts(const double[::1] values, const intp[::1] starts, int n_thr
                 lo = bounds[r]
                 hi = bounds[b]
                 if hi > lo:
-                    ltr_range_f64(&values[lo], hi - lo, &a, &z, &seen)
-                    nan[c] = nan[c] | seen
-                    low[c] = min(low[c], a)
-                    high[c] = max(high[c], z)
+                    ltr_range_f64(&values[lo], hi - lo, &block[c, 0], &block[c, 1], &seen[c])
+                    nan[c] = nan[c] | seen[c]
+                    low[c] = min(low[c], block[c, 0])
+                    high[c] = max(high[c], block[c, 1])
                 while r < b:
                     counts[r] = ltr_count_active(&rule, bounds[r], bounds[r + 1] - bounds[r])
                     r = r + 1

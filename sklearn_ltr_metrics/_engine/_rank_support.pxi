@@ -33,6 +33,7 @@ cdef struct _Scratch:
     intp* slot
     intp* rowbuf
     double rng[3]  # a query's smallest and largest score, and 1.0 when one is NaN
+    int odd  # whether a query's range found a NaN (the thread's own: see _rank_queries)
 
 
 cdef _Scratch _new_scratch(intp width, intp qwidth, size_t score_size) noexcept nogil:
@@ -454,7 +455,6 @@ cdef void _rank_queries(
     cdef intp q, i, base
     cdef intp* out_row
     cdef double x, top
-    cdef int s_odd
     cdef bint direct
     cdef uint8_t grades
     cdef _Scratch buf
@@ -464,9 +464,11 @@ cdef void _rank_queries(
             direct = 0 < counts[q] <= direct_max
             if qrange != NULL and not direct:
                 # No direct count reads this query: its range by a read of its own.
+                # Into the thread's own buffer: a variable only passed by address in the
+                # loop would be one for every thread (Cython makes private what it assigns).
                 ltr_range_f64(<const double*> sp + offsets[q], offsets[q + 1] - offsets[q],
-                              &buf.rng[0], &buf.rng[1], &s_odd)
-                buf.rng[2] = s_odd
+                              &buf.rng[0], &buf.rng[1], &buf.odd)
+                buf.rng[2] = buf.odd
                 if not _range_kept(qrange, q, buf.rng):
                     continue  # refused by the caller: nothing here reads a NaN score
             if counts[q] == 0:

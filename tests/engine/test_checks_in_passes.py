@@ -153,3 +153,21 @@ def test_score_range_of_the_ranking_is_numpys(lanes):
         assert found[-1] == (s.min(), s.max())
     finally:
         vector_lanes(8)
+
+
+def test_every_thread_keeps_its_own_flags(monkeypatch):
+    """Each chunk's range and NaN flag are its own (a variable shared by the threads lost
+    another thread's NaN or minimum now and then): a NaN or a negative value in any chunk is
+    found on every one of many calls on four threads."""
+    small_grain(monkeypatch, 16)
+    starts = np.arange(0, 4096, 64, dtype=np.intp)
+    for trial in range(2000):
+        values = np.ones(4096)
+        where = (trial * 613) % 4096
+        values[where] = np.nan if trial % 2 else -1.0
+        low, high = _sums.value_range(values, 4, 16)
+        found = range_and_counts(values, starts, 4)
+        if trial % 2:
+            assert np.isnan(low) and np.isnan(found[0])
+        else:
+            assert low == -1.0 and found[0] == -1.0 and found[1] == 1.0
