@@ -165,7 +165,7 @@ def test_every_thread_keeps_its_own_flags(monkeypatch):
         values = np.ones(4096)
         where = (trial * 613) % 4096
         values[where] = np.nan if trial % 2 else -1.0
-        low, high = _sums.value_range(values, 4, 16)
+        low, _ = _sums.value_range(values, 4, 16)
         found = range_and_counts(values, starts, 4)
         if trial % 2:
             assert np.isnan(low) and np.isnan(found[0])
