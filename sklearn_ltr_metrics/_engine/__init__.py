@@ -63,7 +63,7 @@ except ImportError as exc:  # a source checkout whose extension was never built
 
 from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
-from ._driver import KernelContext, evaluate_arrays, tiebreak_key
+from ._driver import InputScans, KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
 from ._grouping import active_rule, group_rows, id_runs
 from ._ideal import (
@@ -98,6 +98,7 @@ __all__ = [
     "ALL",
     "ROWS_PER_THREAD",
     "STRATEGIES",
+    "InputScans",
     "KernelContext",
     "QueryRuns",
     "Support",

@@ -89,6 +89,21 @@ __attribute__((target("avx2"))) static void ltr_count_i64_wide(
  * rows: 2.7x the AVX2 loop; 1,400 rows with 28 active: 1.8x (the comparisons into mask
  * registers, two per entry and register, set the pace). Chosen at run time, like AVX2, where
  * the CPU has AVX-512F (``ltr_set_lanes``). Exact integer counts, as on every path. */
+/* A tile's start and end: its ``LEFT`` scores (``NB`` registers, the last one under a mask)
+ * loaded and its counts zeroed; its counts stored. */
+#define LTR_TILE_LOAD(LOADZ, LEFT, NB)                                                      \
+    _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                    \
+        lanes = (LEFT) - 8 * b < 8 ? (LEFT) - 8 * b : 8;                                    \
+        av[b] = LOADZ((__mmask8)((1u << lanes) - 1u), a + 8 * b);                           \
+        g[b] = _mm512_setzero_si512();                                                      \
+        t[b] = _mm512_setzero_si512();                                                      \
+    }
+#define LTR_TILE_STORE(LEFT, NB)                                                            \
+    _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                    \
+        lanes = (LEFT) - 8 * b < 8 ? (LEFT) - 8 * b : 8;                                    \
+        _mm512_mask_storeu_epi64(above + 8 * b, (__mmask8)((1u << lanes) - 1u), g[b]);      \
+        _mm512_mask_storeu_epi64(level + 8 * b, (__mmask8)((1u << lanes) - 1u), t[b]);      \
+    }
 #define LTR_TILE_512(NAME, T, VEC, LOADZ, SET1, GT, EQ)                                     \
     __attribute__((target("avx512f"), always_inline)) static inline void NAME(              \
         const T *q, int64_t n, const T *a, int64_t left, const int nb, int64_t *above,      \
@@ -98,12 +113,7 @@ __attribute__((target("avx2"))) static void ltr_count_i64_wide(
         const __m512i one = _mm512_set1_epi64(1);                                           \
         int b;                                                                              \
         int64_t i, lanes;                                                                   \
-        _Pragma("GCC unroll 8") for (b = 0; b < nb; b++) {                                  \
-            lanes = left - 8 * b < 8 ? left - 8 * b : 8;                                    \
-            av[b] = LOADZ((__mmask8)((1u << lanes) - 1u), a + 8 * b);                       \
-            g[b] = _mm512_setzero_si512();                                                  \
-            t[b] = _mm512_setzero_si512();                                                  \
-        }                                                                                   \
+        LTR_TILE_LOAD(LOADZ, left, nb)                                                      \
         for (i = 0; i < n; i++) {                                                           \
             VEC x = SET1(q[i]);                                                             \
             _Pragma("GCC unroll 8") for (b = 0; b < nb; b++) {                              \
@@ -111,11 +121,7 @@ __attribute__((target("avx2"))) static void ltr_count_i64_wide(
                 t[b] = _mm512_mask_add_epi64(t[b], EQ(x, av[b]), t[b], one);                \
             }                                                                               \
         }                                                                                   \
-        _Pragma("GCC unroll 8") for (b = 0; b < nb; b++) {                                  \
-            lanes = left - 8 * b < 8 ? left - 8 * b : 8;                                    \
-            _mm512_mask_storeu_epi64(above + 8 * b, (__mmask8)((1u << lanes) - 1u), g[b]);  \
-            _mm512_mask_storeu_epi64(level + 8 * b, (__mmask8)((1u << lanes) - 1u), t[b]);  \
-        }                                                                                   \
+        LTR_TILE_STORE(left, nb)                                                            \
     }
 
 /* Tiles of up to 8 registers (64 scores), each tile's register count a constant (the switch),
@@ -164,12 +170,7 @@ LTR_MANY_512(ltr_count_many_i64_512, ltr_tile_i64_512, int64_t)
         int64_t i, lanes;                                                                   \
         lo_v = first;                                                                       \
         hi_v = first;                                                                       \
-        _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                                  \
-            lanes = m - 8 * b < 8 ? m - 8 * b : 8;                                          \
-            av[b] = _mm512_maskz_loadu_pd((__mmask8)((1u << lanes) - 1u), a + 8 * b);       \
-            g[b] = _mm512_setzero_si512();                                                  \
-            t[b] = _mm512_setzero_si512();                                                  \
-        }                                                                                   \
+        LTR_TILE_LOAD(_mm512_maskz_loadu_pd, m, NB)                                         \
         for (i = 0; i < n; i += 8) {                                                        \
             rows = n - i >= 8 ? 8 : (int)(n - i);                                           \
             valid = (__mmask8)((1u << rows) - 1u);                                          \
@@ -185,11 +186,7 @@ LTR_MANY_512(ltr_count_many_i64_512, ltr_tile_i64_512, int64_t)
                 }                                                                           \
             }                                                                               \
         }                                                                                   \
-        _Pragma("GCC unroll 8") for (b = 0; b < NB; b++) {                                  \
-            lanes = m - 8 * b < 8 ? m - 8 * b : 8;                                          \
-            _mm512_mask_storeu_epi64(above + 8 * b, (__mmask8)((1u << lanes) - 1u), g[b]);  \
-            _mm512_mask_storeu_epi64(level + 8 * b, (__mmask8)((1u << lanes) - 1u), t[b]);  \
-        }                                                                                   \
+        LTR_TILE_STORE(m, NB)                                                               \
         *low = _mm512_reduce_min_pd(lo_v);                                                  \
         *high = _mm512_reduce_max_pd(hi_v);                                                 \
         *nan = odd != 0;                                                                    \

@@ -17,6 +17,7 @@ Every step works on all queries at once; none loops over queries in Python.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,29 @@ from ._rank import RowRanking
 from ._ranked import Judgments, ListOptions, RankedLists, support_rule
 from ._scans import value_range
 
-__all__ = ["KernelContext", "evaluate_arrays", "tiebreak_key"]
+__all__ = ["InputScans", "KernelContext", "evaluate_arrays", "tiebreak_key"]
+
+
+@dataclass(frozen=True)
+class InputScans:
+    """What the input checks found in their passes over the rows, for the engine to take
+    rather than find again (each None where not found).
+
+    Attributes
+    ----------
+    runs : ndarray of intp or None
+        Where each run of equal query ids starts (of one object, for object ids).
+    run_counts : ndarray of intp or None
+        The rows with a label above 0 in each run, counted by the check of the labels (taken
+        when the runs are the queries).
+    check_scores : callable or None
+        The check of the scores, left to the ranking (which reads every score): called, and
+        raising its error, when the ranking finds a NaN or an infinite score.
+    """
+
+    runs: np.ndarray | None = None
+    run_counts: np.ndarray | None = None
+    check_scores: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,10 +121,8 @@ def evaluate_arrays(
     n_pos_judged=None,
     judged=None,
     n_threads=1,
-    qid_runs=None,
+    scans=None,
     qid_values=None,
-    run_counts=None,
-    check_scores=None,
     shared=None,
 ):
     """The per-query table of validated arrays: ``(per_query, cutoff_parts)``.
@@ -111,11 +132,8 @@ def evaluate_arrays(
     ``row_terms`` the per-row terms the metrics family defines (:class:`RankedLists`).
     ``ideal`` is ``(codes, labels)`` of every judged document (TREC input), ``n_pos_judged``
     the relevant judged documents per query, ``judged`` whether each row has a judgment.
-    ``qid_runs``: the runs of ids that the check of the ids found (of one object for object
-    ids); ``run_counts``: the rows with a label > 0 in each of them, counted by the check of
-    the labels (not counted again when the runs are the queries). ``check_scores``: where the
-    caller left the check of the scores to the ranking, the function that raises its error
-    (called when the ranking finds a NaN or infinite score). ``qid_values``:
+    ``scans``: what the input checks found in their passes (:class:`InputScans`), taken
+    rather than found again. ````qid_values``:
     ``qid`` holds integer codes of these sorted ids (``coded_qid``). ``shared``: a dict that
     the calls of one evaluation on the very same arrays pass each (the groups of metrics
     whose names imply other options): the grouping, the ranking of each tie policy, the
@@ -124,10 +142,10 @@ def evaluate_arrays(
     ``per_query`` is the DataFrame of count and metric columns indexed by qid;
     ``cutoff_parts`` maps each metric column to ``(qids, pair_k, values)`` of its pairs.
     """
-    once = _Once(shared)
+    once, scans = _Once(shared), scans or InputScans()
     ties, threshold = options["ties"], options["min_relevance"]
     grouping = once(
-        "grouping", group_rows, qid, n_threads=n_threads, runs=qid_runs, values=qid_values
+        "grouping", group_rows, qid, n_threads=n_threads, runs=scans.runs, values=qid_values
     )
     ranking = once(
         ("ranking", ties), _row_ranking, grouping, y_true, y_score, ties, doc_id, n_threads
@@ -136,17 +154,18 @@ def evaluate_arrays(
     # then counted in order, and the relevant rows, when they are the support, are not
     # counted again.
     positive, is_relevant = _relevance_rules(y_true, threshold)
-    if run_counts is not None:
-        grouping.take_run_counts(positive, qid_runs, run_counts)
+    if scans.run_counts is not None:
+        grouping.take_run_counts(positive, scans.runs, scans.run_counts)
     support_ranks = once(
         ("support", ties, gains.scores_nonpositive),
         ranking.support,
         support_rule(y_true, gains, positive),
         labels=y_true,
-        score_range=check_scores is not None,
+        score_range=scans.check_scores is not None,
     )
-    if check_scores is not None and not np.isfinite(support_ranks.score_range or np.nan).all():
-        check_scores()  # raises the check's error (a NaN or infinite score)
+    found = support_ranks.score_range
+    if scans.check_scores is not None and not np.isfinite(found or np.nan).all():
+        scans.check_scores()  # raises the check's error (a NaN or infinite score)
     counts = once(
         ("counts", threshold),
         query_counts,

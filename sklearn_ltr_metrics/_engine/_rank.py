@@ -269,18 +269,10 @@ class RowRanking:
     Metric terms need the rank geometry of a few rows (:meth:`support`, O(n log p) per
     query); only the rank correlations need the full per-query order (:attr:`order`, a sort).
 
-    Parameters
-    ----------
-    grouping : Grouping
-        The rows grouped by query.
-    y_score : ndarray
-        Scores in input order (float or integer, compared exactly).
-    tiebreak : ndarray, optional
-        Tie-break key inside tied blocks, ascending, before input order.
-    tie_order : bool, default=False
-        Whether the order inside tied blocks matters (every policy but tie averaging and
-        block ranks); then :meth:`support` also counts the tied rows before each row.
-    n_threads : int, default=1
+    ``grouping``, ``y_score``, ``tiebreak`` and ``n_threads`` are :func:`rank_support`'s;
+    ``tie_order``: whether the order inside tied blocks matters (every policy but tie
+    averaging and block ranks), so that :meth:`support` also counts the tied rows before each
+    row (always, with a ``tiebreak``).
     """
 
     def __init__(self, grouping, y_score, *, tiebreak=None, tie_order=False, n_threads=1):

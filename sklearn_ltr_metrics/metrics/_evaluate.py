@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._engine import coded_qid
+from .._engine import InputScans, coded_qid
 from .._label_map import map_labels
 from .._qid import check_qid_runs
 from .._validation import (
@@ -242,10 +242,10 @@ def evaluate(
             doc_id=doc_arr,
             query_stats=query_stats,
             n_jobs=n_jobs,
-            qid_runs=qid_runs,
+            scans=InputScans(
+                qid_runs, run_counts, check_y_score if options["max_docs"] is None else None
+            ),
             qid_values=qid_values,
-            run_counts=run_counts,
-            check_scores=check_y_score if options["max_docs"] is None else None,
             shared=shared,
         )
         for group, group_options in groups

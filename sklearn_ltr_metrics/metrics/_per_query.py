@@ -25,7 +25,7 @@ def evaluate_arrays(y_true, y_score, qid, specs, options, *, n_jobs=None, **inpu
     """The :class:`RankingEvaluation` of validated arrays (``options``: :func:`check_options`).
 
     ``inputs`` are the engine's optional inputs (``doc_id``, ``query_stats``, ``ideal``,
-    ``n_pos_judged``, ``judged``, ``qid_runs``, ``qid_values``), passed through as given.
+    ``n_pos_judged``, ``judged``, ``scans``, ``qid_values``), passed through as given.
     """
     per_query, cutoff_parts = _engine_table(
         y_true,
