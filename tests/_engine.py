@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from sklearn_ltr_metrics._engine import _ranking, _sums, _threads
+from sklearn_ltr_metrics._engine import _grouping, _ranking, _sums, _threads
 
 
 def small_grain(monkeypatch, rows):
@@ -22,3 +22,17 @@ def one_object_per_row(ids):
     """The same string ids, each row its own object (as ``astype(str)`` or a parser builds
     them): equal ids that are distinct objects."""
     return np.array(["".join(["", str(v)]) + "" for v in ids], dtype=object)
+
+
+def spy_gather(monkeypatch):
+    """Record how many arrays each call of ``Grouping.gather`` moves (rows moved into grouped
+    order); returns the list the calls append to."""
+    calls = []
+    real_gather = _grouping.Grouping.gather
+
+    def spy(self, arrays):
+        calls.append(len(arrays))
+        return real_gather(self, arrays)
+
+    monkeypatch.setattr(_grouping.Grouping, "gather", spy)
+    return calls

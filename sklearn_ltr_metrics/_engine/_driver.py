@@ -155,7 +155,7 @@ def evaluate_arrays(
     # counted again.
     positive, is_relevant = _relevance_rules(y_true, threshold)
     if scans.run_counts is not None:
-        grouping.take_run_counts(positive, scans.runs, scans.run_counts)
+        grouping.take_run_counts(positive, scans.run_counts)
     support_ranks = once(
         ("support", ties, gains.scores_nonpositive),
         ranking.support,

@@ -145,13 +145,13 @@ class Grouping:
         self._counted = (active, counts)
         return counts
 
-    def take_run_counts(self, active, runs, counts):
-        """Keep ``counts``, the ``active`` rows of each run of rows beginning at ``runs``
-        (counted by the caller in a pass of its own over the same rows), as the count of
-        ``active`` (:meth:`count`), when those runs are this grouping's queries in order
-        (rows grouped as they came); else do nothing."""
+    def take_run_counts(self, active, counts):
+        """Keep ``counts``, the ``active`` rows of each run of equal ids that this grouping
+        was built from (counted by the caller in a pass of its own over the same rows), as
+        the count of ``active`` (:meth:`count`), when those runs are its queries in order
+        (rows grouped as they came: one count a query); else do nothing."""
         in_order = self._grouped is None and self._codes is None and not self.interleaved
-        if in_order and runs.shape[0] == self.n_groups and counts.shape[0] == self.n_groups:
+        if in_order and counts.shape[0] == self.n_groups:
             self._counted = (active, counts)
 
     def codes_of(self, rows):

@@ -15,7 +15,7 @@ from sklearn_ltr_metrics._engine._grouping import group_rows
 from sklearn_ltr_metrics._engine._ordering import rank_order
 from sklearn_ltr_metrics._engine._rank import rank_support
 
-from .._engine import small_grain
+from .._engine import small_grain, spy_gather
 
 
 @pytest.fixture(autouse=True)
@@ -302,7 +302,7 @@ def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeyp
     rank geometry and the labels are those of reading the rows through the grouped order, for
     float and integer scores, with and without a key, on both ranking kernels (direct counting
     and sort-and-search: some queries have more active rows than ``DIRECT_MAX``)."""
-    from sklearn_ltr_metrics._engine import _grouping, _ranking
+    from sklearn_ltr_metrics._engine import _ranking
     from sklearn_ltr_metrics._engine._grouping import active_rule
 
     small_grain(monkeypatch, 8)
@@ -316,14 +316,7 @@ def test_interleaved_rows_moved_into_grouped_order_rank_as_read_in_place(monkeyp
     moved = grouping.gather([labels, key.astype(np.int64)])
     np.testing.assert_array_equal(moved[0], labels[grouping.grouped])
     np.testing.assert_array_equal(moved[1], key[grouping.grouped].astype(np.int64))
-    gathered = []
-    real_gather = _grouping.Grouping.gather
-
-    def spy(self, arrays):
-        gathered.append(len(arrays))
-        return real_gather(self, arrays)
-
-    monkeypatch.setattr(_grouping.Grouping, "gather", spy)
+    gathered = spy_gather(monkeypatch)
     for scores in (np.round(rng.normal(size=n), 1), rng.integers(0, 6, n)):
         for lab, tiebreak, tie_order in (
             (labels, None, False),
@@ -487,21 +480,13 @@ def test_few_active_rows_are_moved_when_most_queries_hold_one(monkeypatch, query
     long (nearly every query holds an active row, whose rows would all be read at random) and
     read in place when they are short (most queries hold none and are never read); the ranks
     are the same bits either way."""
-    from sklearn_ltr_metrics._engine import _grouping
     from sklearn_ltr_metrics._engine._grouping import active_rule
 
     rng = np.random.default_rng(5)
     qid = rng.permutation(np.repeat(np.arange(40_000 // query_rows), query_rows))
     score = np.round(rng.normal(size=qid.size), 2)
     labels = (rng.random(qid.size) < 0.01).astype(float)
-    calls = []
-    real_gather = _grouping.Grouping.gather
-
-    def spy(self, arrays):
-        calls.append(len(arrays))
-        return real_gather(self, arrays)
-
-    monkeypatch.setattr(_grouping.Grouping, "gather", spy)
+    calls = spy_gather(monkeypatch)
     found, chosen = {}, _rank._GATHER_SHARE
     for share in (chosen, 0):  # the engine's choice, then always in place
         monkeypatch.setattr(_rank, "_GATHER_SHARE", share)

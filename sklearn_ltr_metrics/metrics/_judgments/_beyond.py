@@ -243,7 +243,7 @@ def _ranked(codes, y_score, doc_id, ties, grouping, rows, counts=None):
     active = np.zeros(np.asarray(y_score).shape[0], dtype=bool)
     active[rows] = True
     if counts is not None:
-        grouping.take_run_counts(active, grouping.offsets[:-1], counts)
+        grouping.take_run_counts(active, counts)
     if ties == "average":
         rank, block = average_ranks(_row_codes(codes, grouping), y_score, active)
         return rank[rows], key, block[rows]
