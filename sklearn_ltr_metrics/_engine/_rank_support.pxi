@@ -31,7 +31,11 @@ cdef struct _Scratch:
     int64_t* cb
     intp* act
     intp* slot
+    uint64_t* bits
     intp* rowbuf
+    double* lv
+    double top  # the largest label of a query's active rows, listed with them (b.lv)
+    int grades  # whether all those labels are grades (integers in [0, grade_limit])
     double rng[3]  # a query's smallest and largest score, and 1.0 when one is NaN
     int odd  # whether a query's range found a NaN (the thread's own: see _rank_queries)
 
@@ -57,7 +61,9 @@ cdef _Scratch _new_scratch(intp width, intp qwidth, size_t score_size) noexcept 
     b.cb = <int64_t*> malloc(width * sizeof(int64_t))
     b.act = <intp*> malloc(width * sizeof(intp))
     b.slot = <intp*> malloc(qwidth * sizeof(intp))
+    b.bits = <uint64_t*> malloc(4 * ((qwidth >> 6) + 1) * sizeof(uint64_t))
     b.rowbuf = <intp*> malloc(width * sizeof(intp))
+    b.lv = <double*> malloc(width * sizeof(double))
     return b
 
 
@@ -79,7 +85,9 @@ cdef void _free_scratch(_Scratch* b) noexcept nogil:
     free(b.cb)
     free(b.act)
     free(b.slot)
+    free(b.bits)
     free(b.rowbuf)
+    free(b.lv)
 
 
 cdef inline intp _count_above(const score_t* sv, intp m, score_t s, bint inclusive) noexcept nogil:
@@ -270,21 +278,23 @@ cdef inline intp _list_active(
 
 cdef inline void _count_direct(
     const score_t* q, const double* kq, intp n, const intp* act, intp m,
-    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb, double* rng,
+    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb, double* rng, bint listed,
 ) noexcept nogil:
     """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
     and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
     order). The active scores are listed in ``val`` and counted against the query's
     contiguous scores all at once (``ltr_count_many``: branch-free, on vectors). ``rng``
     (float64 scores, or NULL): the query's smallest and largest score and whether one is NaN,
-    found by the same read (``ltr_count_many_range_f64``)."""
+    found by the same read (``ltr_count_many_range_f64``). ``listed``: ``val`` holds the
+    active scores already (:func:`_list_with_values`)."""
     cdef intp i, j, ia
     cdef score_t sa
     cdef double ka
     cdef int64_t t, b
     cdef int odd
-    for j in range(m):
-        val[j] = q[act[j]]
+    if not listed:
+        for j in range(m):
+            val[j] = q[act[j]]
     if score_t is double:
         if rng != NULL:
             ltr_count_many_range_f64(q, n, val, m, cg, ct, &rng[0], &rng[1], &odd)
@@ -311,41 +321,51 @@ cdef inline void _count_direct(
 
 
 cdef inline void _place_direct(
-    intp lo, intp n, intp m, const intp* act, intp* slot, const ltr_order* grouped,
-    const int64_t* cg, const int64_t* ct, const int64_t* cb,
-    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+    intp lo, intp n, intp m, const intp* act, intp* slot, uint64_t* bits,
+    const ltr_order* grouped, const int64_t* cg, const int64_t* ct, const int64_t* cb,
+    const double* lv, intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+    double* out_lab,
 ) noexcept nogil:
     """Write the counted active rows in rank order: each one's place is the number of active
-    rows ranked before it (``g + tied rows before it`` is a distinct rank for every row)."""
-    cdef intp i, j, place
+    rows ranked before it (``g + tied rows before it`` is a distinct rank for every row).
+    ``lv`` (or NULL): the rows' labels in list order, written to ``out_lab`` in rank order."""
+    cdef intp i, j, place, w
     cdef int64_t rank
+    cdef uint64_t word
     if m * m <= n:
         for j in range(m):
             rank = cg[j] + cb[j]
             place = 0
             for i in range(m):
                 place += cg[i] + cb[i] < rank
-            _put_ranked(j, place, lo, act, grouped, cg, ct, cb, out_row, out_g, out_t, out_before)
+            _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g, out_t,
+                        out_before, out_lab)
         return
-    # Many active rows: a counting sort of the distinct ranks (each < n) puts them in order.
-    memset(slot, 0xFF, n * sizeof(intp))  # -1: no active row at that rank
+    # Many active rows: each marks its rank (< n) in a bitmap and leaves its index at that
+    # slot; the set bits, read in order, give the rank order (no pass over the n slots). Four
+    # bitmaps, interleaved word by word, take the rows in turn: consecutive marks of one word
+    # then seldom wait for each other's store.
+    memset(bits, 0, 4 * ((n >> 6) + 1) * sizeof(uint64_t))
     for j in range(m):
-        slot[cg[j] + cb[j]] = j
-    # Compact the used slots in place, without a branch (``place <= i``: nothing unread is
-    # overwritten).
+        rank = cg[j] + cb[j]
+        slot[rank] = j
+        bits[4 * (rank >> 6) + (j & 3)] |= (<uint64_t> 1) << (rank & 63)
     place = 0
-    for i in range(n):
-        j = slot[i]
-        slot[place] = j
-        place = place + (j >= 0)
-    for i in range(m):
-        _put_ranked(slot[i], i, lo, act, grouped, cg, ct, cb, out_row, out_g, out_t, out_before)
+    for w in range((n >> 6) + 1):
+        word = bits[4 * w] | bits[4 * w + 1] | bits[4 * w + 2] | bits[4 * w + 3]
+        while word:
+            j = slot[(w << 6) + ltr_lowest_bit(word)]
+            word &= word - 1
+            _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g, out_t,
+                        out_before, out_lab)
+            place += 1
 
 
 cdef intp _rank_query_direct(
     const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
     intp lo, intp hi, _Scratch* b,
     intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before, bint check,
+    double* out_lab, double grade_limit,
 ) noexcept nogil:
     """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
 
@@ -353,32 +373,44 @@ cdef intp _rank_query_direct(
     query's (contiguous) scores, which the compiler vectorises; for the few active rows of a
     typical query this beats sorting them and searching. ``check`` (float64 scores, at least
     one active row): also find the range of the scores (``b.rng``) by the same read, and
-    return -1, placing nothing, when one is NaN or infinite.
+    return -1, placing nothing, when one is NaN or infinite. ``out_lab`` (or NULL; rows in
+    order, the rule's values the labels, :func:`_lists_labels`): the active rows are listed
+    with their scores and labels, the labels written there in rank order, their largest and
+    whether all are grades left in ``b.top`` and ``b.grades``.
     """
-    cdef intp n = hi - lo
+    cdef intp n = hi - lo, m
     cdef score_t* qs = <score_t*> b.qs
-    cdef intp m = _list_active(scores, key, active, grouped, lo, n, qs, b.qk, b.act)
     cdef const score_t* q = scores + lo
     cdef const double* kq = key + lo if key != NULL else NULL
+    if out_lab != NULL:
+        m = ltr_list_values(active.values + lo, <const int64_t*> q, active.threshold,
+                            active.or_equal, n, b.act, <int64_t*> b.val, b.lv, grade_limit,
+                            &b.top, &b.grades)
+    else:
+        m = _list_active(scores, key, active, grouped, lo, n, qs, b.qk, b.act)
     if ltr_reordered(grouped):  # the rows were read into the scratch buffers
         q = qs
         kq = b.qk if key != NULL else NULL
     _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb,
-                  b.rng if check else NULL)
+                  b.rng if check else NULL, out_lab != NULL)
     if check and not _finite_range(b.rng):
         return -1
-    _place_direct(lo, n, m, b.act, b.slot, grouped, b.cg, b.ct, b.cb,
-                  out_row, out_g, out_t, out_before)
+    _place_direct(lo, n, m, b.act, b.slot, b.bits, grouped, b.cg, b.ct, b.cb,
+                  b.lv if out_lab != NULL else NULL, out_row, out_g, out_t, out_before, out_lab)
     return m
 
 
 cdef inline void _put_ranked(
     intp j, intp place, intp lo, const intp* act, const ltr_order* grouped,
-    const int64_t* cg, const int64_t* ct, const int64_t* cb,
-    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
+    const int64_t* cg, const int64_t* ct, const int64_t* cb, const double* lv,
+    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before, double* out_lab,
 ) noexcept nogil:
-    """Write the j-th counted active row at its place in rank order."""
-    out_row[place] = ltr_row(grouped, lo + act[j])
+    """Write the j-th counted active row at its place in rank order (its input row only when
+    ``out_row`` is given; its label, from ``lv``, when ``out_lab`` is)."""
+    if out_row != NULL:
+        out_row[place] = ltr_row(grouped, lo + act[j])
+    if out_lab != NULL:
+        out_lab[place] = lv[j]
     out_g[place] = <rank_t> cg[j]
     if ct[j] != 0:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
         out_t[place] = <rank_t> ct[j]
@@ -435,6 +467,34 @@ cdef intp _longest_query(const intp[::1] offsets) except -1:
     return qwidth
 
 
+cdef inline bint _lists_labels(
+    const double* lp, const ltr_rule* act, const ltr_order* gp, size_t score_size
+) noexcept nogil:
+    """Whether the direct ranking lists the active rows with their scores and labels
+    (``ltr_list_values``): rows in order, 64-bit scores, the rule a threshold on the labels,
+    and vectors that list them (AVX-512)."""
+    return (lp != NULL and act.mask == NULL and act.values == lp and not ltr_reordered(gp)
+            and score_size == 8 and ltr_lists_values())
+
+
+cdef inline void _gather_labels(
+    const double* lp, const intp* rows, intp m, double* lab, double grade_limit,
+    double* top_out, uint8_t* grades_out,
+) noexcept nogil:
+    """The labels of ``rows`` (in rank order) into ``lab``, their largest and whether all are
+    grades (integers in ``[0, grade_limit]``)."""
+    cdef intp i
+    cdef double x, top = -INFINITY
+    cdef uint8_t grades = 1
+    for i in range(m):
+        x = lp[rows[i]]
+        lab[i] = x
+        top = x if x > top else top
+        grades = grades & (x >= 0) & (x <= grade_limit) & (x == <double> <intp> x)  # no branch
+    top_out[0] = top
+    grades_out[0] = grades
+
+
 cdef void _rank_queries(
     const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
     const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
@@ -452,11 +512,11 @@ cdef void _rank_queries(
     largest score at ``2 q`` and ``2 q + 1``, read just before the ranking reads them again
     from the cache (the check of the scores, done here: issue 44); both NaN, and the query
     left unranked, when it holds a NaN or an infinity."""
-    cdef intp q, i, base
+    cdef intp q, base
     cdef intp* out_row
-    cdef double x, top
     cdef bint direct
-    cdef uint8_t grades
+    # Rows in order, ranked by their labels' rule: listed with their labels (no gather later).
+    cdef bint listed = _lists_labels(lp, act, gp, sizeof(score_t))
     cdef _Scratch buf
     with nogil, parallel(num_threads=max(n_threads, 1)):
         buf = _new_scratch(width, qwidth, sizeof(score_t))
@@ -475,14 +535,18 @@ cdef void _rank_queries(
                 continue
             base = starts[q]
             # Input rows go to the output, or to this thread's buffer when only labels are kept.
-            out_row = row + base if row != NULL else buf.rowbuf
+            out_row = row + base if row != NULL else (NULL if listed and direct else buf.rowbuf)
             if direct:
                 _rank_query_direct(
                     sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
                     out_row, g + base, t + base, before + base if before != NULL else NULL,
-                    qrange != NULL,
+                    qrange != NULL, lab + base if listed else NULL, grade_limit,
                 )
                 if qrange != NULL and not _range_kept(qrange, q, buf.rng):
+                    continue
+                if listed:
+                    qtop[q] = buf.top
+                    qgrades[q] = buf.grades
                     continue
             else:
                 _rank_query(
@@ -490,15 +554,8 @@ cdef void _rank_queries(
                     out_row, g + base, t + base, before + base if before != NULL else NULL,
                 )
             if lp != NULL:
-                top = -INFINITY
-                grades = 1
-                for i in range(counts[q]):
-                    x = lp[out_row[i]]
-                    lab[base + i] = x
-                    top = x if x > top else top
-                    grades = grades & (x >= 0) & (x <= grade_limit) & (x == <double> <intp> x)  # no branch
-                qtop[q] = top
-                qgrades[q] = grades
+                _gather_labels(lp, out_row, counts[q], lab + base, grade_limit,
+                               &qtop[q], &qgrades[q])
         _free_scratch(&buf)
 
 

@@ -40,6 +40,14 @@ cdef extern from "_count.h" nogil:
                                   int64_t* above, int64_t* level, double* low, double* high,
                                   int* nan)
 
+
+cdef extern from "_list_values.h" nogil:
+    int ltr_lists_values()
+    int64_t ltr_list_values(const double* v, const int64_t* s, double threshold, int or_equal,
+                            int64_t n, Py_ssize_t* act, int64_t* sv, double* lv, double limit,
+                            double* top, int* grades)
+    int ltr_lowest_bit(uint64_t x)
+
 #: Queries with at most this many active rows are ranked by direct counting (O(n m) compares on
 #: vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are linear in
 #: n: the crossover is where m / log2(m) catches up with the cost ratio of a search step to a

@@ -474,6 +474,42 @@ def test_label_stats_found_while_gathering(integral):
     assert _ranking.rank_support(score, (labels, 0.0, False), offsets)[7] is None
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+@pytest.mark.parametrize("rows", [True, False])
+def test_rows_listed_with_their_labels_rank_as_gathered(dtype, rows, vector_width):
+    """Where the support's rule is a threshold on the labels themselves, AVX-512 lists each
+    query's active rows with their scores and labels in one pass (and finds the labels'
+    largest and whether all are grades there); the other widths list, then gather. Both give
+    the same outputs: queries of 1-300 rows (few active rows placed by comparing them, many
+    through the bitmap of their ranks), tied scores, labels that are not grades (2.5, above
+    the grade limit) or are, and every tie count."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(1, 300, 60)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    score = rng.integers(0, 40, offsets[-1]).astype(dtype)
+    for labels in (
+        rng.integers(0, 5, offsets[-1]).astype(np.float64),
+        np.where(rng.random(offsets[-1]) < 0.02, 2.5, rng.integers(0, 3, offsets[-1])),
+        np.where(rng.random(offsets[-1]) < 0.02, 70000.0, rng.integers(0, 3, offsets[-1])),
+    ):
+
+        def rank(labels=labels):
+            return _ranking.rank_support(
+                score, (labels, 0.0, False), offsets, labels=labels, rows=rows,
+                tie_order=True, grain=8,
+            )  # fmt: skip
+
+        found = rank()
+        _ranking.set_vector_lanes(2)
+        expected = rank()
+        _ranking.set_vector_lanes(vector_width)
+        assert found[7] == expected[7]
+        for a, b in zip(found[:7], expected[:7], strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize(("query_rows", "moved"), [(2000, True), (20, False)])
 def test_few_active_rows_are_moved_when_most_queries_hold_one(monkeypatch, query_rows, moved):
     """Interleaved rows with 1 % active are moved into grouped order when their queries are
