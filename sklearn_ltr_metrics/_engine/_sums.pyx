@@ -15,10 +15,11 @@ inputs; these functions trust them.
 
 import numpy as np
 
-from cython.parallel cimport prange
+from cython.parallel cimport parallel, prange
 from libc.math cimport INFINITY, NAN, signbit
-from libc.stdlib cimport qsort
+from libc.stdlib cimport free, malloc, qsort
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.string cimport memset
 
 ctypedef Py_ssize_t intp
 
@@ -55,15 +56,28 @@ COUNT, TERM, DISCOUNTED, PRECISION = _COUNT, _TERM, _DISCOUNTED, _PRECISION
 
 
 cdef inline intp _cutoff_end(const int32_t* position, intp lo, intp hi, int64_t k) noexcept nogil:
-    """First row of ``lo..hi`` at or beyond the cut-off (positions do not decrease)."""
-    cdef intp mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if position[mid] < k:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    """First row of ``lo..hi`` at or beyond the cut-off (positions, from 0, increase: row
+    ``lo + j`` is at position ``j`` or later, so only the first ``k`` rows can be within it).
+    A query wholly within the cut-off is seen from its last row; else, without a branch on the
+    data, the few rows there are counted, or a binary search moves by multiplies."""
+    cdef intp end = lo, n, half
+    if k <= 0:
+        return lo
+    if k < hi - lo:
+        hi = lo + k
+    elif lo < hi and position[hi - 1] < k:
+        return hi  # the whole query within the cut-off
+    n = hi - lo
+    if n <= 16:
+        while end < hi:
+            lo = lo + (position[end] < k)
+            end = end + 1
+        return lo
+    while n > 1:
+        half = n >> 1
+        lo = lo + half * (position[lo + half - 1] < k)
+        n = n - half
+    return lo + (position[lo] < k)
 
 
 cdef struct Terms:
@@ -116,6 +130,35 @@ cdef inline double _add_rows(const Terms* t, intp lo, intp end, double* running)
             if running != NULL:
                 running[i] = run
     return run
+
+
+cdef extern from *:
+    """
+    /* A hint that the cache line at p will be read soon (a no-op where the compiler has none). */
+    static inline void ltr_prefetch_line(const void* p) {
+    #if defined(__GNUC__) || defined(__clang__)
+        __builtin_prefetch(p, 0, 3);
+    #else
+        (void) p;
+    #endif
+    }
+    """
+    void ltr_prefetch_line(const void* p) nogil
+
+#: Pairs read ahead: the support rows of each pair's query lie apart from the last pair's
+#: (a new cache line per array read), asked for this many pairs before they are summed.
+cdef intp _AHEAD = 8
+
+
+cdef inline void _ask_ahead(const Terms* t, intp row) noexcept nogil:
+    """Ask for the cache lines of the arrays ``t`` reads at ``row`` (a query's first)."""
+    ltr_prefetch_line(t.pos + row)
+    if t.labels != NULL:
+        ltr_prefetch_line(t.labels + row)
+    if t.flag != NULL:
+        ltr_prefetch_line(t.flag + row)
+    if t.term != NULL:
+        ltr_prefetch_line(t.term + row)
 
 
 cdef const double* _doubles(values) except? NULL:
@@ -220,16 +263,24 @@ def ideal_levels(
     cdef int64_t[:, ::1] table = table_arr
     cdef intp[::1] runs = runs_arr
     cdef int threads = _threads(n_threads, labels.shape[0], grain)
-    with nogil:
-        for q in prange(nq, num_threads=threads, schedule="static"):
+    # Each thread counts a query's rows in four tables taken in turn (one slot past the levels
+    # for the grades without gain), so that rows of one level in a row do not wait for each
+    # other's count: the counts are then added (integers: exact).
+    cdef intp width = n_levels + 1
+    cdef int64_t* local
+    with nogil, parallel(num_threads=threads):
+        local = <int64_t*> malloc(4 * width * sizeof(int64_t))
+        for q in prange(nq, schedule="static"):
+            memset(local, 0, 4 * width * sizeof(int64_t))
             for i in range(offsets[q], offsets[q + 1]):
                 l = level_of[<intp> labels[i]]
-                if l >= 0:
-                    table[q, l] += 1
+                local[(i & 3) * width + (l if l >= 0 else n_levels)] += 1
             c = 0
             for l in range(n_levels):
+                table[q, l] = local[l] + local[width + l] + local[2 * width + l] + local[3 * width + l]
                 c = c + (table[q, l] > 0)
             runs[q + 1] = c
+        free(local)
     np.cumsum(runs_arr, out=runs_arr)
     cdef intp total = runs[nq]
     gain_arr = np.empty(total, dtype=np.float64)
@@ -388,8 +439,11 @@ def support_sums(
                 _add_rows(&t, offsets[q], offsets[q + 1], &out[0])
         return out_arr
     pq, cut = pair_query, kk
+    cdef intp n_pairs = pq.shape[0]
     with nogil:
-        for p in prange(pq.shape[0], num_threads=threads, schedule="dynamic", chunksize=256):
+        for p in prange(n_pairs, num_threads=threads, schedule="dynamic", chunksize=256):
+            if p + _AHEAD < n_pairs:  # the first rows of a later pair's query: asked ahead
+                _ask_ahead(&t, offsets[pq[p + _AHEAD]])
             q = pq[p]
             lo = offsets[q]
             out[p] = _add_rows(&t, lo, _cutoff_end(t.pos, lo, offsets[q + 1], cut[p]), NULL)
