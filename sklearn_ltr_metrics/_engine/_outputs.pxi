@@ -56,14 +56,15 @@ cdef tuple _support_found(
     counts_arr, row_arr, g_arr, t_arr, before_arr, lab_arr, starts_arr, qtop_arr, qgrades_arr,
     qrange_arr,
 ):
-    """:func:`rank_support`'s result: the labels' largest and whether all are grades, found
-    while gathering them, and, when asked (``qrange_arr``), the range of the scores."""
+    """:func:`rank_support`'s result but its last item: the labels' largest and whether all are
+    grades, found while gathering them, and, when asked (``qrange_arr``; else None), the
+    range of the scores."""
     total = starts_arr[-1]
     stats = None
     if lab_arr is not None and total:
         stats = (float(qtop_arr.max()), bool(qgrades_arr.all()))
     found = (counts_arr, row_arr, g_arr, t_arr, before_arr, lab_arr, starts_arr, stats)
     if qrange_arr is None:
-        return found
+        return found + (None,)
     ranges = qrange_arr.reshape(-1, 2)
     return found + ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None,)

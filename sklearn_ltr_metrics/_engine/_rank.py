@@ -60,6 +60,9 @@ class SupportRanks:
     score_range : tuple or None
         ``(smallest, largest)`` score, both NaN when a score is NaN or infinite (then the
         queries holding one are left unranked); None unless asked for.
+    any_tied : bool or None
+        Whether an active row ties with another row of its query, found as the ranks were
+        written (None where not known: read :attr:`tied`).
 
     The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     """
@@ -73,6 +76,7 @@ class SupportRanks:
     offsets: np.ndarray
     label_stats: tuple | None = None
     score_range: tuple | None = None
+    any_tied: bool | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when the queries that hold an
@@ -244,6 +248,7 @@ def _rank_grouped(
             rows=rows,
             grade_limit=MAX_INT_LABEL,
             score_range=score_range,
+            tie_flag=True,
         )
     )
 

@@ -36,6 +36,7 @@ cdef struct _Scratch:
     double* lv
     double top  # the largest label of a query's active rows, listed with them (b.lv)
     int grades  # whether all those labels are grades (integers in [0, grade_limit])
+    int tied  # whether a query's active row ties with another row (written as it is placed)
     double rng[3]  # a query's smallest and largest score, and 1.0 when one is NaN
     int odd  # whether a query's range found a NaN (the thread's own: see _rank_queries)
 
@@ -195,24 +196,28 @@ cdef inline void _mark_row(
     lt[le] += 1
 
 
-cdef inline void _write_ranked(
+cdef inline int _write_ranked(
     const int64_t* lt, const int64_t* eq, const int64_t* bf, const intp* pos, intp m,
     const ltr_order* grouped, intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
 ) noexcept nogil:
-    """Prefix sums of the difference arrays: g, t and the tie-break rank of each active row."""
+    """Prefix sums of the difference arrays: g, t and the tie-break rank of each active row;
+    returns whether one ties with another row."""
     cdef intp j
     cdef int64_t run_lt = 0, run_eq = 0, run_bf = 0
+    cdef int tied = 0
     for j in range(m):
         run_lt = run_lt + lt[j]
         run_eq = run_eq + eq[j]
         out_g[j] = <rank_t> run_lt
         if run_eq != 1:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
             out_t[j] = <rank_t> (run_eq - 1)
+            tied = 1
         if out_before != NULL:
             run_bf = run_bf + bf[j]
             if run_bf != 0:
                 out_before[j] = <rank_t> run_bf
         out_row[j] = ltr_row(grouped, pos[j])
+    return tied
 
 
 cdef intp _rank_query(
@@ -250,7 +255,7 @@ cdef intp _rank_query(
     for i in range(lo, hi):
         _mark_row(sv, skv, b.pos, m, q[i - lo], kq[i - lo] if kq != NULL else 0.0, i,
                   b.lt, b.eq, bf)
-    _write_ranked(b.lt, b.eq, bf, b.pos, m, grouped, out_row, out_g, out_t, out_before)
+    b.tied = _write_ranked(b.lt, b.eq, bf, b.pos, m, grouped, out_row, out_g, out_t, out_before)
     return m
 
 
@@ -320,7 +325,7 @@ cdef inline void _count_direct(
         cb[j] = b
 
 
-cdef inline void _place_direct(
+cdef inline int _place_direct(
     intp lo, intp n, intp m, const intp* act, intp* slot, uint64_t* bits,
     const ltr_order* grouped, const int64_t* cg, const int64_t* ct, const int64_t* cb,
     const double* lv, intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
@@ -328,19 +333,21 @@ cdef inline void _place_direct(
 ) noexcept nogil:
     """Write the counted active rows in rank order: each one's place is the number of active
     rows ranked before it (``g + tied rows before it`` is a distinct rank for every row).
-    ``lv`` (or NULL): the rows' labels in list order, written to ``out_lab`` in rank order."""
+    ``lv`` (or NULL): the rows' labels in list order, written to ``out_lab`` in rank order.
+    Returns whether a row ties with another."""
     cdef intp i, j, place, w
     cdef int64_t rank
     cdef uint64_t word
+    cdef int tied = 0
     if m * m <= n:
         for j in range(m):
             rank = cg[j] + cb[j]
             place = 0
             for i in range(m):
                 place += cg[i] + cb[i] < rank
-            _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g, out_t,
-                        out_before, out_lab)
-        return
+            tied |= _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g,
+                                out_t, out_before, out_lab)
+        return tied
     # Many active rows: each marks its rank (< n) in a bitmap and leaves its index at that
     # slot; the set bits, read in order, give the rank order (no pass over the n slots). Four
     # bitmaps, interleaved word by word, take the rows in turn: consecutive marks of one word
@@ -356,9 +363,10 @@ cdef inline void _place_direct(
         while word:
             j = slot[(w << 6) + ltr_lowest_bit(word)]
             word &= word - 1
-            _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g, out_t,
-                        out_before, out_lab)
+            tied |= _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g,
+                                out_t, out_before, out_lab)
             place += 1
+    return tied
 
 
 cdef intp _rank_query_direct(
@@ -395,28 +403,32 @@ cdef intp _rank_query_direct(
                   b.rng if check else NULL, out_lab != NULL)
     if check and not _finite_range(b.rng):
         return -1
-    _place_direct(lo, n, m, b.act, b.slot, b.bits, grouped, b.cg, b.ct, b.cb,
-                  b.lv if out_lab != NULL else NULL, out_row, out_g, out_t, out_before, out_lab)
+    b.tied = _place_direct(lo, n, m, b.act, b.slot, b.bits, grouped, b.cg, b.ct, b.cb,
+                           b.lv if out_lab != NULL else NULL, out_row, out_g, out_t,
+                           out_before, out_lab)
     return m
 
 
-cdef inline void _put_ranked(
+cdef inline int _put_ranked(
     intp j, intp place, intp lo, const intp* act, const ltr_order* grouped,
     const int64_t* cg, const int64_t* ct, const int64_t* cb, const double* lv,
     intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before, double* out_lab,
 ) noexcept nogil:
     """Write the j-th counted active row at its place in rank order (its input row only when
-    ``out_row`` is given; its label, from ``lv``, when ``out_lab`` is)."""
+    ``out_row`` is given; its label, from ``lv``, when ``out_lab`` is); returns whether it
+    ties with another row."""
     if out_row != NULL:
         out_row[place] = ltr_row(grouped, lo + act[j])
     if out_lab != NULL:
         out_lab[place] = lv[j]
     out_g[place] = <rank_t> cg[j]
-    if ct[j] != 0:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
-        out_t[place] = <rank_t> ct[j]
     if out_before != NULL:
         if cb[j] != 0:
             out_before[place] = <rank_t> cb[j]
+    if ct[j] != 0:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
+        out_t[place] = <rank_t> ct[j]
+        return 1
+    return 0
 
 
 # -- every query, in threads -----------------------------------------------------------------------
@@ -500,7 +512,7 @@ cdef void _rank_queries(
     const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
     intp width, intp qwidth, intp direct_max, int n_threads,
     intp* row, rank_t* g, rank_t* t, rank_t* before, double* lab, double* qtop,
-    uint8_t* qgrades, double grade_limit, double* qrange,
+    uint8_t* qgrades, double grade_limit, double* qrange, uint8_t* qtied,
 ):
     """Rank every query's active rows, queries in threads (dynamic: sizes vary), each thread
     with its own :class:`_Scratch`; write them at ``starts[q]`` of the outputs (``row`` NULL:
@@ -544,6 +556,7 @@ cdef void _rank_queries(
                 )
                 if qrange != NULL and not _range_kept(qrange, q, buf.rng):
                     continue
+                qtied[q] = buf.tied
                 if listed:
                     qtop[q] = buf.top
                     qgrades[q] = buf.grades
@@ -553,6 +566,7 @@ cdef void _rank_queries(
                     sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
                     out_row, g + base, t + base, before + base if before != NULL else NULL,
                 )
+                qtied[q] = buf.tied
             if lp != NULL:
                 _gather_labels(lp, out_row, counts[q], lab + base, grade_limit,
                                &qtop[q], &qgrades[q])
@@ -574,6 +588,7 @@ def rank_support(
     bint rows=True,
     double grade_limit=65535,
     bint score_range=False,
+    bint tie_flag=False,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -601,6 +616,9 @@ def rank_support(
     ``score_range`` (float64 scores in grouped order, ``grouped`` None): also return the
     smallest and largest score as a ninth item, read as the ranking reads them (both NaN when
     one is NaN or infinite: its query is left unranked, and the caller refuses the scores).
+    ``tie_flag``: also return, as the last item (the tenth: the ninth is None without
+    ``score_range``), whether an active row ties with another row, found as the ranks are
+    written (no read of the tie counts, whose pages stay untouched without ties).
 
     A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
     refused with a ValueError.
@@ -622,6 +640,7 @@ def rank_support(
     row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
         _support_outputs(total, nq, rows, tie_order, labels is not None, score_range)
     )
+    qtied_arr = np.zeros(nq, dtype=np.uint8)
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
     cdef intp qwidth = _longest_query(offsets)
@@ -637,10 +656,10 @@ def rank_support(
         <intp*> _data(row_arr),
         <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr),
         <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
-        <double*> _data(qrange_arr) if score_range else NULL,
+        <double*> _data(qrange_arr) if score_range else NULL, <uint8_t*> _data(qtied_arr),
     )
     return _support_found(
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
         (before_arr if tie_order else None), (lab_arr if labels is not None else None),
         starts_arr, qtop_arr, qgrades_arr, (qrange_arr if score_range else None),
-    )
+    )[: 9 if score_range or tie_flag else 8] + ((bool(qtied_arr.any()),) if tie_flag else ())

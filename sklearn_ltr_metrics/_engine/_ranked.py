@@ -197,7 +197,10 @@ class RankedLists:
     block_size = _of_order("block_size", "Rows in each tied block.")
 
     def _any_tied(self, ranks):
-        """Whether a row of these support ranks ties with another row (in threads)."""
+        """Whether a row of these support ranks ties with another row: as the ranking found
+        it, else read from the tie counts (in threads)."""
+        if ranks.any_tied is not None:
+            return ranks.any_tied
         tied = np.ascontiguousarray(ranks.tied, dtype=np.int32)
         return _sums.any_nonzero(tied, self.n_threads, self.grain)
 

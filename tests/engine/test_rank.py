@@ -510,6 +510,29 @@ def test_rows_listed_with_their_labels_rank_as_gathered(dtype, rows, vector_widt
             np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("direct_max", [10**9, 0])
+def test_the_tie_flag_is_read_off_the_ranking(direct_max, vector_width):
+    """``tie_flag=True`` reports whether an active row ties with another row, as the tie
+    counts say, on both per-query methods: scores of few levels (ties) and continuous ones
+    (none), with the tuple otherwise unchanged."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(1, 200, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    active = (rng.random(offsets[-1]) < 0.3).astype(np.uint8)
+    for score in (rng.integers(0, 50, offsets[-1]).astype(float), rng.normal(size=offsets[-1])):
+        plain = _ranking.rank_support(score, active, offsets, direct_max=direct_max, grain=8)
+        flagged = _ranking.rank_support(
+            score, active, offsets, direct_max=direct_max, grain=8, tie_flag=True
+        )
+        assert len(plain) == 8 and len(flagged) == 10 and flagged[8] is None
+        assert flagged[9] is bool((plain[3] != 0).any())
+        for a, b in zip(plain, flagged[:8], strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert flagged[9] is False and plain[3].size
+
+
 @pytest.mark.parametrize(("query_rows", "moved"), [(2000, True), (20, False)])
 def test_few_active_rows_are_moved_when_most_queries_hold_one(monkeypatch, query_rows, moved):
     """Interleaved rows with 1 % active are moved into grouped order when their queries are
