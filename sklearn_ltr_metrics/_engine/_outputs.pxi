@@ -34,6 +34,14 @@ cdef inline void* _data(cnp.ndarray arr):
 
 
 
+cdef object _starts_of(counts_arr):
+    """Where each query's active rows start in the outputs, and their total at the end: the
+    running sum of ``counts_arr`` (``n_queries + 1`` values, intp)."""
+    starts_arr = np.zeros(counts_arr.shape[0] + 1, dtype=np.intp)
+    np.cumsum(counts_arr, out=starts_arr[1:])
+    return starts_arr
+
+
 cdef tuple _support_outputs(
     intp total, intp nq, bint rows, bint tie_order, bint with_labels, bint with_range
 ):
@@ -54,17 +62,19 @@ cdef tuple _support_outputs(
 
 cdef tuple _support_found(
     counts_arr, row_arr, g_arr, t_arr, before_arr, lab_arr, starts_arr, qtop_arr, qgrades_arr,
-    qrange_arr,
+    qrange_arr, qtied_arr,
 ):
-    """:func:`rank_support`'s result but its last item: the labels' largest and whether all are
-    grades, found while gathering them, and, when asked (``qrange_arr``; else None), the
-    range of the scores."""
+    """:func:`rank_support`'s result: the labels' largest and whether all are grades, found
+    while gathering them; when asked, the range of the scores (``qrange_arr``) and whether a
+    query's row ties (``qtied_arr``, the ninth item None without the range)."""
     total = starts_arr[-1]
     stats = None
     if lab_arr is not None and total:
         stats = (float(qtop_arr.max()), bool(qgrades_arr.all()))
     found = (counts_arr, row_arr, g_arr, t_arr, before_arr, lab_arr, starts_arr, stats)
-    if qrange_arr is None:
-        return found + (None,)
-    ranges = qrange_arr.reshape(-1, 2)
-    return found + ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None,)
+    if qrange_arr is not None:
+        ranges = qrange_arr.reshape(-1, 2)
+        found += ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None,)
+    elif qtied_arr is not None:
+        found += (None,)
+    return found if qtied_arr is None else found + (bool(qtied_arr.any()),)

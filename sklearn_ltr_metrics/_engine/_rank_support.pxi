@@ -5,8 +5,8 @@
 #   rank_support                 outputs sized by the active rows of every query
 #     _support_outputs           the outputs (``_outputs.pxi``), _support_found the result
 #     _rank_queries              queries in threads, each thread with its own _Scratch
-#       _rank_query_direct       few active rows: count above / level with each (vectors)
-#         _list_active, _count_direct, _place_direct
+#       _rank_query_direct       few active rows: count above / level with each (vectors;
+#                                ``_rank_direct.pxi``)
 #       _rank_query              many: sort them, then search each row among them
 #         _gather_active, _sort_active, _mark_row, _write_ranked
 
@@ -259,176 +259,7 @@ cdef intp _rank_query(
     return m
 
 
-# -- few active rows: count the rows above and level with each, on vectors ----------------------
-
-
-cdef inline intp _list_active(
-    const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
-    intp lo, intp n, score_t* qs, double* qk, intp* act,
-) noexcept nogil:
-    """The active rows' indices in the query, listed without a branch (``act`` has room for
-    one more); rows in another order are read once each into ``qs``/``qk``."""
-    cdef intp i, r, m = 0
-    if ltr_reordered(grouped):
-        for i in range(n):
-            r = ltr_row(grouped, lo + i)
-            qs[i] = scores[r]
-            if key != NULL:
-                qk[i] = key[r]
-            act[m] = i
-            m = m + ltr_active(active, r)
-        return m
-    return ltr_list_active(active, lo, n, act)
-
-
-cdef inline void _count_direct(
-    const score_t* q, const double* kq, intp n, const intp* act, intp m,
-    score_t* val, int64_t* cg, int64_t* ct, int64_t* cb, double* rng, bint listed,
-) noexcept nogil:
-    """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
-    and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
-    order). The active scores are listed in ``val`` and counted against the query's
-    contiguous scores all at once (``ltr_count_many``: branch-free, on vectors). ``rng``
-    (float64 scores, or NULL): the query's smallest and largest score and whether one is NaN,
-    found by the same read (``ltr_count_many_range_f64``). ``listed``: ``val`` holds the
-    active scores already (:func:`_list_with_values`)."""
-    cdef intp i, j, ia
-    cdef score_t sa
-    cdef double ka
-    cdef int64_t t, b
-    cdef int odd
-    if not listed:
-        for j in range(m):
-            val[j] = q[act[j]]
-    if score_t is double:
-        if rng != NULL:
-            ltr_count_many_range_f64(q, n, val, m, cg, ct, &rng[0], &rng[1], &odd)
-            rng[2] = odd
-        else:
-            ltr_count_many_f64(q, n, val, m, cg, ct)
-    else:
-        ltr_count_many_i64(q, n, val, m, cg, ct)
-    for j in range(m):
-        t = ct[j]
-        b = 0
-        if t > 1:
-            ia = act[j]
-            sa = val[j]
-            ka = kq[ia] if kq != NULL else 0.0
-            for i in range(n):
-                if q[i] == sa:
-                    if kq != NULL and kq[i] != ka:
-                        b += kq[i] < ka
-                    else:
-                        b += i < ia
-        ct[j] = t - 1
-        cb[j] = b
-
-
-cdef inline int _place_direct(
-    intp lo, intp n, intp m, const intp* act, intp* slot, uint64_t* bits,
-    const ltr_order* grouped, const int64_t* cg, const int64_t* ct, const int64_t* cb,
-    const double* lv, intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before,
-    double* out_lab,
-) noexcept nogil:
-    """Write the counted active rows in rank order: each one's place is the number of active
-    rows ranked before it (``g + tied rows before it`` is a distinct rank for every row).
-    ``lv`` (or NULL): the rows' labels in list order, written to ``out_lab`` in rank order.
-    Returns whether a row ties with another."""
-    cdef intp i, j, place, w
-    cdef int64_t rank
-    cdef uint64_t word
-    cdef int tied = 0
-    if m * m <= n:
-        for j in range(m):
-            rank = cg[j] + cb[j]
-            place = 0
-            for i in range(m):
-                place += cg[i] + cb[i] < rank
-            tied |= _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g,
-                                out_t, out_before, out_lab)
-        return tied
-    # Many active rows: each marks its rank (< n) in a bitmap and leaves its index at that
-    # slot; the set bits, read in order, give the rank order (no pass over the n slots). Four
-    # bitmaps, interleaved word by word, take the rows in turn: consecutive marks of one word
-    # then seldom wait for each other's store.
-    memset(bits, 0, 4 * ((n >> 6) + 1) * sizeof(uint64_t))
-    for j in range(m):
-        rank = cg[j] + cb[j]
-        slot[rank] = j
-        bits[4 * (rank >> 6) + (j & 3)] |= (<uint64_t> 1) << (rank & 63)
-    place = 0
-    for w in range((n >> 6) + 1):
-        word = bits[4 * w] | bits[4 * w + 1] | bits[4 * w + 2] | bits[4 * w + 3]
-        while word:
-            j = slot[(w << 6) + ltr_lowest_bit(word)]
-            word &= word - 1
-            tied |= _put_ranked(j, place, lo, act, grouped, cg, ct, cb, lv, out_row, out_g,
-                                out_t, out_before, out_lab)
-            place += 1
-    return tied
-
-
-cdef intp _rank_query_direct(
-    const score_t* scores, const double* key, const ltr_rule* active, const ltr_order* grouped,
-    intp lo, intp hi, _Scratch* b,
-    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before, bint check,
-    double* out_lab, double grade_limit,
-) noexcept nogil:
-    """The same as :func:`_rank_query` by direct counting, O(n m + m^2) for m active rows.
-
-    Every active row counts the rows above and level with it in one branch-free pass over the
-    query's (contiguous) scores, which the compiler vectorises; for the few active rows of a
-    typical query this beats sorting them and searching. ``check`` (float64 scores, at least
-    one active row): also find the range of the scores (``b.rng``) by the same read, and
-    return -1, placing nothing, when one is NaN or infinite. ``out_lab`` (or NULL; rows in
-    order, the rule's values the labels, :func:`_lists_labels`): the active rows are listed
-    with their scores and labels, the labels written there in rank order, their largest and
-    whether all are grades left in ``b.top`` and ``b.grades``.
-    """
-    cdef intp n = hi - lo, m
-    cdef score_t* qs = <score_t*> b.qs
-    cdef const score_t* q = scores + lo
-    cdef const double* kq = key + lo if key != NULL else NULL
-    if out_lab != NULL:
-        m = ltr_list_values(active.values + lo, <const int64_t*> q, active.threshold,
-                            active.or_equal, n, b.act, <int64_t*> b.val, b.lv, grade_limit,
-                            &b.top, &b.grades)
-    else:
-        m = _list_active(scores, key, active, grouped, lo, n, qs, b.qk, b.act)
-    if ltr_reordered(grouped):  # the rows were read into the scratch buffers
-        q = qs
-        kq = b.qk if key != NULL else NULL
-    _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb,
-                  b.rng if check else NULL, out_lab != NULL)
-    if check and not _finite_range(b.rng):
-        return -1
-    b.tied = _place_direct(lo, n, m, b.act, b.slot, b.bits, grouped, b.cg, b.ct, b.cb,
-                           b.lv if out_lab != NULL else NULL, out_row, out_g, out_t,
-                           out_before, out_lab)
-    return m
-
-
-cdef inline int _put_ranked(
-    intp j, intp place, intp lo, const intp* act, const ltr_order* grouped,
-    const int64_t* cg, const int64_t* ct, const int64_t* cb, const double* lv,
-    intp* out_row, rank_t* out_g, rank_t* out_t, rank_t* out_before, double* out_lab,
-) noexcept nogil:
-    """Write the j-th counted active row at its place in rank order (its input row only when
-    ``out_row`` is given; its label, from ``lv``, when ``out_lab`` is); returns whether it
-    ties with another row."""
-    if out_row != NULL:
-        out_row[place] = ltr_row(grouped, lo + act[j])
-    if out_lab != NULL:
-        out_lab[place] = lv[j]
-    out_g[place] = <rank_t> cg[j]
-    if out_before != NULL:
-        if cb[j] != 0:
-            out_before[place] = <rank_t> cb[j]
-    if ct[j] != 0:  # the outputs come zeroed: untied rows write nothing (_rank_queries)
-        out_t[place] = <rank_t> ct[j]
-        return 1
-    return 0
+include "_rank_direct.pxi"
 
 
 # -- every query, in threads -----------------------------------------------------------------------
@@ -613,17 +444,13 @@ def rank_support(
     labels are integers in [0, grade_limit])`` of the gathered labels (None without labels or
     active rows).
 
-    ``score_range`` (float64 scores in grouped order, ``grouped`` None): also return the
-    smallest and largest score as a ninth item, read as the ranking reads them (both NaN when
-    one is NaN or infinite: its query is left unranked, and the caller refuses the scores).
-    ``tie_flag``: also return, as the last item (the tenth: the ninth is None without
-    ``score_range``), whether an active row ties with another row, found as the ranks are
-    written (no read of the tie counts, whose pages stay untouched without ties).
-
-    A query may hold up to ``MAX_QUERY_ROWS`` rows (the counts are 32-bit); a longer one is
-    refused with a ValueError.
+    ``score_range`` (float64 scores in grouped order, ``grouped`` None): a ninth item, the
+    smallest and largest score, read as the ranking reads them (both NaN when one is NaN or
+    infinite: its query is left unranked). ``tie_flag``: a tenth (the ninth None without
+    ``score_range``), whether an active row ties, found as the ranks are written (no read of
+    the tie counts). At most ``MAX_QUERY_ROWS`` rows a query (32-bit counts): a ValueError.
     """
-    cdef intp nq = offsets.shape[0] - 1, n = scores.shape[0]
+    cdef intp nq = offsets.shape[0] - 1, n = scores.shape[0], qwidth = _longest_query(offsets)
     cdef list keep = []
     cdef ltr_rule rule = _rule(active, keep)
     cdef ltr_order order = _row_order(grouped, keep)
@@ -633,8 +460,7 @@ def rank_support(
         counts_arr = _active_counts(&rule, &order, offsets, n_threads)
     else:
         counts_arr = np.ascontiguousarray(counts, np.intp)
-    starts_arr = np.zeros(nq + 1, dtype=np.intp)
-    np.cumsum(counts_arr, out=starts_arr[1:])
+    starts_arr = _starts_of(counts_arr)
     total = starts_arr[nq]
     score_range = score_range and score_t is double and grouped is None
     row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
@@ -643,18 +469,16 @@ def rank_support(
     qtied_arr = np.zeros(nq, dtype=np.uint8)
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
-    cdef intp qwidth = _longest_query(offsets)
     cdef intp width = (counts_arr.max() if nq else 0) + 1
     cdef const double* kp = <const double*> _data(key_arr) if key is not None else NULL
     cdef const double* lp = <const double*> _data(labels_arr) if labels is not None else NULL
-    cdef rank_t* bp = <rank_t*> _data(before_arr) if tie_order else NULL
-    if direct_max < 0:
-        direct_max = DIRECT_MAX
+    direct_max = DIRECT_MAX if direct_max < 0 else direct_max
     _rank_queries(
         sp, kp, lp, &rule, &order, &offsets[0], <const intp*> _data(counts_arr),
         <const intp*> _data(starts_arr), nq, width, qwidth, direct_max, n_threads,
         <intp*> _data(row_arr),
-        <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr),
+        <rank_t*> _data(g_arr), <rank_t*> _data(t_arr),
+        <rank_t*> _data(before_arr) if tie_order else NULL, <double*> _data(lab_arr),
         <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
         <double*> _data(qrange_arr) if score_range else NULL, <uint8_t*> _data(qtied_arr),
     )
@@ -662,4 +486,5 @@ def rank_support(
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
         (before_arr if tie_order else None), (lab_arr if labels is not None else None),
         starts_arr, qtop_arr, qgrades_arr, (qrange_arr if score_range else None),
-    )[: 9 if score_range or tie_flag else 8] + ((bool(qtied_arr.any()),) if tie_flag else ())
+        (qtied_arr if tie_flag else None),
+    )
