@@ -84,6 +84,12 @@ class Grades:
             grades = _sums.all_integral(labels, MAX_INT_LABEL, self.n_threads, _threads.grain())
         return int(self.largest) if grades else None
 
+    def counted(self, top):
+        """Each query's support rows of each grade ``0..top`` as the ranking counted them
+        (``SupportRanks.grade_counts``), or None where it did not (grades from ``top`` on)."""
+        counts = getattr(self.ranks, "grade_counts", None)
+        return counts if counts is not None and top < counts.shape[1] else None
+
     @cached_property
     def gain_of(self):
         """Gain of every grade 0..top, where the labels are small grades and the gain is a
@@ -151,6 +157,7 @@ class IdealGains:
                 -neg_levels[positive],
                 grades.n_threads,
                 _threads.grain(),
+                grade_counts=grades.counted(top),
             )
         return self._counted_levels()
 

@@ -60,13 +60,22 @@ cdef tuple _support_outputs(
     return row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr
 
 
+cdef tuple _query_flags(intp nq, bint grade_counts):
+    """The per-query outputs that only some callers ask for: whether a query's row ties
+    (``nq`` bytes, zeroed), and its grade counts (``(nq, GRADES_COUNTED)`` int32, zeroed;
+    None unless ``grade_counts``)."""
+    hist = np.zeros((nq, GRADE_COUNTS), dtype=np.int32) if grade_counts else None
+    return np.zeros(nq, dtype=np.uint8), hist
+
+
 cdef tuple _support_found(
     counts_arr, row_arr, g_arr, t_arr, before_arr, lab_arr, starts_arr, qtop_arr, qgrades_arr,
-    qrange_arr, qtied_arr,
+    qrange_arr, qtied_arr, qhist_arr=None,
 ):
     """:func:`rank_support`'s result: the labels' largest and whether all are grades, found
-    while gathering them; when asked, the range of the scores (``qrange_arr``) and whether a
-    query's row ties (``qtied_arr``, the ninth item None without the range)."""
+    while gathering them; when asked, the range of the scores (``qrange_arr``), whether a
+    query's row ties (``qtied_arr``) and the grade counts (``qhist_arr``), each item before an
+    asked one None when not asked."""
     total = starts_arr[-1]
     stats = None
     if lab_arr is not None and total:
@@ -75,6 +84,10 @@ cdef tuple _support_found(
     if qrange_arr is not None:
         ranges = qrange_arr.reshape(-1, 2)
         found += ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None,)
-    elif qtied_arr is not None:
+    elif qtied_arr is not None or qhist_arr is not None:
         found += (None,)
-    return found if qtied_arr is None else found + (bool(qtied_arr.any()),)
+    if qtied_arr is not None:
+        found += (bool(qtied_arr.any()),)
+    elif qhist_arr is not None:
+        found += (None,)
+    return found if qhist_arr is None else found + (qhist_arr,)

@@ -63,6 +63,11 @@ class SupportRanks:
     any_tied : bool or None
         Whether an active row ties with another row of its query, found as the ranks were
         written (None where not known: read :attr:`tied`).
+    grade_counts : ndarray or None
+        Per query, how many of its active rows hold each label ``0..GRADES_COUNTED - 1``
+        (int32, ``(n_queries, GRADES_COUNTED)``), counted as the labels were gathered: in
+        use when :attr:`label_stats` says every label is a grade below ``GRADES_COUNTED``
+        (else zeros where a query's labels are not). None where not counted.
 
     The counts are 32-bit: a query holds at most ``2**31 - 1`` rows (a longer one is refused).
     """
@@ -77,6 +82,7 @@ class SupportRanks:
     label_stats: tuple | None = None
     score_range: tuple | None = None
     any_tied: bool | None = None
+    grade_counts: np.ndarray | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when the queries that hold an
@@ -249,6 +255,7 @@ def _rank_grouped(
             grade_limit=MAX_INT_LABEL,
             score_range=score_range,
             tie_flag=True,
+            grade_counts=labels is not None,
         )
     )
 

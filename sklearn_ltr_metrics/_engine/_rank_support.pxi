@@ -37,6 +37,7 @@ cdef struct _Scratch:
     double top  # the largest label of a query's active rows, listed with them (b.lv)
     int grades  # whether all those labels are grades (integers in [0, grade_limit])
     int tied  # whether a query's active row ties with another row (written as it is placed)
+    int32_t grades4[4 * GRADE_COUNTS]  # a query's grade counts, four tables taken in turn
     double rng[3]  # a query's smallest and largest score, and 1.0 when one is NaN
     int odd  # whether a query's range found a NaN (the thread's own: see _rank_queries)
 
@@ -338,12 +339,27 @@ cdef inline void _gather_labels(
     grades_out[0] = grades
 
 
+cdef inline void _count_grades(
+    const double* lab, intp m, int32_t* hist, int32_t* four
+) noexcept nogil:
+    """How many of a query's ``m`` labels (grades below ``GRADE_COUNTS``, just written, in
+    cache) hold each grade, into ``hist``: counted in four tables taken in turn (``four``,
+    the thread's), so that equal grades in a row do not wait for each other's count."""
+    cdef intp i, v
+    memset(four, 0, 4 * GRADE_COUNTS * sizeof(int32_t))
+    for i in range(m):
+        four[(i & 3) * GRADE_COUNTS + <intp> lab[i]] += 1
+    for v in range(GRADE_COUNTS):
+        hist[v] = (four[v] + four[GRADE_COUNTS + v] + four[2 * GRADE_COUNTS + v]
+                   + four[3 * GRADE_COUNTS + v])
+
+
 cdef void _rank_queries(
     const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
     const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
     intp width, intp qwidth, intp direct_max, int n_threads,
     intp* row, rank_t* g, rank_t* t, rank_t* before, double* lab, double* qtop,
-    uint8_t* qgrades, double grade_limit, double* qrange, uint8_t* qtied,
+    uint8_t* qgrades, double grade_limit, double* qrange, uint8_t* qtied, int32_t* qhist,
 ):
     """Rank every query's active rows, queries in threads (dynamic: sizes vary), each thread
     with its own :class:`_Scratch`; write them at ``starts[q]`` of the outputs (``row`` NULL:
@@ -391,16 +407,17 @@ cdef void _rank_queries(
                 if listed:
                     qtop[q] = buf.top
                     qgrades[q] = buf.grades
-                    continue
             else:
                 _rank_query(
                     sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
                     out_row, g + base, t + base, before + base if before != NULL else NULL,
                 )
                 qtied[q] = buf.tied
-            if lp != NULL:
+            if lp != NULL and not (listed and direct):
                 _gather_labels(lp, out_row, counts[q], lab + base, grade_limit,
                                &qtop[q], &qgrades[q])
+            if qhist != NULL and qgrades[q] and qtop[q] < GRADE_COUNTS:
+                _count_grades(lab + base, counts[q], qhist + q * GRADE_COUNTS, buf.grades4)
         _free_scratch(&buf)
 
 
@@ -420,6 +437,7 @@ def rank_support(
     double grade_limit=65535,
     bint score_range=False,
     bint tie_flag=False,
+    bint grade_counts=False,
 ):
     """Per query, the rank geometry of its active rows, in rank order.
 
@@ -438,17 +456,14 @@ def rank_support(
     Returns ``(counts, row, g, t, before, label, starts, label_stats)``: active rows per query
     (intp); the input row of each active row (queries in code order, rows in rank order:
     descending score, then key, then input order) or None; rows of its query scoring strictly
-    higher (int32); other rows with an equal score (int32); tied rows that precede it (int32,
-    or None without ``tie_order``); its label (or None); where each query's active rows start
-    in the outputs (``n_queries + 1``, the running sum of ``counts``); ``(largest label, all
-    labels are integers in [0, grade_limit])`` of the gathered labels (None without labels or
-    active rows).
-
-    ``score_range`` (float64 scores in grouped order, ``grouped`` None): a ninth item, the
-    smallest and largest score, read as the ranking reads them (both NaN when one is NaN or
-    infinite: its query is left unranked). ``tie_flag``: a tenth (the ninth None without
-    ``score_range``), whether an active row ties, found as the ranks are written (no read of
-    the tie counts). At most ``MAX_QUERY_ROWS`` rows a query (32-bit counts): a ValueError.
+    higher, other rows with an equal score, tied rows that precede it (int32; ``before`` None
+    without ``tie_order``); its label (or None); where each query's active rows start (the
+    running sum of ``counts``); ``(largest label, all are integers in [0, grade_limit])``
+    (None without labels or active rows). Then, asked for (each before an asked one None):
+    ``score_range`` (float64 scores in order): the scores' least and largest as they are
+    ranked (NaN when one is NaN or infinite: its query unranked); ``tie_flag``: whether an
+    active row ties; ``grade_counts``: each query's labels of each grade below
+    ``GRADES_COUNTED`` (int32; zeros where not all are). ``MAX_QUERY_ROWS`` rows at most.
     """
     cdef intp nq = offsets.shape[0] - 1, n = scores.shape[0], qwidth = _longest_query(offsets)
     cdef list keep = []
@@ -466,7 +481,7 @@ def rank_support(
     row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
         _support_outputs(total, nq, rows, tie_order, labels is not None, score_range)
     )
-    qtied_arr = np.zeros(nq, dtype=np.uint8)
+    qtied_arr, qhist_arr = _query_flags(nq, grade_counts and labels is not None)
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
     cdef intp width = (counts_arr.max() if nq else 0) + 1
@@ -481,10 +496,11 @@ def rank_support(
         <rank_t*> _data(before_arr) if tie_order else NULL, <double*> _data(lab_arr),
         <double*> _data(qtop_arr), <uint8_t*> _data(qgrades_arr), grade_limit,
         <double*> _data(qrange_arr) if score_range else NULL, <uint8_t*> _data(qtied_arr),
+        <int32_t*> _data(qhist_arr) if qhist_arr is not None else NULL,
     )
     return _support_found(
         counts_arr, (row_arr if rows else None), g_arr, t_arr,
         (before_arr if tie_order else None), (lab_arr if labels is not None else None),
         starts_arr, qtop_arr, qgrades_arr, (qrange_arr if score_range else None),
-        (qtied_arr if tie_flag else None),
+        (qtied_arr if tie_flag else None), (qhist_arr if grade_counts else None),
     )

@@ -87,6 +87,13 @@ ctypedef fused score_t:
 ctypedef int32_t rank_t
 MAX_QUERY_ROWS = 2**31 - 1
 
+cdef enum:
+    # Grades 0..GRADE_COUNTS - 1 are counted per query as the ranking gathers the labels.
+    GRADE_COUNTS = 8
+
+#: Grades below this are counted per query by ``rank_support(grade_counts=True)``.
+GRADES_COUNTED = GRADE_COUNTS
+
 
 # The steps, in the order data flows (each ``.pxi`` a step; see ``__init__.py``).
 include "_codes.pxi"

@@ -242,67 +242,6 @@ def first_position(
     return out_arr
 
 
-def ideal_levels(
-    const double[::1] labels, const intp[::1] offsets, const intp[::1] level_of,
-    const double[::1] level_gain, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
-):
-    """Each segment's gain levels, from small integer grades: the runs of the ideal DCG.
-
-    ``labels`` hold grades in ``[0, level_of.size)`` (as float64); grade ``g`` belongs to
-    level ``level_of[g]`` (-1: no gain), of gain ``level_gain[level]`` (levels in descending
-    gain). Returns ``(gain, count, upper, run_offsets)``: per (segment, level) run with rows,
-    segments in order and levels in order inside a segment, the level's gain, its rows, and
-    the rows at or above it (``upper``); ``run_offsets`` delimit each segment's runs. Two
-    passes parallel over segments (count, then write); integer counts, exact.
-    """
-    cdef intp nq = offsets.shape[0] - 1, q, i, l, r, c
-    cdef intp n_levels = level_gain.shape[0]
-    cdef int64_t up
-    table_arr = np.zeros((nq, max(n_levels, 1)), dtype=np.int64)
-    runs_arr = np.zeros(nq + 1, dtype=np.intp)
-    cdef int64_t[:, ::1] table = table_arr
-    cdef intp[::1] runs = runs_arr
-    cdef int threads = _threads(n_threads, labels.shape[0], grain)
-    # Each thread counts a query's rows in four tables taken in turn (one slot past the levels
-    # for the grades without gain), so that rows of one level in a row do not wait for each
-    # other's count: the counts are then added (integers: exact).
-    cdef intp width = n_levels + 1
-    cdef int64_t* local
-    with nogil, parallel(num_threads=threads):
-        local = <int64_t*> malloc(4 * width * sizeof(int64_t))
-        for q in prange(nq, schedule="static"):
-            memset(local, 0, 4 * width * sizeof(int64_t))
-            for i in range(offsets[q], offsets[q + 1]):
-                l = level_of[<intp> labels[i]]
-                local[(i & 3) * width + (l if l >= 0 else n_levels)] += 1
-            c = 0
-            for l in range(n_levels):
-                table[q, l] = local[l] + local[width + l] + local[2 * width + l] + local[3 * width + l]
-                c = c + (table[q, l] > 0)
-            runs[q + 1] = c
-        free(local)
-    np.cumsum(runs_arr, out=runs_arr)
-    cdef intp total = runs[nq]
-    gain_arr = np.empty(total, dtype=np.float64)
-    count_arr = np.empty(total, dtype=np.int64)
-    upper_arr = np.empty(total, dtype=np.int64)
-    cdef double[::1] gain = gain_arr
-    cdef int64_t[::1] count = count_arr
-    cdef int64_t[::1] upper = upper_arr
-    with nogil:
-        for q in prange(nq, num_threads=threads, schedule="static"):
-            r = runs[q]
-            up = 0
-            for l in range(n_levels):
-                if table[q, l] > 0:
-                    up = up + table[q, l]
-                    gain[r] = level_gain[l]
-                    count[r] = table[q, l]
-                    upper[r] = up
-                    r = r + 1
-    return gain_arr, count_arr, upper_arr, runs_arr
-
-
 ctypedef fused number_t:
     double
     int64_t
@@ -450,45 +389,6 @@ def support_sums(
     return out_arr
 
 
-def ideal_dcg(
-    const double[::1] gain,
-    const int64_t[::1] count,
-    const int64_t[::1] upper,
-    const intp[::1] offsets,
-    const intp[::1] pair_query,
-    const double[::1] pair_k,
-    const double[::1] disc_cum,
-    int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
-):
-    """DCG of each pair's best ordering: a sum over its query's gain levels.
-
-    A query's levels (``offsets`` delimit them, gains descending) fill the ranks
-    ``upper - count`` to ``upper``; level ``l`` adds ``gain[l]`` times the discounts of the
-    ranks it fills before the cut-off ``pair_k`` (``inf`` allowed), read from ``disc_cum``,
-    the running sum of the discounts (``disc_cum[r]`` over ranks ``1..r``; its length bounds
-    the ranks). Levels are added in order, from the query's first: a pair's value depends on
-    its own query alone.
-    """
-    cdef intp n_pairs = pair_query.shape[0], p, q, run
-    cdef int64_t longest = disc_cum.shape[0] - 1, kcap, hi, lo
-    cdef double total
-    out_arr = np.zeros(n_pairs, dtype=np.float64)
-    cdef double[::1] out = out_arr
-    cdef int threads = _threads(n_threads, n_pairs * 8, grain)
-    with nogil:
-        for p in prange(n_pairs, num_threads=threads, schedule="static"):
-            q = pair_query[p]
-            kcap = longest if pair_k[p] >= longest else <int64_t> pair_k[p]
-            total = 0.0
-            for run in range(offsets[q], offsets[q + 1]):
-                hi = min(upper[run], kcap)
-                lo = min(upper[run] - count[run], kcap)
-                total = total + gain[run] * (disc_cum[hi] - disc_cum[lo])
-            out[p] = total
-    return out_arr
-
-
 def stream_rows(const int64_t[::1] ids, const int64_t[::1] a, const int64_t[::1] b,
                 int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):
     """One pass over three row-aligned arrays of 8-byte values (query ids, and the bits of the
@@ -587,3 +487,4 @@ def code_count(codes, active, intp n_groups, int n_threads=1, intp grain=MIN_ROW
 
 # The range of the labels or the scores, and the relevant rows of each run, in one read.
 include "_range.pxi"
+include "_ideal_levels.pxi"

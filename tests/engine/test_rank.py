@@ -533,6 +533,47 @@ def test_the_tie_flag_is_read_off_the_ranking(direct_max, vector_width):
     assert flagged[9] is False and plain[3].size
 
 
+@pytest.mark.parametrize("direct_max", [10**9, 0])
+def test_grade_counts_are_counted_as_the_labels_are_gathered(direct_max, vector_width):
+    """``grade_counts=True`` counts each query's gathered labels of each grade below
+    ``GRADES_COUNTED`` (a bincount of its labels) on both per-query methods and every vector
+    width; a query whose labels are not all such grades keeps zeros (the label statistics
+    then say so), and the ideal DCG levels from the counts equal those from the labels."""
+    from sklearn_ltr_metrics._engine import _ranking, _sums
+
+    rng = np.random.default_rng(13)
+    sizes = rng.integers(1, 150, 50)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    labels = rng.integers(0, 6, offsets[-1]).astype(np.float64)
+    labels[offsets[7] : offsets[8]] = np.where(labels[offsets[7] : offsets[8]] > 0, 9.0, 0.0)
+    labels[offsets[9]] = 2.5
+    score = rng.normal(size=offsets[-1])
+    out = _ranking.rank_support(
+        score, (labels, 0.0, False), offsets, labels=labels, direct_max=direct_max, grain=8,
+        grade_counts=True,
+    )  # fmt: skip
+    counts, gathered, starts, hist = out[0], out[5], out[6], out[10]
+    assert out[8] is None and out[9] is None and hist.shape == (50, _ranking.GRADES_COUNTED)
+    for q in range(50):
+        own = gathered[starts[q] : starts[q + 1]]
+        if q in (7, 9) and own.size:
+            assert not hist[q].any()
+        else:
+            expected = np.bincount(own.astype(int), minlength=_ranking.GRADES_COUNTED)
+            np.testing.assert_array_equal(hist[q], expected)
+    clean = np.setdiff1d(np.arange(50), [7, 9])
+    keep = np.concatenate([np.arange(starts[q], starts[q + 1]) for q in clean])
+    sub_offsets = np.concatenate(([0], np.cumsum(counts[clean]))).astype(np.intp)
+    level_of = np.array([-1, 4, 3, 2, 1, 0, -1, -1], dtype=np.intp)
+    gains = np.array([31.0, 15.0, 7.0, 3.0, 1.0])
+    from_labels = _sums.ideal_levels(gathered[keep], sub_offsets, level_of, gains)
+    from_counts = _sums.ideal_levels(
+        gathered[keep], sub_offsets, level_of, gains, grade_counts=np.ascontiguousarray(hist[clean])
+    )
+    for a, b in zip(from_labels, from_counts, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize(("query_rows", "moved"), [(2000, True), (20, False)])
 def test_few_active_rows_are_moved_when_most_queries_hold_one(monkeypatch, query_rows, moved):
     """Interleaved rows with 1 % active are moved into grouped order when their queries are
