@@ -30,7 +30,7 @@ from ._rank import RowRanking
 from ._ranked import Judgments, ListOptions, RankedLists, support_rule
 from ._scans import value_range
 
-__all__ = ["InputScans", "KernelContext", "evaluate_arrays", "tiebreak_key"]
+__all__ = ["InputScans", "KernelContext", "evaluate_arrays", "read_cutoff", "tiebreak_key"]
 
 
 @dataclass(frozen=True)
@@ -156,14 +156,17 @@ def evaluate_arrays(
     positive, is_relevant = _relevance_rules(y_true, threshold)
     if scans.run_counts is not None:
         grouping.take_run_counts(positive, scans.run_counts)
-    support_ranks = once(
-        ("support", ties, gains.scores_nonpositive),
-        ranking.support,
+    top_k = read_cutoff(specs, grouping.sizes)
+    support = once(
+        ("support", ties, gains.scores_nonpositive, top_k),
+        _rank_support,
+        ranking,
         support_rule(y_true, gains, positive),
-        labels=y_true,
+        y_true,
+        top_k,
         score_range=scans.check_scores is not None,
     )
-    found = support_ranks.score_range
+    found = support[0].score_range
     if scans.check_scores is not None and not np.isfinite(found or np.nan).all():
         scans.check_scores()  # raises the check's error (a NaN or infinite score)
     counts = once(
@@ -177,7 +180,7 @@ def evaluate_arrays(
     )
     del is_relevant
     ctx = _ranked_lists(
-        ranking, support_ranks, counts, y_true, y_score, options, gains, ideal, judged, row_terms
+        ranking, support, counts, y_true, y_score, options, gains, ideal, judged, row_terms
     )
     _check_labels_for(specs, options, gains, ctx.largest_label, ctx.ideal_labels, n_threads)
     cache = {"undefined": {}}  # what every metric shares: the undefined queries, sizes as float
@@ -233,6 +236,41 @@ def _row_ranking(grouping, y_true, y_score, ties, doc_id, n_threads):
     )
 
 
+#: Whether a group of metric specs that read only their top k ranks only the support rows
+#: that can land there (issue 44); False ranks every support row (tests compare the two).
+RANK_ONLY_WHAT_IS_READ = True
+
+
+def read_cutoff(specs, sizes):
+    """The largest cut-off the ``specs`` read, when each reads only its top k rows
+    (``metric.reads == "top_k"``) at cut-offs known before ranking (an int or a list of
+    ints); None when one reads more (MAP, MRR over the whole list, per-query cut-offs), or
+    when no query is longer than it (``sizes``: rows of each query): every support row is
+    then ranked."""
+    if not RANK_ONLY_WHAT_IS_READ or not sizes.size:
+        return None
+    top = 0
+    for spec in specs:
+        metric, k = spec.metric, spec.k
+        if getattr(metric, "reads", None) != "top_k" or metric.own_cutoff is not None:
+            return None
+        ks = k if isinstance(k, tuple) else (k,)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in ks):
+            return None  # the whole list, a strategy or a callable: known after ranking
+        top = max(top, *ks)
+    return top if 0 < top < int(sizes.max()) else None
+
+
+def _rank_support(ranking, support, labels, top_k, *, score_range):
+    """``(SupportRanks, SupportLabels or None)`` of the ``support`` rule: every support row
+    ranked (``top_k`` None), or only those that can rank within ``top_k``, with every
+    support row's label apart (:meth:`RowRanking.top_support`)."""
+    if top_k is None:
+        return ranking.support(support, labels=labels, score_range=score_range), None
+    k = np.full(ranking.grouping.n_groups, top_k, dtype=np.int64)
+    return ranking.top_support(support, k, labels, score_range=score_range)
+
+
 def _relevance_rules(y_true, threshold):
     """The positive and the relevant rows, as rules the kernels apply row by row (no masks);
     the very same rule when the relevant rows are the positive ones."""
@@ -242,9 +280,10 @@ def _relevance_rules(y_true, threshold):
 
 
 def _ranked_lists(
-    ranking, support_ranks, counts, y_true, y_score, options, gains, ideal, judged, row_terms
+    ranking, support, counts, y_true, y_score, options, gains, ideal, judged, row_terms
 ):
-    """The :class:`RankedLists` every metric kernel reads."""
+    """The :class:`RankedLists` every metric kernel reads; ``support`` is
+    ``(SupportRanks, SupportLabels or None)`` (:func:`_rank_support`)."""
     ties = options["ties"]
     judgments = Judgments(judged=judged)
     if ideal is not None:  # judged documents apart from the ranked rows (TREC input)
@@ -262,12 +301,13 @@ def _ranked_lists(
     n_pos = np.asarray(counts.n_pos, dtype=np.float64)
     return RankedLists(
         ranking,
-        support_ranks,
+        support[0],
         y_true=y_true,
         y_score=y_score,
         n_pos=n_pos,
         options=list_options,
         judgments=judgments,
+        support_labels=support[1],
     )
 
 

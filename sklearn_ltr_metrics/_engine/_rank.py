@@ -19,7 +19,7 @@ from . import _ranking, _sums, _threads
 from ._grouping import _compiled_active, _rule_mask
 from ._ordering import rank_order, score_keys
 
-__all__ = ["MAX_INT_LABEL", "RowRanking", "SupportRanks", "rank_support"]
+__all__ = ["MAX_INT_LABEL", "RowRanking", "SupportLabels", "SupportRanks", "rank_support"]
 
 #: Integer labels up to this value are grades: looked up in per-grade tables rather than
 #: sorted (``_ideal.Grades``); the ranking checks it while it gathers the labels.
@@ -73,6 +73,20 @@ class SupportRanks:
     offsets: np.ndarray
     label_stats: tuple | None = None
     score_range: tuple | None = None
+
+
+@dataclass(frozen=True)
+class SupportLabels:
+    """The labels of every support row, for what reads them all whatever their ranks (the
+    ideal DCG, the label checks: :class:`~._ideal.Grades`), when only some rows are ranked
+    (:meth:`RowRanking.top_support`). Attributes as :class:`SupportRanks`'s, queries in code
+    order and input order inside a query (no reader depends on the order inside a query).
+    """
+
+    counts: np.ndarray
+    labels: np.ndarray
+    offsets: np.ndarray
+    label_stats: tuple | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when the queries that hold an
@@ -298,6 +312,32 @@ class RowRanking:
             rows=False,
             score_range=score_range,
         )
+
+    def top_support(self, active, k, labels, score_range=False):
+        """``(SupportRanks, SupportLabels)``: the ranks of the ``active`` rows that can rank
+        within each query's first ``k`` rows (int64, one per query: those scoring at or above
+        its ``k``-th largest score, found by a compiled selection in threads), each the same
+        bits as :meth:`support` gives it; and the ``labels`` of every active row, for what
+        reads them all (issue 44: rank only what is read). A row scoring below that score has
+        ``k`` rows above it: it ranks beyond ``k`` under every tie policy."""
+        grouping = self.grouping
+        scores, key = score_keys(self.y_score), _tie_key(self.tiebreak)
+        labels = np.ascontiguousarray(labels, dtype=np.float64)
+        counts = grouping.count(active)  # kept: the relevant rows, counted for the table too
+        grouped = grouping.grouped
+        order = None if grouped is None else _kernel_order(grouped)
+        offsets = grouping.offsets.astype(np.intp, copy=False)
+        mask, top, every_label, stats = _ranking.top_support(
+            scores, _compiled_active(active), offsets, counts, k, labels, grouped=order,
+            n_threads=self.n_threads, grain=_threads.grain(), grade_limit=MAX_INT_LABEL,
+        )  # fmt: skip
+        ranks = _rank_grouped(
+            grouping, scores, mask, key, labels, order, counts=top, tie_order=self.tie_order,
+            n_threads=self.n_threads, rows=False, score_range=score_range,
+        )  # fmt: skip
+        starts = np.zeros(counts.size + 1, dtype=np.intp)
+        np.cumsum(counts, out=starts[1:])
+        return ranks, SupportLabels(counts, every_label, starts, stats)
 
     @cached_property
     def order(self):

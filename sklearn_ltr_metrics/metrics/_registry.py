@@ -65,12 +65,14 @@ def _register(*metrics):
 METRICS = _register(
     Metric(
         name="precision",
+        reads="top_k",
         kernel=_precision,
         ideal=None,
         description="hits@k / k (precision_denominator='min_k_n_docs': / min(k, n_docs))",
     ),
     Metric(
         name="recall",
+        reads="top_k",
         kernel=_recall,
         ideal=None,
         undefined="n_pos",
@@ -79,6 +81,7 @@ METRICS = _register(
     ),
     Metric(
         name="capped_recall",
+        reads="top_k",
         kernel=_capped_recall,
         undefined="n_pos",
         description="hits@k / min(k, n_pos): the methodology's Recall@K (1 when all "
@@ -86,16 +89,19 @@ METRICS = _register(
     ),
     Metric(
         name="hit_rate",
+        reads="top_k",
         kernel=_hit_rate,
         description="1 if a relevant row is in the top k, else 0 (success@k)",
     ),
     Metric(
         name="mrr",
+        reads="top_k",
         kernel=_mrr,
         description="1 / rank of the first relevant row within k, else 0",
     ),
     Metric(
         name="average_precision",
+        reads="top_k",
         kernel=_average_precision,
         undefined="n_pos",
         description="sum of precision at the relevant ranks <= k, divided by n_pos "
@@ -103,6 +109,7 @@ METRICS = _register(
     ),
     Metric(
         name="r_precision",
+        reads="top_k",
         kernel=_precision,
         own_cutoff=_k_is_n_pos,
         undefined="n_pos",
@@ -110,6 +117,7 @@ METRICS = _register(
     ),
     Metric(
         name="ndcg",
+        reads="top_k",
         kernel=_ndcg,
         graded=True,
         undefined="ideal",
@@ -117,6 +125,7 @@ METRICS = _register(
     ),
     Metric(
         name="dcg",
+        reads="top_k",
         kernel=_dcg,
         graded=True,
         value_range=_UNBOUNDED,
@@ -125,6 +134,7 @@ METRICS = _register(
     ),
     Metric(
         name="cg",
+        reads="top_k",
         kernel=_cg,
         graded=True,
         value_range=_UNBOUNDED,
@@ -133,6 +143,7 @@ METRICS = _register(
     ),
     Metric(
         name="f1",
+        reads="top_k",
         kernel=_f1,
         ideal=None,
         undefined="n_pos",
@@ -140,6 +151,7 @@ METRICS = _register(
     ),
     Metric(
         name="fbeta",
+        reads="top_k",
         kernel=_fbeta,
         ideal=None,
         undefined="n_pos",
@@ -148,6 +160,7 @@ METRICS = _register(
     ),
     Metric(
         name="err",
+        reads="top_k",
         kernel=_err,
         graded=True,
         ideal=None,
