@@ -1,0 +1,203 @@
+"""Rank only what is read (issue 44): metrics that read only their top k rows, at cut-offs
+known before ranking, rank only the support rows scoring at or above each query's K-th largest
+score (K the largest cut-off). The values must be those of the full ranking of every support
+row, bit for bit, under every tie policy and on any number of threads; what reads every
+support row's label (the ideal DCG, the label checks) must still see them all.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._engine import _driver, _rank, _ranking
+
+from .._engine import small_grain
+
+#: Every metric declared ``reads="top_k"``, at small cut-offs (some queries are shorter).
+TOP_K_METRICS = [
+    "ndcg@5", "dcg@3", "cg@4", "precision@5", "recall@2", "capped_recall@5", "hit_rate@3",
+    "mrr@4", "map@5", "f1@5", "f2@3", "err@5",
+]  # fmt: skip
+POLICIES = (
+    "average",
+    "stable",
+    "pessimistic",
+    "optimistic",
+    "trec_eval",
+    "doc_id",
+    "label_ranking",
+)
+
+
+def _queries(rng):
+    """Queries of 1-40 rows, labels 0-4, with every case the floor meets: queries shorter
+    than K, ties at the K-th score, ties only below it, all-tied queries, queries without a
+    relevant row, integer scores; rows in random query order."""
+    sizes = rng.integers(1, 40, 80)
+    qid = np.repeat(np.arange(sizes.size) * 3 + 1, sizes)
+    n = qid.size
+    labels = rng.choice([0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0], n)
+    kind = np.repeat(np.arange(sizes.size) % 5, sizes)
+    scores = np.where(kind == 0, rng.standard_normal(n), np.round(rng.standard_normal(n), 1))
+    low = rng.standard_normal(n)
+    scores = np.where(kind == 2, np.where(low < 0.3, -1.0, low), scores)  # ties below K only
+    scores = np.where(kind == 3, 0.5, scores)  # every row tied
+    labels = np.where(np.repeat(np.arange(sizes.size) % 7 == 0, sizes), 0.0, labels)  # none
+    order = rng.permutation(n)
+    return qid[order], labels[order], scores[order], np.arange(n)[order]
+
+
+def _both(labels, scores, **kwargs):
+    """``per_query`` with the optimisation on, then off."""
+    on = evaluate(labels, scores, **kwargs).per_query
+    try:
+        _driver.RANK_ONLY_WHAT_IS_READ = False
+        off = evaluate(labels, scores, **kwargs).per_query
+    finally:
+        _driver.RANK_ONLY_WHAT_IS_READ = True
+    return on, off
+
+
+def _same_bits(a, b):
+    assert list(a.columns) == list(b.columns)
+    values_a, values_b = a.to_numpy(np.float64), b.to_numpy(np.float64)
+    assert np.array_equal(values_a.view(np.int64), values_b.view(np.int64))
+
+
+@pytest.fixture
+def top_calls(monkeypatch):
+    """The calls of :meth:`RowRanking.top_support` (the ranking of the top rows only)."""
+    calls = []
+    real = _rank.RowRanking.top_support
+
+    def spy(self, *args, **kwargs):
+        calls.append(args[1])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_rank.RowRanking, "top_support", spy)
+    return calls
+
+
+@pytest.mark.parametrize("ties", POLICIES)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_top_rows_only_equal_every_support_row(monkeypatch, top_calls, ties, n_jobs):
+    small_grain(monkeypatch, 64)  # several threads on these few rows
+    rng = np.random.default_rng(POLICIES.index(ties) * 2 + n_jobs)
+    qid, labels, scores, doc = _queries(rng)
+    for y_score in (scores, np.round(scores * 10).astype(np.int64)):
+        on, off = _both(
+            labels, y_score, qid=qid, metrics=TOP_K_METRICS, ties=ties, n_jobs=n_jobs,
+            doc_id=doc if ties in ("trec_eval", "doc_id") else None, empty_query="skip",
+        )  # fmt: skip
+        _same_bits(on, off)
+    assert top_calls  # the top rows only (cg@4, of its own gain, a group of its own)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"min_relevance": 2}, {"gain": "linear"}, {"gain": {0: 0.5, 1: 1.0, 2: 3.0, 3: 3.5, 4: 9.0}}],
+)
+def test_thresholds_and_gains(top_calls, options):
+    qid, labels, scores, _ = _queries(np.random.default_rng(7))
+    on, off = _both(
+        labels, scores, qid=qid, metrics=["ndcg@5", "precision@4", "recall@6"], **options
+    )
+    _same_bits(on, off)
+    assert len(top_calls) == 1
+
+
+def test_cutoff_lists_take_their_largest(top_calls):
+    qid, labels, scores, _ = _queries(np.random.default_rng(8))
+    on, off = _both(labels, scores, qid=qid, metrics=["ndcg", "precision"], k=[2, 6])
+    _same_bits(on, off)
+    assert [int(k.max()) for k in top_calls] == [6]
+
+
+def test_ranks_only_the_top_support_rows(monkeypatch):
+    """A cut-off-only set ranks fewer rows than the support; one metric that reads more
+    (MAP over the whole list) ranks every support row; per-query cut-offs too."""
+    ranked = []
+    real = _ranking.rank_support
+
+    def spy(scores, active, *args, counts=None, **kwargs):
+        ranked.append(int(np.sum(counts)))
+        return real(scores, active, *args, counts=counts, **kwargs)
+
+    monkeypatch.setattr(_ranking, "rank_support", spy)
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(50), 60)
+    labels = rng.integers(0, 3, qid.size).astype(float)
+    scores = rng.standard_normal(qid.size)
+    support = int(np.count_nonzero(labels))
+    evaluate(labels, scores, qid=qid, metrics=["ndcg@10", "precision@10", "recall@10"])
+    assert ranked[-1] <= 50 * 10 < support
+    evaluate(labels, scores, qid=qid, metrics=["ndcg@10", "precision@10", "map"])
+    assert ranked[-1] == support
+    evaluate(labels, scores, qid=qid, metrics=["ndcg"], k="adaptive")
+    assert ranked[-1] == support
+
+
+@pytest.mark.parametrize("metric", ["err@3", "ndcg@3"])
+def test_labels_beyond_k_are_still_checked(metric):
+    """A label no metric can score is refused even on a row ranked far beyond K."""
+    qid = np.repeat([1, 2], 30)
+    labels = np.zeros(60)
+    scores = -np.arange(60.0)
+    labels[[0, 29]] = [1.0, 9.0 if metric.startswith("err") else 5000.0]  # 29: ranked last
+    with pytest.raises(ValueError, match="err_max_grade" if metric.startswith("err") else "gain"):
+        evaluate(labels, scores, qid=qid, metrics=[metric])
+
+
+def test_ideal_reads_every_relevant_row():
+    """nDCG's ideal counts the relevant rows beyond K: a query whose top K holds one of its
+    two relevant rows scores below 1."""
+    qid = np.zeros(30, dtype=int)
+    labels = np.zeros(30)
+    labels[[0, 29]] = 1.0
+    scores = -np.arange(30.0)
+    table = evaluate(labels, scores, qid=qid, metrics=["ndcg@3", "recall@3"]).per_query
+    assert table["recall@3"].iloc[0] == 0.5
+    assert table["ndcg@3"].iloc[0] == pytest.approx(1.0 / (1.0 + 1.0 / np.log2(3.0)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+@pytest.mark.parametrize("k", [1, 3, 12, 40])
+def test_selection_against_a_sort(dtype, k):
+    """The compiled floor: the support rows scoring at or above the k-th largest score of
+    their query (heap and quickselect paths, rows grouped or read through an order)."""
+    rng = np.random.default_rng(k)
+    sizes = rng.integers(1, 300, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    n = int(offsets[-1])
+    scores = (rng.standard_normal(n) * 4).astype(dtype)
+    labels = rng.integers(0, 3, n).astype(np.float64)
+    codes = np.repeat(np.arange(sizes.size), sizes)
+    counts = np.bincount(codes, weights=labels > 0, minlength=sizes.size).astype(np.intp)
+    kth = np.array(
+        [np.sort(scores[a:b])[::-1][min(k, b - a) - 1] for a, b in itertools.pairwise(offsets)]
+    )
+    expected = (labels > 0) & (scores >= kth[codes])
+    for grouped in (None, np.arange(n, dtype=np.intp)):
+        mask, top, every, stats = _ranking.top_support(
+            scores, (labels, 0.0, False), offsets, counts, np.full(sizes.size, k), labels,
+            grouped=grouped, n_threads=2, grain=64,
+        )  # fmt: skip
+        assert np.array_equal(mask.astype(bool), expected)
+        assert np.array_equal(top, np.bincount(codes, weights=expected, minlength=sizes.size))
+        assert np.array_equal(every, labels[labels > 0])
+        assert stats == (float(labels.max()), True)
+
+
+def test_selection_ends_on_nan_scores():
+    """A NaN score leaves the floor meaningless but the selection ends (the query is then
+    refused by the check of the scores)."""
+    scores = np.full(200, np.nan)
+    scores[::3] = 1.0
+    labels = np.ones(200)
+    offsets = np.array([0, 200], dtype=np.intp)
+    for k in (2, 150):
+        _ranking.top_support(scores, (labels, 0.0, False), offsets, [200], [k], labels)
+    with pytest.raises(ValueError, match="y_score"):
+        evaluate(labels, scores, qid=np.zeros(200), metrics=["ndcg@2"])
