@@ -315,29 +315,47 @@ class RowRanking:
 
     def top_support(self, active, k, labels, score_range=False):
         """``(SupportRanks, SupportLabels)``: the ranks of the ``active`` rows that can rank
-        within each query's first ``k`` rows (int64, one per query: those scoring at or above
-        its ``k``-th largest score, found by a compiled selection in threads), each the same
-        bits as :meth:`support` gives it; and the ``labels`` of every active row, for what
-        reads them all (issue 44: rank only what is read). A row scoring below that score has
-        ``k`` rows above it: it ranks beyond ``k`` under every tie policy."""
+        within each query's first ``k`` rows (int64, one per query), each the same bits as
+        :meth:`support` gives it, and the ``labels`` of every active row, for what reads them
+        all (issue 44: rank only what is read; the compiled ``top_support`` of ``_ranking``).
+
+        Per query, a floor at or below its ``k``-th largest score is found in O(n) on
+        vectors; a row scoring below it has ``k`` rows above it, so it ranks beyond ``k``
+        under every tie policy. The active rows at or above the floor are ranked among the
+        rows at or above it alone (every row above or level with them is one of those).
+        ``score_range``: as :func:`rank_support`'s.
+        """
         grouping = self.grouping
         scores, key = score_keys(self.y_score), _tie_key(self.tiebreak)
         labels = np.ascontiguousarray(labels, dtype=np.float64)
         counts = grouping.count(active)  # kept: the relevant rows, counted for the table too
         grouped = grouping.grouped
-        order = None if grouped is None else _kernel_order(grouped)
         offsets = grouping.offsets.astype(np.intp, copy=False)
-        mask, top, every_label, stats = _ranking.top_support(
-            scores, _compiled_active(active), offsets, counts, k, labels, grouped=order,
-            n_threads=self.n_threads, grain=_threads.grain(), grade_limit=MAX_INT_LABEL,
+        every = SupportLabels(counts, *self._top_labels(counts))
+        found = None
+        if score_range and (grouped is not None or scores.dtype != np.float64):
+            found = tuple(map(float, _scan_range(scores, self.n_threads)))
+            if not np.isfinite(found).all():  # nothing ranked: the caller refuses the scores
+                return _unranked(grouping.n_groups, found), every
+        ranked, every_label = _ranking.top_support(
+            scores, _compiled_active(active), offsets, counts, k, labels,
+            grouped=None if grouped is None else _kernel_order(grouped), key=key,
+            tie_order=self.tie_order, n_threads=self.n_threads, grain=_threads.grain(),
+            score_range=score_range and found is None,
         )  # fmt: skip
-        ranks = _rank_grouped(
-            grouping, scores, mask, key, labels, order, counts=top, tie_order=self.tie_order,
-            n_threads=self.n_threads, rows=False, score_range=score_range,
-        )  # fmt: skip
-        starts = np.zeros(counts.size + 1, dtype=np.intp)
-        np.cumsum(counts, out=starts[1:])
-        return ranks, SupportLabels(counts, every_label, starts, stats)
+        ranks = SupportRanks(*ranked)
+        if found is not None:
+            ranks = replace(ranks, score_range=found)
+        # The labels' largest and whether all are grades: found by Grades on first use.
+        return ranks, replace(every, labels=every_label)
+
+    @staticmethod
+    def _top_labels(counts):
+        """``(labels, offsets)`` placeholders of :class:`SupportLabels`: where each query's
+        support rows start (the running sum of ``counts``)."""
+        offsets = np.zeros(counts.size + 1, dtype=np.intp)
+        np.cumsum(counts, out=offsets[1:])
+        return None, offsets
 
     @cached_property
     def order(self):

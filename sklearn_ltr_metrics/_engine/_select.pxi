@@ -1,156 +1,230 @@
-# Rank only what is read (issue 44): per query, the K-th largest score (with multiplicity), and
-# the support rows scoring at or above it, listed as a mask for ``rank_support``; the labels of
-# every support row gathered in query order for what reads all of them (the ideal DCG, the
-# label checks). Included by ``_ranking.pyx``; the Python face is ``_rank.py``.
+# Rank only what is read (issue 44): per query, a floor at or below its K-th largest score
+# (with multiplicity), and the ranks of the support rows scoring at or above it, counted
+# among the rows at or above it alone; the labels of every support row gathered apart, in
+# query order, for what reads all of them (the ideal DCG, the label checks). Included by
+# ``_ranking.pyx`` after ``_rank_support.pxi``, whose per-query rankings it calls unchanged;
+# the Python face is ``_rank.py``.
 #
-#   top_support                  the floors, the mask, the counts, every support row's label
-#     _top_queries               queries in threads, each thread with its own buffers
-#       _kth_largest             a heap of the k largest for a small k, else _quick_select
-#         _heap_select, _sift_down
-#         _quick_select          three-way quickselect on a copy, _heap_select past a depth
+#   top_support                  outputs sized by the support, then closed up (_close_up)
+#     _top_queries               queries in threads, each thread with its own _Scratch
+#       _top_query               one query: every support label, the candidates, then
+#         _list_support          _rank_query_direct / _rank_query on the candidates
+#         _candidates            the rows at or above _bound (the k group maxima's least),
+#           _bound               then at or above the K-th largest when few reach it
 #
 # A row scoring strictly below its query's K-th largest score has at least K rows scoring
 # strictly higher: it ranks beyond K under every tie policy, and so does its whole tied block.
+# Every row scoring higher than, or level with, a row at or above the floor is itself at or
+# above it: the candidates alone give each such row its exact g, t and tie-break count.
+
+#: Candidates up to this many are counted against each other to find the exact K-th largest
+#: score (on vectors); more keep the floor at the group maxima's least (still exact values).
+DEF _EXACT_MAX = 64
 
 
-cdef inline void _sift_down(score_t* h, intp n, intp i) noexcept nogil:
-    """Restore the min-heap ``h[:n]`` below ``i``."""
-    cdef intp c
-    cdef score_t x = h[i]
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            break
-        if c + 1 < n and h[c + 1] < h[c]:
-            c = c + 1
-        if not h[c] < x:
-            break
-        h[i] = h[c]
-        i = c
-    h[i] = x
+cdef inline score_t _bound(const score_t* q, intp n, intp k, score_t* h) noexcept nogil:
+    """A score at or below the k-th largest of ``q[:n]`` (``1 <= k < n``), on vectors: row i
+    falls in group ``i % k``, and the least of the k group maxima has k distinct rows at or
+    above it. About a quarter of 100 rows reach it for k = 10, 2 % of 1,400. ``h``: room
+    for k scores."""
+    cdef intp i, j, c = k
+    cdef score_t x, bound
+    for j in range(k):
+        h[j] = q[j]
+    while c + k <= n:
+        for j in range(k):
+            x = q[c + j]
+            h[j] = x if x > h[j] else h[j]
+        c = c + k
+    for i in range(c, n):
+        x = q[i]
+        h[i - c] = x if x > h[i - c] else h[i - c]
+    bound = h[0]
+    for j in range(1, k):
+        bound = h[j] if h[j] < bound else bound
+    return bound
 
 
-cdef score_t _heap_select(
-    const score_t* scores, const ltr_order* grouped, intp lo, intp n, intp k, score_t* h,
+cdef inline intp _candidates(
+    const score_t* q, intp n, intp k, intp* cand, score_t* h, int64_t* above, int64_t* level,
 ) noexcept nogil:
-    """The k-th largest of the ``n`` scores at grouped positions ``lo..`` (``grouped`` NULL:
-    ``scores[lo:lo + n]`` itself), ``1 <= k <= n``: a min-heap of the k largest seen, so
-    most rows cost one compare with its root. O(n log k) at worst."""
-    cdef intp i
-    cdef score_t x
-    for i in range(k):
-        h[i] = scores[ltr_row(grouped, lo + i)] if grouped != NULL else scores[lo + i]
-    for i in range(k // 2 - 1, -1, -1):
-        _sift_down(h, k, i)
-    for i in range(k, n):
-        x = scores[ltr_row(grouped, lo + i)] if grouped != NULL else scores[lo + i]
-        if x > h[0]:
-            h[0] = x
-            _sift_down(h, k, 0)
-    return h[0]
-
-
-cdef score_t _quick_select(score_t* a, intp n, intp k, score_t* h) noexcept nogil:
-    """The k-th largest of ``a[:n]`` (``1 <= k <= n``; ``a`` is reordered): quickselect with
-    a median-of-three pivot and a three-way partition (ties cost nothing), then
-    :func:`_heap_select` of the part left after ``2 log2 n`` rounds (no quadratic case).
-    Every round shrinks the part, so it ends whatever the compares say (a NaN included)."""
-    cdef intp lo = 0, hi = n - 1, want = k - 1, lt, gt, i, depth = 2
-    cdef score_t p, x, y, z
-    while (<intp> 1 << depth) < n:
-        depth = depth + 2
-    while hi - lo >= 16:
-        if depth == 0:
-            return _heap_select(a, NULL, lo, hi - lo + 1, want - lo + 1, h)
-        depth = depth - 1
-        x, y, z = a[lo], a[(lo + hi) >> 1], a[hi]
-        p = max(min(x, y), min(max(x, y), z))
-        lt, i, gt = lo, lo, hi
-        while i <= gt:  # [lo, lt) above p, [lt, i) equal, (gt, hi] below
-            x = a[i]
-            if x > p:
-                a[i], a[lt] = a[lt], x
-                lt = lt + 1
-                i = i + 1
-            elif x < p:
-                a[i], a[gt] = a[gt], x
-                gt = gt - 1
-            else:
-                i = i + 1
-        if want < lt:
-            hi = lt - 1
-        elif want > gt:
-            lo = gt + 1
-        else:
-            return p
-    return _heap_select(a, NULL, lo, hi - lo + 1, want - lo + 1, h)
-
-
-cdef inline score_t _kth_largest(
-    const score_t* scores, const ltr_order* grouped, intp lo, intp n, intp k,
-    score_t* a, score_t* h,
-) noexcept nogil:
-    """The k-th largest score of a query (``1 <= k < n``): read in place by a heap when k is
-    small beside n, else selected on a copy in ``a``."""
-    cdef intp i
-    if k * 16 <= n:
-        return _heap_select(scores, grouped if ltr_reordered(grouped) else NULL, lo, n, k, h)
+    """The positions (in ``cand``, ascending) of the rows of ``q[:n]`` at or above a floor at
+    or below the k-th largest score (``k < n``); returns how many. The rows at or above
+    :func:`_bound` are listed without a branch; when at most ``_EXACT_MAX``, they are counted
+    against each other (on vectors) and only those at or above the k-th largest are kept.
+    ``h``: room for n scores."""
+    cdef intp i, j, c = 0, kept = 0
+    cdef score_t floor = _bound(q, n, k, h)
     for i in range(n):
-        a[i] = scores[ltr_row(grouped, lo + i)]
-    return _quick_select(a, n, k, h)
+        cand[c] = i
+        c = c + (q[i] >= floor)
+    if c > _EXACT_MAX:
+        return c
+    for j in range(c):
+        h[j] = q[cand[j]]
+    if score_t is double:
+        ltr_count_many_f64(h, c, h, c, above, level)
+    else:
+        ltr_count_many_i64(h, c, h, c, above, level)
+    for j in range(c):  # the k-th largest: fewer than k above it, at least k at or above
+        if above[j] < k <= above[j] + level[j]:
+            floor = h[j]
+    for j in range(c):
+        cand[kept] = cand[j]
+        kept = kept + (h[j] >= floor)
+    return kept
+
+
+cdef inline intp _list_support(
+    const ltr_rule* act, const ltr_order* gp, intp lo, intp n, intp* idx,
+) noexcept nogil:
+    """The support rows of a query (grouped positions ``lo..lo + n``) listed in ``idx``
+    (room for ``n + 1``) as positions from ``lo``, without a branch; returns how many."""
+    cdef intp i, m = 0
+    if not ltr_reordered(gp):
+        return ltr_list_active(act, lo, n, idx)
+    for i in range(n):
+        idx[m] = i
+        m = m + ltr_active(act, ltr_row(gp, lo + i))
+    return m
+
+
+cdef intp _top_query(
+    const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
+    const ltr_order* gp, intp lo, intp n, intp k, intp direct_max, _Scratch* b,
+    intp* idx, intp* cand, score_t* h, int64_t* above, int64_t* level, double* every,
+    rank_t* g, rank_t* t, rank_t* before, double* lab,
+) noexcept nogil:
+    """One query (grouped positions ``lo..lo + n``): the labels of all its support rows into
+    ``every``; then the ranks (``g``, ``t``, ``before``) and labels (``lab``) of those at or
+    above its floor, in rank order, counted among the candidates (the rows at or above the
+    floor, input rows in ``cand``) by the rankings of ``_rank_support.pxi``; returns how
+    many."""
+    cdef intp i, j, m, c, mc = 0
+    cdef const score_t* q = sp + lo
+    cdef score_t* qs = <score_t*> b.qs
+    cdef ltr_order co
+    m = _list_support(act, gp, lo, n, idx)
+    for j in range(m):
+        every[j] = lp[ltr_row(gp, lo + idx[j])]
+    if m == 0:
+        return 0
+    if ltr_reordered(gp):  # read once at random, then in order
+        for i in range(n):
+            qs[i] = sp[ltr_row(gp, lo + i)]
+        q = qs
+    if n <= k:
+        c = n
+        for i in range(n):
+            cand[i] = i
+    else:
+        c = _candidates(q, n, k, cand, h, above, level)
+    for j in range(c):  # positions to input rows, and the support rows among them
+        cand[j] = ltr_row(gp, lo + cand[j])
+        mc = mc + ltr_active(act, cand[j])
+    if mc == 0:
+        return 0
+    co.narrow = NULL
+    co.wide = cand
+    if mc <= direct_max:
+        mc = _rank_query_direct(sp, kp, act, &co, 0, c, b, b.rowbuf, g, t, before, False)
+    else:
+        mc = _rank_query(sp, kp, act, &co, 0, c, b, b.rowbuf, g, t, before)
+    for j in range(mc):
+        lab[j] = lp[b.rowbuf[j]]
+    return mc
 
 
 cdef void _top_queries(
-    const score_t* sp, const double* lp, const ltr_rule* act, const ltr_order* gp,
-    const intp* offsets, const intp* counts, const intp* starts, const int64_t* kq, intp nq,
-    intp qwidth, int n_threads, uint8_t* mask, intp* top, double* lab, double* qtop,
-    uint8_t* qgrades, double grade_limit,
+    const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
+    const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts,
+    const int64_t* kq, intp nq, intp width, intp qwidth, intp direct_max, int n_threads,
+    intp* top, double* every, rank_t* g, rank_t* t, rank_t* before, double* lab,
+    double* qrange,
 ):
-    """For each query (in threads, dynamic: sizes vary): its floor (the ``kq[q]``-th largest
-    score, none when it holds at most that many rows), the mask of its support rows at or
-    above it (``mask``, input order) and their number (``top``); the labels of all its
-    support rows (``counts[q]`` of them) at ``starts[q]`` of ``lab``, input order, with their
-    largest (``qtop``) and whether all are grades (``qgrades``)."""
-    cdef intp q, i, r, lo, n, pos, c
-    cdef bint every, on
-    cdef uint8_t grades
-    cdef double x, best
-    cdef score_t floor
-    cdef score_t* a
+    """:func:`_top_query` of every query, in threads (dynamic: sizes vary), each thread with
+    its own :class:`_Scratch` and candidate buffers; query q writes at ``starts[q]`` of the
+    outputs (``top[q]`` rows; ``every``: ``counts[q]``). ``qrange`` (float64 scores in grouped
+    order, else NULL): each query's smallest and largest score first, both NaN and the query
+    left unranked when one is NaN or infinite (as :func:`rank_support`'s)."""
+    cdef intp q, base
+    cdef _Scratch buf
+    cdef intp* idx
+    cdef intp* cand
     cdef score_t* h
+    cdef int64_t* above
+    cdef int64_t* level
     with nogil, parallel(num_threads=max(n_threads, 1)):
-        a = <score_t*> malloc(qwidth * sizeof(score_t))
-        h = <score_t*> malloc(qwidth * sizeof(score_t))
+        buf = _new_scratch(width, qwidth, sizeof(score_t))
+        idx = <intp*> malloc((qwidth + 1) * sizeof(intp))
+        cand = <intp*> malloc(qwidth * sizeof(intp))
+        h = <score_t*> malloc((qwidth + _EXACT_MAX + 1) * sizeof(score_t))
+        above = <int64_t*> malloc((_EXACT_MAX + 1) * sizeof(int64_t))
+        level = <int64_t*> malloc((_EXACT_MAX + 1) * sizeof(int64_t))
         for q in prange(nq, schedule="dynamic", chunksize=16):
+            top[q] = 0
+            if qrange != NULL:
+                ltr_range_f64(<const double*> sp + offsets[q], offsets[q + 1] - offsets[q],
+                              &buf.rng[0], &buf.rng[1], &buf.odd)
+                buf.rng[2] = buf.odd
+                if not _range_kept(qrange, q, buf.rng):
+                    continue  # refused by the caller: nothing here reads a NaN score
             if counts[q] == 0:
-                top[q] = 0
                 continue
-            lo = offsets[q]
-            n = offsets[q + 1] - lo
-            every = n <= kq[q]
-            floor = sp[0]
-            if not every:
-                floor = _kth_largest(sp, gp, lo, n, kq[q], a, h)
-            pos = starts[q]
-            c = 0
-            best = -INFINITY
-            grades = 1
-            for i in range(lo, lo + n):
-                r = ltr_row(gp, i)
-                if ltr_active(act, r):
-                    on = every or sp[r] >= floor
-                    mask[r] = on
-                    c = c + on
-                    x = lp[r]
-                    lab[pos] = x
-                    pos = pos + 1
-                    best = x if x > best else best
-                    grades = grades & (x >= 0) & (x <= grade_limit) & (x == <double> <intp> x)
-            top[q] = c
-            qtop[q] = best
-            qgrades[q] = grades
-        free(a)
+            base = starts[q]
+            top[q] = _top_query(
+                sp, kp, lp, act, gp, offsets[q], offsets[q + 1] - offsets[q], kq[q],
+                direct_max, &buf, idx, cand, h, above, level, every + base, g + base, t + base,
+                before + base if before != NULL else NULL, lab + base,
+            )
+        _free_scratch(&buf)
+        free(idx)
+        free(cand)
         free(h)
+        free(above)
+        free(level)
+
+
+cdef void _close_up(
+    const intp* starts, const intp* top, const intp* to, intp nq, int n_threads,
+    rank_t* g, rank_t* t, rank_t* before, double* lab,
+    rank_t* g2, rank_t* t2, rank_t* before2, double* lab2,
+) noexcept nogil:
+    """Copy each query's ``top[q]`` rows from ``starts[q]`` to ``to[q]`` of the new outputs."""
+    cdef intp q
+    for q in prange(nq, num_threads=max(n_threads, 1), schedule="static"):
+        memcpy(g2 + to[q], g + starts[q], top[q] * sizeof(rank_t))
+        memcpy(t2 + to[q], t + starts[q], top[q] * sizeof(rank_t))
+        memcpy(lab2 + to[q], lab + starts[q], top[q] * sizeof(double))
+        if before != NULL:
+            memcpy(before2 + to[q], before + starts[q], top[q] * sizeof(rank_t))
+
+
+cdef tuple _closed_up(top_arr, starts_arr, g_arr, t_arr, before_arr, lab_arr, qrange_arr,
+                      int n_threads):
+    """:func:`top_support`'s ranked rows, each query's run moved up to close the gaps left
+    by the support rows below the floors: :func:`rank_support`'s result."""
+    cdef intp nq = top_arr.shape[0]
+    to_arr = np.zeros(nq + 1, dtype=np.intp)
+    np.cumsum(top_arr, out=to_arr[1:])
+    total = to_arr[nq]
+    g2, t2 = np.empty(total, dtype=np.int32), np.empty(total, dtype=np.int32)
+    before2 = None if before_arr is None else np.empty(total, dtype=np.int32)
+    lab2 = np.empty(total, dtype=np.float64)
+    if total:
+        _close_up(
+            <const intp*> _data(starts_arr), <const intp*> _data(top_arr),
+            <const intp*> _data(to_arr), nq, _threads(n_threads, total, MIN_ROWS_PER_THREAD),
+            <rank_t*> _data(g_arr), <rank_t*> _data(t_arr),
+            <rank_t*> _data(before_arr) if before_arr is not None else NULL,
+            <double*> _data(lab_arr), <rank_t*> _data(g2), <rank_t*> _data(t2),
+            <rank_t*> _data(before2) if before_arr is not None else NULL, <double*> _data(lab2),
+        )
+    found = (top_arr, None, g2, t2, before2, lab2, to_arr, None)
+    if qrange_arr is None:
+        return found
+    ranges = qrange_arr.reshape(-1, 2)
+    return found + ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None,)
 
 
 def top_support(
@@ -161,26 +235,25 @@ def top_support(
     k,
     const double[::1] labels,
     grouped=None,
+    key=None,
+    bint tie_order=False,
     int n_threads=1,
     intp grain=MIN_ROWS_PER_THREAD,
-    double grade_limit=65535,
+    bint score_range=False,
 ):
-    """The support rows that can rank within each query's cut-off, and every support label.
+    """:func:`rank_support` of the support rows that can rank within each query's cut-off,
+    and the labels of every support row.
 
-    ``scores`` (float64 or int64) and ``labels`` (float64) in input order; ``active`` the
-    support (a uint8 mask or a ``(values, threshold, or_equal)`` rule, as
-    :func:`rank_support`'s); ``offsets`` the query segments in grouped order (``grouped`` the
-    input row of each grouped position, or None); ``counts`` the support rows of each query
-    (intp); ``k`` the largest cut-off read of each query (int64, each >= 1).
+    ``scores``, ``active``, ``offsets``, ``grouped``, ``key``, ``tie_order`` and
+    ``score_range`` are :func:`rank_support`'s; ``counts`` the support rows of each query
+    (intp); ``k`` the largest cut-off read in each query (int64, each >= 1); ``labels``
+    (float64, input order) are gathered for every support row and for the ranked ones.
 
-    Returns ``(mask, top, labels, label_stats)``: the uint8 mask, in input order, of the
-    support rows scoring at or above their query's ``k``-th largest score (every support row
-    of a query of at most ``k`` rows), their number per query (intp), the labels of every
-    support row (queries in code order, input order inside a query) and ``(largest label,
-    all are integers in [0, grade_limit])`` of those (None without support rows).
-
-    The ``k``-th largest score is the largest ``s`` with at least ``k`` scores ``>= s``; a
-    row scoring below it has ``k`` rows above it, so it sits beyond ``k`` whatever the ties.
+    Returns ``(ranked, every_label)``: :func:`rank_support`'s result (without input rows or
+    label statistics: ``row`` and ``label_stats`` None) for the support rows scoring at or
+    above a floor at or below their query's ``k``-th largest score (every support row of a
+    query of at most ``k`` rows), each with the same g, t and tie-break count as there; and
+    the labels of every support row, queries in code order, input order inside a query.
     """
     cdef intp nq = offsets.shape[0] - 1, n = scores.shape[0]
     cdef list keep = []
@@ -188,22 +261,31 @@ def top_support(
     cdef ltr_order order = _row_order(grouped, keep)
     counts_arr = np.ascontiguousarray(counts, dtype=np.intp)
     k_arr = np.ascontiguousarray(k, dtype=np.int64)
+    key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     starts_arr = np.zeros(nq + 1, dtype=np.intp)
     np.cumsum(counts_arr, out=starts_arr[1:])
-    total = int(starts_arr[nq])
-    mask_arr = np.zeros(n, dtype=np.uint8)
-    top_arr = np.empty(nq, dtype=np.intp)
-    lab_arr = np.empty(total, dtype=np.float64)
-    qtop_arr = np.full(nq, -np.inf)
-    qgrades_arr = np.ones(nq, dtype=np.uint8)
+    total = starts_arr[nq]
+    score_range = score_range and score_t is double and grouped is None
+    tie_order = tie_order or key is not None
+    _, g_arr, t_arr, before_arr, lab_arr, _, _, qrange_arr = _support_outputs(
+        total, nq, False, tie_order, True, score_range
+    )
+    every_arr = np.empty(total, dtype=np.float64)
+    top_arr = np.zeros(nq, dtype=np.intp)
+    cdef const double* kp = <const double*> _data(key_arr) if key is not None else NULL
+    cdef rank_t* bp = <rank_t*> _data(before_arr) if tie_order else NULL
+    cdef double* rp = <double*> _data(qrange_arr) if score_range else NULL
+    cdef intp width = (counts_arr.max() if nq else 0) + 1
+    cdef const score_t* sp = &scores[0] if n else NULL
+    cdef const double* lp = &labels[0] if n else NULL
+    cdef intp direct_max = DIRECT_MAX
     if n and nq:
         _top_queries(
-            &scores[0], &labels[0], &rule, &order, &offsets[0],
+            sp, kp, lp, &rule, &order, &offsets[0],
             <const intp*> _data(counts_arr), <const intp*> _data(starts_arr),
-            <const int64_t*> _data(k_arr), nq, _longest_query(offsets),
-            _threads(n_threads, n, grain), <uint8_t*> _data(mask_arr),
-            <intp*> _data(top_arr), <double*> _data(lab_arr), <double*> _data(qtop_arr),
-            <uint8_t*> _data(qgrades_arr), grade_limit,
+            <const int64_t*> _data(k_arr), nq, width, _longest_query(offsets), direct_max,
+            _threads(n_threads, n, grain), <intp*> _data(top_arr), <double*> _data(every_arr),
+            <rank_t*> _data(g_arr), <rank_t*> _data(t_arr), bp, <double*> _data(lab_arr), rp,
         )
-    stats = (float(qtop_arr.max()), bool(qgrades_arr.all())) if total else None
-    return mask_arr, top_arr, lab_arr, stats
+    return _closed_up(top_arr, starts_arr, g_arr, t_arr, before_arr if tie_order else None,
+                      lab_arr, qrange_arr if score_range else None, n_threads), every_arr

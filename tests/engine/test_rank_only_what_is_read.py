@@ -68,7 +68,9 @@ def _same_bits(a, b):
 
 @pytest.fixture
 def top_calls(monkeypatch):
-    """The calls of :meth:`RowRanking.top_support` (the ranking of the top rows only)."""
+    """The calls of :meth:`RowRanking.top_support` (the ranking of the top rows only), taken
+    on these short queries too (``TOP_ROWS_PER_CUTOFF``: long queries only, by default)."""
+    monkeypatch.setattr(_driver, "TOP_ROWS_PER_CUTOFF", 0)
     calls = []
     real = _rank.RowRanking.top_support
 
@@ -116,31 +118,37 @@ def test_cutoff_lists_take_their_largest(top_calls):
 
 
 def test_ranks_only_the_top_support_rows(monkeypatch):
-    """A cut-off-only set ranks fewer rows than the support; one metric that reads more
-    (MAP over the whole list) ranks every support row; per-query cut-offs too."""
+    """On long queries a cut-off-only set ranks fewer rows than the support; one metric that
+    reads more (MAP over the whole list) ranks every support row; per-query cut-offs and
+    short queries (fewer than ``TOP_ROWS_PER_CUTOFF`` rows per unit of K) too."""
     ranked = []
-    real = _ranking.rank_support
+    for name in ("support", "top_support"):
+        real = getattr(_rank.RowRanking, name)
 
-    def spy(scores, active, *args, counts=None, **kwargs):
-        ranked.append(int(np.sum(counts)))
-        return real(scores, active, *args, counts=counts, **kwargs)
+        def spy(self, *args, real=real, **kwargs):
+            found = real(self, *args, **kwargs)
+            ranks = found[0] if isinstance(found, tuple) else found
+            ranked.append(int(ranks.greater.size))
+            return found
 
-    monkeypatch.setattr(_ranking, "rank_support", spy)
+        monkeypatch.setattr(_rank.RowRanking, name, spy)
     rng = np.random.default_rng(3)
-    qid = np.repeat(np.arange(50), 60)
+    qid = np.repeat(np.arange(20), 300)
     labels = rng.integers(0, 3, qid.size).astype(float)
     scores = rng.standard_normal(qid.size)
     support = int(np.count_nonzero(labels))
     evaluate(labels, scores, qid=qid, metrics=["ndcg@10", "precision@10", "recall@10"])
-    assert ranked[-1] <= 50 * 10 < support
+    assert ranked[-1] <= 20 * 10 < support
     evaluate(labels, scores, qid=qid, metrics=["ndcg@10", "precision@10", "map"])
     assert ranked[-1] == support
     evaluate(labels, scores, qid=qid, metrics=["ndcg"], k="adaptive")
     assert ranked[-1] == support
+    evaluate(labels, scores, qid=qid, metrics=["ndcg@20"])  # 300 rows < 20 x 20
+    assert ranked[-1] == support
 
 
 @pytest.mark.parametrize("metric", ["err@3", "ndcg@3"])
-def test_labels_beyond_k_are_still_checked(metric):
+def test_labels_beyond_k_are_still_checked(top_calls, metric):
     """A label no metric can score is refused even on a row ranked far beyond K."""
     qid = np.repeat([1, 2], 30)
     labels = np.zeros(60)
@@ -148,9 +156,10 @@ def test_labels_beyond_k_are_still_checked(metric):
     labels[[0, 29]] = [1.0, 9.0 if metric.startswith("err") else 5000.0]  # 29: ranked last
     with pytest.raises(ValueError, match="err_max_grade" if metric.startswith("err") else "gain"):
         evaluate(labels, scores, qid=qid, metrics=[metric])
+    assert top_calls
 
 
-def test_ideal_reads_every_relevant_row():
+def test_ideal_reads_every_relevant_row(top_calls):
     """nDCG's ideal counts the relevant rows beyond K: a query whose top K holds one of its
     two relevant rows scores below 1."""
     qid = np.zeros(30, dtype=int)
@@ -160,44 +169,55 @@ def test_ideal_reads_every_relevant_row():
     table = evaluate(labels, scores, qid=qid, metrics=["ndcg@3", "recall@3"]).per_query
     assert table["recall@3"].iloc[0] == 0.5
     assert table["ndcg@3"].iloc[0] == pytest.approx(1.0 / (1.0 + 1.0 / np.log2(3.0)))
+    assert top_calls
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
 @pytest.mark.parametrize("k", [1, 3, 12, 40])
-def test_selection_against_a_sort(dtype, k):
-    """The compiled floor: the support rows scoring at or above the k-th largest score of
-    their query (heap and quickselect paths, rows grouped or read through an order)."""
+def test_compiled_top_rows_against_a_sort(dtype, k):
+    """The compiled ranking of the top rows: the support rows at or above the k-th largest
+    score of their query (and maybe some below it: the floor is at or below it), each with
+    the g, t and tie-break count of the full ranking; every support row's label apart."""
     rng = np.random.default_rng(k)
     sizes = rng.integers(1, 300, 40)
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
     n = int(offsets[-1])
-    scores = (rng.standard_normal(n) * 4).astype(dtype)
+    scores = np.round(rng.standard_normal(n) * 4, 1).astype(dtype)
     labels = rng.integers(0, 3, n).astype(np.float64)
-    codes = np.repeat(np.arange(sizes.size), sizes)
-    counts = np.bincount(codes, weights=labels > 0, minlength=sizes.size).astype(np.intp)
+    rule = (labels, 0.0, False)
+    counts = np.add.reduceat(labels > 0, offsets[:-1]).astype(np.intp)
+    full = _ranking.rank_support(scores, rule, offsets, counts=counts, rows=True, tie_order=True)
+    queries = np.repeat(np.arange(sizes.size), full[0])
     kth = np.array(
         [np.sort(scores[a:b])[::-1][min(k, b - a) - 1] for a, b in itertools.pairwise(offsets)]
     )
-    expected = (labels > 0) & (scores >= kth[codes])
+    must = scores[full[1]] >= kth[queries]
     for grouped in (None, np.arange(n, dtype=np.intp)):
-        mask, top, every, stats = _ranking.top_support(
-            scores, (labels, 0.0, False), offsets, counts, np.full(sizes.size, k), labels,
-            grouped=grouped, n_threads=2, grain=64,
+        (top, _, g, t, before, lab, starts, _), every = _ranking.top_support(
+            scores, rule, offsets, counts, np.full(sizes.size, k), labels,
+            grouped=grouped, tie_order=True, n_threads=2, grain=64,
         )  # fmt: skip
-        assert np.array_equal(mask.astype(bool), expected)
-        assert np.array_equal(top, np.bincount(codes, weights=expected, minlength=sizes.size))
         assert np.array_equal(every, labels[labels > 0])
-        assert stats == (float(labels.max()), True)
+        # Each query's ranked rows are the first top[q] of its full ranking.
+        keep = np.arange(queries.size) - full[6][queries] < top[queries]
+        assert np.all(keep[must])
+        assert np.array_equal(g, full[2][keep]) and np.array_equal(t, full[3][keep])
+        assert np.array_equal(before, full[4][keep])
+        assert np.array_equal(lab, labels[full[1][keep]])
+        assert np.array_equal(starts, np.concatenate(([0], np.cumsum(top))))
 
 
-def test_selection_ends_on_nan_scores():
-    """A NaN score leaves the floor meaningless but the selection ends (the query is then
-    refused by the check of the scores)."""
+def test_compiled_top_rows_end_on_nan_scores():
+    """A NaN score leaves the floor meaningless but the ranking ends, and the range it finds
+    says NaN (the caller refuses the scores)."""
     scores = np.full(200, np.nan)
     scores[::3] = 1.0
     labels = np.ones(200)
     offsets = np.array([0, 200], dtype=np.intp)
     for k in (2, 150):
-        _ranking.top_support(scores, (labels, 0.0, False), offsets, [200], [k], labels)
+        found, _ = _ranking.top_support(
+            scores, (labels, 0.0, False), offsets, [200], [k], labels, score_range=True
+        )
+        assert np.isnan(found[8][0])
     with pytest.raises(ValueError, match="y_score"):
         evaluate(labels, scores, qid=np.zeros(200), metrics=["ndcg@2"])
