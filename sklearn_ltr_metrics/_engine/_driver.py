@@ -273,11 +273,13 @@ def read_cutoff(specs, sizes):
 def _rank_support(ranking, support, labels, top_k, *, score_range):
     """``(SupportRanks, SupportLabels or None)`` of the ``support`` rule: every support row
     ranked (``top_k`` None), or only those that can rank within ``top_k``, with every
-    support row's label apart (:meth:`RowRanking.top_support`)."""
-    if top_k is None:
-        return ranking.support(support, labels=labels, score_range=score_range), None
-    k = np.full(ranking.grouping.n_groups, top_k, dtype=np.int64)
-    return ranking.top_support(support, k, labels, score_range=score_range)
+    support row's label apart (:meth:`RowRanking.top_support`, which may decline)."""
+    if top_k is not None:
+        k = np.full(ranking.grouping.n_groups, top_k, dtype=np.int64)
+        found = ranking.top_support(support, k, labels, score_range=score_range)
+        if found is not None:  # None: rows read at random, where ranking all costs less
+            return found
+    return ranking.support(support, labels=labels, score_range=score_range), None
 
 
 def _relevance_rules(y_true, threshold):

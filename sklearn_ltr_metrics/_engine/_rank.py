@@ -323,13 +323,31 @@ class RowRanking:
         vectors; a row scoring below it has ``k`` rows above it, so it ranks beyond ``k``
         under every tie policy. The active rows at or above the floor are ranked among the
         rows at or above it alone (every row above or level with them is one of those).
-        ``score_range``: as :func:`rank_support`'s.
+        ``score_range``: as :func:`rank_support`'s. None for interleaved rows that
+        :func:`rank_support` would not move into grouped order (few queries hold an active
+        row): read at random, every row of a query twice, they cost more than its ranking.
         """
-        grouping = self.grouping
+        grouping, rule = self.grouping, _compiled_active(active)
         scores, key = score_keys(self.y_score), _tie_key(self.tiebreak)
         labels = np.ascontiguousarray(labels, dtype=np.float64)
-        counts = grouping.count(active)  # kept: the relevant rows, counted for the table too
-        grouped = grouping.grouped
+        if grouping.interleaved:
+            arrays = (scores, rule[0], labels, key) if isinstance(rule, tuple) else ()
+            carry = list({id(a): a for a in arrays if a is not None}.values())
+            if not carry or len(carry) > 3 or not _many_active(rule, grouping.sizes):
+                return None
+            # Moved into grouped order in one scatter, as rank_support moves them.
+            moved = dict(zip(map(id, carry), grouping.gather(carry), strict=True))
+            scores, values, labels, key = (None if a is None else moved[id(a)] for a in arrays)
+            rule = (values, *rule[1:])
+            counts = grouping.count(active, moved=rule)  # kept for the table, as there
+        else:
+            counts = grouping.count(active)  # kept: the relevant rows, counted for the table
+        return self._top_ranked(scores, rule, key, labels, counts, k, score_range)
+
+    def _top_ranked(self, scores, rule, key, labels, counts, k, score_range):
+        """:meth:`top_support` of rows read in grouped order, or through it."""
+        grouping = self.grouping
+        grouped = None if grouping.interleaved else grouping.grouped
         offsets = grouping.offsets.astype(np.intp, copy=False)
         every = SupportLabels(counts, *self._top_labels(counts))
         found = None
@@ -338,7 +356,7 @@ class RowRanking:
             if not np.isfinite(found).all():  # nothing ranked: the caller refuses the scores
                 return _unranked(grouping.n_groups, found), every
         ranked, every_label = _ranking.top_support(
-            scores, _compiled_active(active), offsets, counts, k, labels,
+            scores, rule, offsets, counts, k, labels,
             grouped=None if grouped is None else _kernel_order(grouped), key=key,
             tie_order=self.tie_order, n_threads=self.n_threads, grain=_threads.grain(),
             score_range=score_range and found is None,

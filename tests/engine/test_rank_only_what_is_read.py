@@ -75,8 +75,10 @@ def top_calls(monkeypatch):
     real = _rank.RowRanking.top_support
 
     def spy(self, *args, **kwargs):
-        calls.append(args[1])
-        return real(self, *args, **kwargs)
+        found = real(self, *args, **kwargs)
+        if found is not None:  # None: declined (rows read at random), every row ranked
+            calls.append(args[1])
+        return found
 
     monkeypatch.setattr(_rank.RowRanking, "top_support", spy)
     return calls
@@ -108,6 +110,18 @@ def test_thresholds_and_gains(top_calls, options):
     )
     _same_bits(on, off)
     assert len(top_calls) == 1
+
+
+def test_interleaved_rows_in_few_queries_rank_every_support_row(top_calls):
+    """Rows in random query order with few queries holding a support row are read at random
+    by the full ranking (no move into grouped order): the top rows are not ranked apart."""
+    rng = np.random.default_rng(9)
+    qid = rng.permutation(np.repeat(np.arange(400), 100))
+    labels = (rng.random(qid.size) < 0.001).astype(float)
+    scores = rng.standard_normal(qid.size)
+    on, off = _both(labels, scores, qid=qid, metrics=["ndcg@5", "recall@5"], empty_query="zero")
+    _same_bits(on, off)
+    assert not top_calls
 
 
 def test_cutoff_lists_take_their_largest(top_calls):
