@@ -270,7 +270,7 @@ def top_support(
     _, g_arr, t_arr, before_arr, lab_arr, _, _, qrange_arr = _support_outputs(
         total, nq, False, tie_order, True, score_range
     )
-    every_arr = np.empty(total, dtype=np.float64)
+    every_arr = _written("every", total, np.float64)  # kept from call to call (_outputs.pxi)
     top_arr = np.zeros(nq, dtype=np.intp)
     cdef const double* kp = <const double*> _data(key_arr) if key is not None else NULL
     cdef rank_t* bp = <rank_t*> _data(before_arr) if tie_order else NULL
