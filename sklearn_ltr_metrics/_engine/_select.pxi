@@ -58,7 +58,7 @@ cdef inline intp _candidates(
     for i in range(n):
         cand[c] = i
         c = c + (q[i] >= floor)
-    if c > _EXACT_MAX:
+    if c > _EXACT_MAX or c == 0:  # none: only with a NaN score (then refused)
         return c
     for j in range(c):
         h[j] = q[cand[j]]
