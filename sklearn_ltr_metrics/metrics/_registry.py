@@ -65,15 +65,15 @@ def _register(*metrics):
 METRICS = _register(
     Metric(
         name="precision",
-        reads="top_k",
         kernel=_precision,
+        reads="top_k",
         ideal=None,
         description="hits@k / k (precision_denominator='min_k_n_docs': / min(k, n_docs))",
     ),
     Metric(
         name="recall",
-        reads="top_k",
         kernel=_recall,
+        reads="top_k",
         ideal=None,
         undefined="n_pos",
         description="hits@k / n_pos, the IR recall; for per-query cut-offs (k='adaptive') "
@@ -81,52 +81,52 @@ METRICS = _register(
     ),
     Metric(
         name="capped_recall",
-        reads="top_k",
         kernel=_capped_recall,
+        reads="top_k",
         undefined="n_pos",
         description="hits@k / min(k, n_pos): the methodology's Recall@K (1 when all "
         "reachable relevant rows are found)",
     ),
     Metric(
         name="hit_rate",
-        reads="top_k",
         kernel=_hit_rate,
+        reads="top_k",
         description="1 if a relevant row is in the top k, else 0 (success@k)",
     ),
     Metric(
         name="mrr",
-        reads="top_k",
         kernel=_mrr,
+        reads="top_k",
         description="1 / rank of the first relevant row within k, else 0",
     ),
     Metric(
         name="average_precision",
-        reads="top_k",
         kernel=_average_precision,
+        reads="top_k",
         undefined="n_pos",
         description="sum of precision at the relevant ranks <= k, divided by n_pos "
         "(ap_denominator=); 'map' is its mean",
     ),
     Metric(
         name="r_precision",
-        reads="top_k",
         kernel=_precision,
+        reads="top_k",
         own_cutoff=_k_is_n_pos,
         undefined="n_pos",
         description="precision at k = n_pos (its own cut-off; takes no @k)",
     ),
     Metric(
         name="ndcg",
-        reads="top_k",
         kernel=_ndcg,
+        reads="top_k",
         graded=True,
         undefined="ideal",
         description="DCG@k / ideal DCG@k (graded; gain=, log_base=)",
     ),
     Metric(
         name="dcg",
-        reads="top_k",
         kernel=_dcg,
+        reads="top_k",
         graded=True,
         value_range=_UNBOUNDED,
         ideal=None,
@@ -134,8 +134,8 @@ METRICS = _register(
     ),
     Metric(
         name="cg",
-        reads="top_k",
         kernel=_cg,
+        reads="top_k",
         graded=True,
         value_range=_UNBOUNDED,
         ideal=None,
@@ -151,8 +151,8 @@ METRICS = _register(
     ),
     Metric(
         name="fbeta",
-        reads="top_k",
         kernel=_fbeta,
+        reads="top_k",
         ideal=None,
         undefined="n_pos",
         description="F-beta of precision@k and recall@k with beta=; its column is named "
@@ -160,8 +160,8 @@ METRICS = _register(
     ),
     Metric(
         name="err",
-        reads="top_k",
         kernel=_err,
+        reads="top_k",
         graded=True,
         ideal=None,
         undefined="ideal",
