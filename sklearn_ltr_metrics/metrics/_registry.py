@@ -143,8 +143,8 @@ METRICS = _register(
     ),
     Metric(
         name="f1",
-        reads="top_k",
         kernel=_f1,
+        reads="top_k",
         ideal=None,
         undefined="n_pos",
         description="harmonic mean of precision@k and recall@k (always beta = 1)",
