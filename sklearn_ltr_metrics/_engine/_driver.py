@@ -157,6 +157,8 @@ def evaluate_arrays(
     if scans.run_counts is not None:
         grouping.take_run_counts(positive, scans.run_counts)
     top_k = read_cutoff(specs, grouping.sizes)
+    if once.holds(("support", ties, gains.scores_nonpositive, None)):
+        top_k = None  # every support row ranked for another group of specs: it serves too
     support = once(
         ("support", ties, gains.scores_nonpositive, top_k),
         _rank_support,
@@ -197,6 +199,10 @@ class _Once:
 
     def __init__(self, shared):
         self.shared = shared
+
+    def holds(self, key):
+        """Whether ``key`` was computed by an earlier call of the evaluation."""
+        return self.shared is not None and key in self.shared
 
     def __call__(self, key, func, *args, **kwargs):
         if self.shared is None:
