@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache as computed_once
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from ._counts import difficulty_values, divide_or_nan, float_copy, query_counts
-from ._cutoffs import cutoff_pairs
+from ._cutoffs import STRATEGIES, cutoff_pairs
 from ._grouping import active_rule, group_rows
 from ._rank import RowRanking
 from ._ranked import Judgments, ListOptions, RankedLists, support_rule
@@ -156,30 +158,32 @@ def evaluate_arrays(
     positive, is_relevant = _relevance_rules(y_true, threshold)
     if scans.run_counts is not None:
         grouping.take_run_counts(positive, scans.run_counts)
-    top_k = read_cutoff(specs, grouping.sizes)
-    if once.holds(("support", ties, gains.scores_nonpositive, None)):
-        top_k = None  # every support row ranked for another group of specs: it serves too
-    support = once(
-        ("support", ties, gains.scores_nonpositive, top_k),
-        _rank_support,
+    counts_of = computed_once(
+        partial(
+            once,
+            ("counts", threshold),
+            query_counts,
+            grouping,
+            is_relevant,
+            n_pos_judged=n_pos_judged,
+            query_stats=query_stats,
+            n_threads=n_threads,
+        )
+    )  # counted after the ranking, unless per-query cut-offs are read (read_cutoff)
+    support = _ranked_support(
+        once,
         ranking,
+        specs,
+        counts_of,
         support_rule(y_true, gains, positive),
         y_true,
-        top_k,
+        key=("support", ties, gains.scores_nonpositive, threshold),
         score_range=scans.check_scores is not None,
     )
     found = support[0].score_range
     if scans.check_scores is not None and not np.isfinite(found or np.nan).all():
         scans.check_scores()  # raises the check's error (a NaN or infinite score)
-    counts = once(
-        ("counts", threshold),
-        query_counts,
-        grouping,
-        is_relevant,
-        n_pos_judged=n_pos_judged,
-        query_stats=query_stats,
-        n_threads=n_threads,
-    )
+    counts = counts_of()
     del is_relevant
     ctx = _ranked_lists(
         ranking, support, counts, y_true, y_score, options, gains, ideal, judged, row_terms
@@ -254,38 +258,61 @@ RANK_ONLY_WHAT_IS_READ = True
 TOP_ROWS_PER_CUTOFF = 20
 
 
-def read_cutoff(specs, sizes):
-    """The largest cut-off the ``specs`` read, when each reads only its top k rows
-    (``metric.reads == "top_k"``) at cut-offs known before ranking (an int or a list of
-    ints); None when one reads more (MAP, MRR over the whole list, per-query cut-offs), or
-    when the queries (``sizes``: rows of each query) average fewer than
-    ``TOP_ROWS_PER_CUTOFF`` times it: every support row is then ranked."""
+def read_cutoff(specs, sizes, counts_of):
+    """``(k, name)``: the largest cut-off the ``specs`` read in each query (int64, one per
+    query) and a key naming it, when each spec reads only its top k rows
+    (``metric.reads == "top_k"``) at cut-offs known before ranking: an int, a list of ints, a
+    strategy of the counts (``"adaptive"``...) or the metric's own (R-precision's n_pos),
+    ``counts_of()`` giving the counts then. ``(None, None)`` when one reads more (MAP, MRR
+    over the whole list, a callable cut-off), or when the queries (``sizes``: rows of each
+    query) average fewer than ``TOP_ROWS_PER_CUTOFF`` rows per unit of the cut-offs: every
+    support row is then ranked."""
     if not RANK_ONLY_WHAT_IS_READ or not sizes.size:
-        return None
-    top = 0
+        return None, None
+    top, rules = 0, []
     for spec in specs:
         metric, k = spec.metric, spec.k
-        if getattr(metric, "reads", None) != "top_k" or metric.own_cutoff is not None:
-            return None
+        if getattr(metric, "reads", None) != "top_k":
+            return None, None
         ks = k if isinstance(k, tuple) else (k,)
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in ks):
-            return None  # the whole list, a strategy or a callable: known after ranking
-        top = max(top, *ks)
-    if not 0 < top < int(sizes.max()) or sizes.mean() < TOP_ROWS_PER_CUTOFF * top:
-        return None
-    return top
+        if metric.own_cutoff is not None or (isinstance(k, str) and k in STRATEGIES):
+            rules.append(metric.own_cutoff or STRATEGIES[k])
+        elif all(isinstance(v, int) and not isinstance(v, bool) for v in ks):
+            top = max(top, *ks)
+        else:
+            return None, None  # the whole list, or a callable (called once, after ranking)
+    k = np.full(sizes.shape, float(top))
+    if rules:
+        counts = counts_of()
+        for rule in rules:
+            values = np.asarray(rule(counts.n_pos, counts.n_neg), dtype=np.float64)
+            k = np.maximum(k, values.max(axis=1) if values.ndim == 2 else values)
+    if not np.isfinite(k).all() or sizes.mean() < TOP_ROWS_PER_CUTOFF * k.mean():
+        return None, None
+    name = top if not rules else ("per query", top, *(r.__name__ for r in rules))
+    return np.maximum(np.ceil(k), 1.0).astype(np.int64), name
 
 
-def _rank_support(ranking, support, labels, top_k, *, score_range):
+def _ranked_support(once, ranking, specs, counts_of, support, labels, *, key, score_range):
     """``(SupportRanks, SupportLabels or None)`` of the ``support`` rule: every support row
-    ranked (``top_k`` None), or only those that can rank within ``top_k``, with every
-    support row's label apart (:meth:`RowRanking.top_support`, which may decline)."""
-    if top_k is not None:
-        k = np.full(ranking.grouping.n_groups, top_k, dtype=np.int64)
-        found = ranking.top_support(support, k, labels, score_range=score_range)
-        if found is not None:  # None: rows read at random, where ranking all costs less
-            return found
-    return ranking.support(support, labels=labels, score_range=score_range), None
+    ranked, or only those that can rank within each query's cut-off (:func:`read_cutoff`),
+    with every support row's label apart (:meth:`RowRanking.top_support`, which may decline:
+    then every row is ranked). Computed once per ``key[:3]`` (``("support", ties,
+    scores_nonpositive)``) and cut-off; per-query cut-offs also per ``key[3]``, the relevance
+    threshold of the counts they read."""
+    k, name = read_cutoff(specs, ranking.grouping.sizes, counts_of)
+    if once.holds((*key[:3], None)):
+        k, name = None, None  # every support row ranked for another group of specs: it serves
+    if isinstance(name, tuple):
+        name = (*name, key[3])
+
+    def rank():
+        found = None if k is None else ranking.top_support(support, k, labels, score_range)
+        if found is None:  # None: rows read at random, where ranking all costs less
+            return ranking.support(support, labels=labels, score_range=score_range), None
+        return found
+
+    return once((*key[:3], name), rank)
 
 
 def _relevance_rules(y_true, threshold):
@@ -300,7 +327,7 @@ def _ranked_lists(
     ranking, support, counts, y_true, y_score, options, gains, ideal, judged, row_terms
 ):
     """The :class:`RankedLists` every metric kernel reads; ``support`` is
-    ``(SupportRanks, SupportLabels or None)`` (:func:`_rank_support`)."""
+    ``(SupportRanks, SupportLabels or None)`` (:func:`_ranked_support`)."""
     ties = options["ties"]
     judgments = Judgments(judged=judged)
     if ideal is not None:  # judged documents apart from the ranked rows (TREC input)

@@ -124,6 +124,21 @@ def test_interleaved_rows_in_few_queries_rank_every_support_row(top_calls):
     assert not top_calls
 
 
+@pytest.mark.parametrize("ties", ["average", "stable", "label_ranking"])
+def test_per_query_cutoffs_take_each_query_s_largest(top_calls, ties):
+    """Strategies of the counts (adaptive, percentile, capped) and R-precision's own cut-off
+    (n_pos) are known before ranking once the relevant rows are counted: each query ranks
+    its rows within its own largest cut-off."""
+    qid, labels, scores, _ = _queries(np.random.default_rng(11))
+    for metrics, k in [(["ndcg", "capped_recall"], "adaptive"), (["precision"], "percentile"),
+                       (["recall", "r_precision"], "capped"), (["r_precision"], None)]:  # fmt: skip
+        on, off = _both(labels, scores, qid=qid, metrics=metrics, k=k, ties=ties)
+        _same_bits(on, off)
+    assert len(top_calls) == 4
+    n_pos = np.bincount(np.unique(qid, return_inverse=True)[1], weights=labels > 0)
+    assert np.array_equal(top_calls[-1], np.maximum(n_pos, 1))  # R-precision's k = n_pos
+
+
 def test_cutoff_lists_take_their_largest(top_calls):
     qid, labels, scores, _ = _queries(np.random.default_rng(8))
     on, off = _both(labels, scores, qid=qid, metrics=["ndcg", "precision"], k=[2, 6])
@@ -133,7 +148,7 @@ def test_cutoff_lists_take_their_largest(top_calls):
 
 def test_ranks_only_the_top_support_rows(monkeypatch):
     """On long queries a cut-off-only set ranks fewer rows than the support; one metric that
-    reads more (MAP over the whole list) ranks every support row; per-query cut-offs and
+    reads more (MAP over the whole list) ranks every support row; a callable cut-off and
     short queries (fewer than ``TOP_ROWS_PER_CUTOFF`` rows per unit of K) too."""
     ranked = []
     for name in ("support", "top_support"):
@@ -155,8 +170,10 @@ def test_ranks_only_the_top_support_rows(monkeypatch):
     assert ranked[-1] <= 20 * 10 < support
     evaluate(labels, scores, qid=qid, metrics=["ndcg@10", "precision@10", "map"])
     assert ranked[-1] == support
-    evaluate(labels, scores, qid=qid, metrics=["ndcg"], k="adaptive")
+    evaluate(labels, scores, qid=qid, metrics=["ndcg"], k="adaptive")  # k up to n_pos
     assert ranked[-1] == support
+    evaluate(labels, scores, qid=qid, metrics=["ndcg"], k=lambda n_pos, n_neg: 3)
+    assert ranked[-1] == support  # a callable is called once, after the ranking
     evaluate(labels, scores, qid=qid, metrics=["ndcg@20"])  # 300 rows < 20 x 20
     assert ranked[-1] == support
 
