@@ -36,12 +36,12 @@ VARIANTS = {
 }
 
 
-def timed(name, y, s, qid):
+def timed(name, y, s, qid, metrics=METRICS, k=None):
     """One evaluation under the variant ``name``: ``(CPU seconds, per_query)``."""
     _driver.RANK_ONLY_WHAT_IS_READ, _driver.TOP_ROWS_PER_CUTOFF = VARIANTS[name]
     gc.collect()
     start = time.process_time()
-    table = evaluate(y, s, qid=qid, metrics=METRICS, n_jobs=1).per_query
+    table = evaluate(y, s, qid=qid, metrics=metrics, k=k, n_jobs=1).per_query
     return time.process_time() - start, table
 
 
@@ -50,13 +50,15 @@ def main():
     parser.add_argument("--shape", choices=list(R.SIZES), default="imbalanced")
     parser.add_argument("--size", default="large", help="a size of run.SIZES (default large)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--metrics", nargs="+", default=METRICS)
+    parser.add_argument("--k", default=None, help="k= of the call (e.g. adaptive)")
     args = parser.parse_args()
     qid, y, s = R.MAKERS[args.shape](R.SIZES[args.shape][args.size], np.random.default_rng(0))
-    print(f"{args.shape}: {qid.size:,} rows, metrics {METRICS}, one thread", flush=True)
+    print(f"{args.shape}: {qid.size:,} rows, {args.metrics} k={args.k}, one thread", flush=True)
     best, tables = dict.fromkeys(VARIANTS, np.inf), {}
     for _ in range(args.repeat):
         for name in VARIANTS:
-            seconds, tables[name] = timed(name, y, s, qid)
+            seconds, tables[name] = timed(name, y, s, qid, args.metrics, args.k)
             best[name] = min(best[name], seconds)
     every = best["every support row"]
     reference = tables["every support row"].to_numpy(np.float64).view(np.int64)
