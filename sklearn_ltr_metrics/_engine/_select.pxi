@@ -55,9 +55,17 @@ cdef inline intp _candidates(
     ``h``: room for n scores."""
     cdef intp i, j, c = 0, kept = 0
     cdef score_t floor = _bound(q, n, k, h)
-    for i in range(n):
-        cand[c] = i
-        c = c + (q[i] >= floor)
+    cdef ltr_rule above_floor
+    if score_t is double:  # listed eight at a time on AVX-512 (a compare and a compress)
+        above_floor.mask = NULL
+        above_floor.values = q
+        above_floor.threshold = floor
+        above_floor.or_equal = 1
+        c = ltr_list_active(&above_floor, 0, n, cand)
+    else:
+        for i in range(n):
+            cand[c] = i
+            c = c + (q[i] >= floor)
     if c > _EXACT_MAX or c == 0:  # none: only with a NaN score (then refused)
         return c
     for j in range(c):
@@ -157,7 +165,7 @@ cdef void _top_queries(
     with nogil, parallel(num_threads=max(n_threads, 1)):
         buf = _new_scratch(width, qwidth, sizeof(score_t))
         idx = <intp*> malloc((qwidth + 1) * sizeof(intp))
-        cand = <intp*> malloc(qwidth * sizeof(intp))
+        cand = <intp*> malloc((qwidth + 1) * sizeof(intp))
         h = <score_t*> malloc((qwidth + _EXACT_MAX + 1) * sizeof(score_t))
         above = <int64_t*> malloc((_EXACT_MAX + 1) * sizeof(int64_t))
         level = <int64_t*> malloc((_EXACT_MAX + 1) * sizeof(int64_t))
