@@ -21,7 +21,10 @@ reference in ``tests/test_engine_<step>.py``)::
       v
     Grouping: sizes, offsets, rows in query order (moved only when queries interleave)
       |  rank the support    _rank.py          (_ranking: rank_support; its two largest
-      |                                         outputs written into the last call's pages)
+      |                                         outputs written into the last call's pages;
+      |                                         top_support, _select.pxi: only the rows
+      |                                         within the cut-offs read, when every metric
+      |                                         reads only those: _driver.read_cutoff)
       |  (full order: the rank correlations only, _ordering.py)
       v
     SupportRanks: per active row, rows above, tied, before it on the tie-break

@@ -19,7 +19,7 @@ from . import _ranking, _sums, _threads
 from ._grouping import _compiled_active, _rule_mask
 from ._ordering import rank_order, score_keys
 
-__all__ = ["MAX_INT_LABEL", "RowRanking", "SupportRanks", "rank_support"]
+__all__ = ["MAX_INT_LABEL", "RowRanking", "SupportLabels", "SupportRanks", "rank_support"]
 
 #: Integer labels up to this value are grades: looked up in per-grade tables rather than
 #: sorted (``_ideal.Grades``); the ranking checks it while it gathers the labels.
@@ -83,6 +83,20 @@ class SupportRanks:
     score_range: tuple | None = None
     any_tied: bool | None = None
     grade_counts: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class SupportLabels:
+    """The labels of every support row, for what reads them all whatever their ranks (the
+    ideal DCG, the label checks: :class:`~._ideal.Grades`), when only some rows are ranked
+    (:meth:`RowRanking.top_support`). Attributes as :class:`SupportRanks`'s, queries in code
+    order and input order inside a query (no reader depends on the order inside a query).
+    """
+
+    counts: np.ndarray
+    labels: np.ndarray
+    offsets: np.ndarray
+    label_stats: tuple | None = None
 
 
 #: Interleaved rows are moved into grouped order before ranking when the queries that hold an
@@ -310,6 +324,68 @@ class RowRanking:
             rows=False,
             score_range=score_range,
         )
+
+    def top_support(self, active, k, labels, score_range=False):
+        """``(SupportRanks, SupportLabels)``: the ranks of the ``active`` rows that can rank
+        within each query's first ``k`` rows (int64, one per query), each the same bits as
+        :meth:`support` gives it, and the ``labels`` of every active row, for what reads them
+        all (issue 44: rank only what is read; the compiled ``top_support`` of ``_ranking``).
+
+        Per query, a floor at or below its ``k``-th largest score is found in O(n) on
+        vectors; a row scoring below it has ``k`` rows above it, so it ranks beyond ``k``
+        under every tie policy. The active rows at or above the floor are ranked among the
+        rows at or above it alone (every row above or level with them is one of those).
+        ``score_range``: as :func:`rank_support`'s. None for interleaved rows that
+        :func:`rank_support` would not move into grouped order (few queries hold an active
+        row): read at random, every row of a query twice, they cost more than its ranking.
+        """
+        grouping, rule = self.grouping, _compiled_active(active)
+        scores, key = score_keys(self.y_score), _tie_key(self.tiebreak)
+        labels = np.ascontiguousarray(labels, dtype=np.float64)
+        if grouping.interleaved:
+            arrays = (scores, rule[0], labels, key) if isinstance(rule, tuple) else ()
+            carry = list({id(a): a for a in arrays if a is not None}.values())
+            if not carry or len(carry) > 3 or not _many_active(rule, grouping.sizes):
+                return None
+            # Moved into grouped order in one scatter, as rank_support moves them.
+            moved = dict(zip(map(id, carry), grouping.gather(carry), strict=True))
+            scores, values, labels, key = (None if a is None else moved[id(a)] for a in arrays)
+            rule = (values, *rule[1:])
+            counts = grouping.count(active, moved=rule)  # kept for the table, as there
+        else:
+            counts = grouping.count(active)  # kept: the relevant rows, counted for the table
+        return self._top_ranked(scores, rule, key, labels, counts, k, score_range)
+
+    def _top_ranked(self, scores, rule, key, labels, counts, k, score_range):
+        """:meth:`top_support` of rows read in grouped order, or through it."""
+        grouping = self.grouping
+        grouped = None if grouping.interleaved else grouping.grouped
+        offsets = grouping.offsets.astype(np.intp, copy=False)
+        every = SupportLabels(counts, *self._top_labels(counts))
+        found = None
+        if score_range and (grouped is not None or scores.dtype != np.float64):
+            found = tuple(map(float, _scan_range(scores, self.n_threads)))
+            if not np.isfinite(found).all():  # nothing ranked: the caller refuses the scores
+                return _unranked(grouping.n_groups, found), every
+        ranked, every_label = _ranking.top_support(
+            scores, rule, offsets, counts, k, labels,
+            grouped=None if grouped is None else _kernel_order(grouped), key=key,
+            tie_order=self.tie_order, n_threads=self.n_threads, grain=_threads.grain(),
+            score_range=score_range and found is None,
+        )  # fmt: skip
+        ranks = SupportRanks(*ranked)
+        if found is not None:
+            ranks = replace(ranks, score_range=found)
+        # The labels' largest and whether all are grades: found by Grades on first use.
+        return ranks, replace(every, labels=every_label)
+
+    @staticmethod
+    def _top_labels(counts):
+        """``(labels, offsets)`` placeholders of :class:`SupportLabels`: where each query's
+        support rows start (the running sum of ``counts``)."""
+        offsets = np.zeros(counts.size + 1, dtype=np.intp)
+        np.cumsum(counts, out=offsets[1:])
+        return None, offsets
 
     @cached_property
     def order(self):

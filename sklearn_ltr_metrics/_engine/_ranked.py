@@ -140,9 +140,24 @@ class RankedLists:
     options : ListOptions
     judgments : Judgments, optional
         Judgments apart from the ranked rows (TREC input).
+    support_labels : SupportLabels, optional
+        The labels of every support row when ``support_ranks`` holds only those that can rank
+        within the cut-offs read (:meth:`RowRanking.top_support`): the ideal DCG and the
+        label checks read them all. None: ``support_ranks`` holds every support row.
     """
 
-    def __init__(self, ranking, support_ranks, *, y_true, y_score, n_pos, options, judgments=None):
+    def __init__(
+        self,
+        ranking,
+        support_ranks,
+        *,
+        y_true,
+        y_score,
+        n_pos,
+        options,
+        judgments=None,
+        support_labels=None,
+    ):
         judgments = Judgments() if judgments is None else judgments
         self.ranking = ranking
         self.sizes = ranking.grouping.sizes
@@ -161,7 +176,8 @@ class RankedLists:
         self.judged = judgments.judged
         self._support_ranks = support_ranks
         self.order = FullOrder(ranking, y_true, y_score)
-        self.grades = Grades(support_ranks, options.gains, self.n_threads)
+        every_label = support_ranks if support_labels is None else support_labels
+        self.grades = Grades(every_label, options.gains, self.n_threads)
         self.ideal = IdealGains(
             self.grades, options.log_base, self.n_queries, judgments.labels, judgments.codes_of
         )

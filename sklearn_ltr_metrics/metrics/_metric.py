@@ -60,6 +60,14 @@ class Metric:
     total : {"mean", "sum", "geometric"}, default="mean"
         How trec_eval summarises the measure over topics (``all``): the mean, the sum (the
         counts) or ``exp`` of the mean (a column of logs, gm_map).
+    reads : {"order", "top_k"}, default="order"
+        What the kernel reads of the ranking. ``"top_k"``: a query's value at cut-off k
+        depends only on the rows ranked within k (their labels, ranks and tied blocks) and on
+        counts the engine finds apart from the ranking (n_pos, the query's length, the ideal
+        DCG of all its labels), under every ``ties=`` policy; when every metric of an
+        evaluation reads so at cut-offs known before ranking, the engine ranks only the
+        support rows that can land within the largest (``docs/performance.rst``).
+        ``"order"`` (the safe default): anything, every support row ranked.
     """
 
     name: str
@@ -75,6 +83,7 @@ class Metric:
     params: tuple = ()
     strict: bool = False
     total: str = "mean"
+    reads: str = "order"
 
     @property
     def takes_cutoff(self):

@@ -66,12 +66,14 @@ METRICS = _register(
     Metric(
         name="precision",
         kernel=_precision,
+        reads="top_k",
         ideal=None,
         description="hits@k / k (precision_denominator='min_k_n_docs': / min(k, n_docs))",
     ),
     Metric(
         name="recall",
         kernel=_recall,
+        reads="top_k",
         ideal=None,
         undefined="n_pos",
         description="hits@k / n_pos, the IR recall; for per-query cut-offs (k='adaptive') "
@@ -80,6 +82,7 @@ METRICS = _register(
     Metric(
         name="capped_recall",
         kernel=_capped_recall,
+        reads="top_k",
         undefined="n_pos",
         description="hits@k / min(k, n_pos): the methodology's Recall@K (1 when all "
         "reachable relevant rows are found)",
@@ -87,16 +90,19 @@ METRICS = _register(
     Metric(
         name="hit_rate",
         kernel=_hit_rate,
+        reads="top_k",
         description="1 if a relevant row is in the top k, else 0 (success@k)",
     ),
     Metric(
         name="mrr",
         kernel=_mrr,
+        reads="top_k",
         description="1 / rank of the first relevant row within k, else 0",
     ),
     Metric(
         name="average_precision",
         kernel=_average_precision,
+        reads="top_k",
         undefined="n_pos",
         description="sum of precision at the relevant ranks <= k, divided by n_pos "
         "(ap_denominator=); 'map' is its mean",
@@ -104,6 +110,7 @@ METRICS = _register(
     Metric(
         name="r_precision",
         kernel=_precision,
+        reads="top_k",
         own_cutoff=_k_is_n_pos,
         undefined="n_pos",
         description="precision at k = n_pos (its own cut-off; takes no @k)",
@@ -111,6 +118,7 @@ METRICS = _register(
     Metric(
         name="ndcg",
         kernel=_ndcg,
+        reads="top_k",
         graded=True,
         undefined="ideal",
         description="DCG@k / ideal DCG@k (graded; gain=, log_base=)",
@@ -118,6 +126,7 @@ METRICS = _register(
     Metric(
         name="dcg",
         kernel=_dcg,
+        reads="top_k",
         graded=True,
         value_range=_UNBOUNDED,
         ideal=None,
@@ -126,6 +135,7 @@ METRICS = _register(
     Metric(
         name="cg",
         kernel=_cg,
+        reads="top_k",
         graded=True,
         value_range=_UNBOUNDED,
         ideal=None,
@@ -134,6 +144,7 @@ METRICS = _register(
     Metric(
         name="f1",
         kernel=_f1,
+        reads="top_k",
         ideal=None,
         undefined="n_pos",
         description="harmonic mean of precision@k and recall@k (always beta = 1)",
@@ -141,6 +152,7 @@ METRICS = _register(
     Metric(
         name="fbeta",
         kernel=_fbeta,
+        reads="top_k",
         ideal=None,
         undefined="n_pos",
         description="F-beta of precision@k and recall@k with beta=; its column is named "
@@ -149,6 +161,7 @@ METRICS = _register(
     Metric(
         name="err",
         kernel=_err,
+        reads="top_k",
         graded=True,
         ideal=None,
         undefined="ideal",
