@@ -271,7 +271,7 @@ def query_rows(
     list offsets, list data, const intp[::1] bounds, const intp[::1] run_bounds,
     const double[::1] scores, const intp[::1] seg_start, const intp[::1] seg_stop,
     const intp[::1] seg_offsets, rows, const intp[::1] row_offsets, int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
+    intp grain=MIN_ROWS_PER_THREAD, bint rank=True,
 ):
     """The stacked rows of every query, its documents coded, each run's rows ranked.
 
@@ -285,7 +285,8 @@ def query_rows(
 
     Per query, in threads (a table and buffers per thread, sized for the longest query): each
     document id is looked up in a hash table of the query's documents (local codes in order of
-    first appearance), and each run's rows ranked. Returns ``(run, pair, position, score,
+    first appearance), and each run's rows ranked (``rank``; else the positions are None: a
+    caller that reads no rank saves the sort of every run in no rank order). Returns ``(run, pair, position, score,
     pair_row, n_candidates, duplicate)``: per output row its run, pair code (the pairs of a
     query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
     (score descending, ties in row order) and score; per pair the stacked row of its first
@@ -304,7 +305,7 @@ def query_rows(
     cdef const _RowMap* rp = NULL if rows is None else &moved
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)
-    position_arr = np.empty(n, dtype=np.intp)
+    position_arr = np.empty(n if rank else 0, dtype=np.intp)
     score_arr = np.empty(n, dtype=np.float64)
     first_arr = np.empty(n, dtype=np.intp)
     first_size_arr = np.empty(n, dtype=np.int64)
@@ -326,7 +327,7 @@ def query_rows(
         pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
         &seg_start[0] if seg_start.shape[0] else NULL,
         &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
-        nq, n_threads, rp != NULL, run, pair, position, score, first,
+        nq, n_threads, rp != NULL, rank, run, pair, position, score, first,
         first_size, &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
     free(pieces)
@@ -343,7 +344,7 @@ def query_rows(
                   <int64_t*> cnp.PyArray_DATA(pair_size_arr), pair_offsets, row_offsets,
                   n_cand_arr, n_threads, rp,
                   NULL if rp == NULL else <intp*> cnp.PyArray_DATA(pair_at_arr))
-    return (run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr,
+    return (run_arr, pair_arr, position_arr if rank else None, score_arr, pair_row_arr, n_cand_arr, dup_arr,
             group_rows_arr, pair_size_arr, pair_at_arr)
 
 
@@ -351,7 +352,7 @@ cdef void _code_queries(
     const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
     const _RowMap* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
-    intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
+    bint rank, intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
     intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
@@ -374,7 +375,7 @@ cdef void _code_queries(
         for q in prange(nq, schedule="dynamic", chunksize=8):
             if ok and not _code_query(
                 &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
-                seg_stop, seg_offsets, rows, row_offsets, by_position, run, pair, position,
+                seg_stop, seg_offsets, rows, row_offsets, by_position, rank, run, pair, position,
                 score, first, first_size, n_cand, dup, group_rows + q * n_runs,
             ):
                 failed[0] = 2
@@ -385,10 +386,11 @@ cdef bint _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
     const intp* seg_stop, const intp* seg_offsets, const _RowMap* rows, const intp* row_offsets,
-    bint by_position, intp* run, intp* pair, intp* position, double* score, intp* first,
-    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
+    bint by_position, bint rank, intp* run, intp* pair, intp* position, double* score,
+    intp* first, int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
+    (``rank``)
     (``group_rows``: the query's rows of each run). The ids and scores are those of stacked row
     ``p``, or of position ``p`` (``by_position``: gathered so by :func:`gather_rows`, whose
     stacked row is that of ``rows``).
@@ -428,7 +430,8 @@ cdef bint _code_query(
             k = k + 1
     _clear_slots(b, nd)
     n_cand[q] = nd
-    _rank_groups(b, run + base, score + base, position + base, m)
+    if rank:
+        _rank_groups(b, run + base, score + base, position + base, m)
     return True
 
 

@@ -28,6 +28,8 @@ __all__ = ["fuse", "fusion_method_names", "fusion_params", "get_fusion_method"]
 
 #: A parameter without default: the method needs it (ranx has none either).
 REQUIRED = object()
+#: The normalisations that read each run's ranks (the others read the scores alone).
+_RANK_NORMS = ("rank", "borda")
 
 
 class FusionInputs:
@@ -515,7 +517,10 @@ default="min-max"
     spec = get_fusion_method(method)
     norm = check_norm(norm)
     n_threads = check_n_jobs(n_jobs)
-    stack = stack_runs(runs, minimum=2, n_threads=n_threads)
+    norm = "none" if spec.rank_based else norm
+    # Ranks are read by the rank-based methods and two normalisations only.
+    rank = spec.rank_based or norm in _RANK_NORMS
+    stack = stack_runs(runs, minimum=2, n_threads=n_threads, rank=rank)
     values = check_fusion_params(spec, params, stack.names)
-    inputs = FusionInputs(stack, "none" if spec.rank_based else norm)
+    inputs = FusionInputs(stack, norm)
     return fused_frame(stack, spec.func(inputs, **values), n_threads)

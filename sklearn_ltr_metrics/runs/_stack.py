@@ -156,7 +156,8 @@ class StackedRuns:
         Where each query's rows start (``n_queries + 1``): rows are query after query.
     row_run, row_pair, position : ndarray of intp
         For each row: its run, its ``(qid, doc_id)`` pair code and its 0-based rank in its
-        run's ranking of the query (score descending, ties in row order).
+        run's ranking of the query (score descending, ties in row order; ``position`` None
+        when stacked with ``rank=False``).
     score : ndarray of float64
         The score of each row.
     pair_row : ndarray of intp
@@ -427,16 +428,16 @@ def _query_codes(frames, names, run_bounds):
     return ids, *blocks
 
 
-def _document_rows(frames, names, run_bounds, scores, layout, n_threads):
+def _document_rows(frames, names, run_bounds, scores, layout, n_threads, rank):
     """``(ids, rows, pair_at)``: the :class:`RowIds` of the document ids, the rows of every
     query (:func:`query_rows`), each query's documents coded, and the row of ``ids.pieces``
     holding each pair's id (their copy in query order where the engine made one and the
     output's ids are read from the pieces)."""
     ids = _row_ids(frames, "doc_id", names)
-    rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
+    rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows is None:  # an object id that is not a str of the first one's kind
         ids = _row_ids(frames, "doc_id", names, objects=False)
-        rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
+        rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows.ids is ids.pieces or ids.output == "index":
         return ids, rows, rows.pair_row
     return RowIds(ids.columns, rows.ids, ids.output), rows, rows.pair_at
@@ -458,8 +459,10 @@ def _refuse_duplicates(stack, duplicate, run_bounds):
     )
 
 
-def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
-    """Check ``runs`` and stack them into a :class:`StackedRuns` (in ``n_threads`` threads)."""
+def stack_runs(runs, name="runs", *, minimum=1, n_threads=1, rank=True):
+    """Check ``runs`` and stack them into a :class:`StackedRuns` (in ``n_threads`` threads);
+    ``rank`` False: no run is ranked (``position`` None), for callers that read no rank
+    (each run's rows in no rank order are not sorted)."""
     names, frames = check_runs(runs, name, minimum=minimum)
     run_bounds = np.zeros(len(frames) + 1, dtype=np.intp)
     np.cumsum([len(frame) for frame in frames], out=run_bounds[1:])
@@ -467,7 +470,7 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
     scores = np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames])
     layout = query_layout(query_codes, starts, query_row.size)
     document_ids, rows, pair_at = _document_rows(
-        frames, names, run_bounds, scores, layout, n_threads
+        frames, names, run_bounds, scores, layout, n_threads, rank
     )
     stack = StackedRuns(
         names=names,
