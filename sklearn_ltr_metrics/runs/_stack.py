@@ -111,6 +111,10 @@ class RowIds:
         """All the ids, run after run, as one pandas Index of the input's dtype."""
         return pd.Index(pd.concat(self.columns, ignore_index=True))
 
+    def at(self, rows):
+        """The ids of stacked ``rows``, as ``values.take(rows)``."""
+        return self.values.take(rows)
+
     def take(self, rows, sizes, order, n_threads=1):
         """The ids of stacked rows ``rows[order]`` (``sizes``: the bytes of each row's id), of
         the input's dtype: Arrow strings built from the bytes of the input buffers (no Python
@@ -119,7 +123,7 @@ class RowIds:
             return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
         if self.output == "objects":
             return pd.Index(take_objects(self.pieces, rows, order), dtype=object, copy=False)
-        return self.values.take(rows[order])
+        return self.at(rows[order])
 
     def repeat(self, rows, counts):
         """The id of stacked row ``rows[i]`` repeated ``counts[i]`` times, as :meth:`take`."""
@@ -128,7 +132,7 @@ class RowIds:
         if self.output == "objects":
             objects = take_objects(self.pieces, rows, counts=counts)
             return pd.Index(objects, dtype=object, copy=False)
-        return self.values.take(np.repeat(rows, counts))
+        return self.at(np.repeat(rows, counts))
 
     def _arrow(self, offsets, data):
         """The pandas array of the Arrow ``large_string`` buffers ``offsets``, ``data``."""
@@ -194,7 +198,7 @@ class StackedRuns:
     @cached_property
     def queries(self):
         """The distinct query ids, by code."""
-        return self.query_ids.values.take(self.query_row)
+        return self.query_ids.at(self.query_row)
 
     @property
     def n_queries(self):
@@ -352,6 +356,12 @@ def _row_ids(frames, column, names, codes=None, *, objects=True):
     records = _integer_records(ids.columns)
     if records is not None:  # integers: coded by their 8 bytes, exactly, no hashing first
         return RowIds(ids.columns, code_pieces(records))
+    form = _category_form(ids.columns)
+    if form == "codes":  # one set of categories: the ids are their codes
+        return RowIds(ids.columns, code_pieces([c.cat.codes.to_numpy() for c in ids.columns]))
+    if form == "decode":  # each run's ids taken from its categories (as pandas concatenates)
+        frames = [f.assign(**{column: _decoded(f[column])}) for f in frames]
+        return _row_ids(frames, column, names, codes, objects=objects)
     chunks = _arrow_chunks(frames, column)
     if objects and chunks is None and all(c.dtype == object for c in ids.columns):
         pieces = object_pieces([c.to_numpy() for c in ids.columns])
@@ -389,6 +399,51 @@ def _integer_records(columns):
         wide = np.uint64 if dtype.kind == "u" else np.int64
         records.append(column.to_numpy(wide).view(np.int64))
     return records
+
+
+def _category_form(columns):
+    """How categorical ``columns`` are read: ``"codes"`` where every run has the same
+    categories in the same order and no missing id (the codes are the ids, exactly),
+    ``"decode"`` where pandas would concatenate the runs into the categories' dtype (their
+    categories differ as pandas compares them: each run's ids are then taken from its
+    categories and read as any column of that dtype), else None (not all categorical, or
+    one set of categories in several orders: :func:`pandas.factorize`)."""
+    dtypes = [column.dtype for column in columns]
+    if not all(isinstance(dtype, pd.CategoricalDtype) for dtype in dtypes):
+        return None
+    if all(d.categories.equals(dtypes[0].categories) for d in dtypes[1:]):
+        same_order = all(d.ordered == dtypes[0].ordered for d in dtypes)
+        missing = any((column.cat.codes.to_numpy() < 0).any() for column in columns)
+        return "codes" if same_order and not missing else None
+    return None if all(_equal_categories(dtypes[0], d) for d in dtypes[1:]) else "decode"
+
+
+def _equal_categories(first, other):
+    """Whether pandas holds the categorical dtypes ``first`` and ``other`` equal (it then
+    concatenates their runs into one categorical): the same categories, in any order where
+    neither is ordered. Arrow strings of one length compared as sets by pyarrow (pandas
+    would turn them into Python strings)."""
+    a, b = first.categories, other.categories
+    arrow = isinstance(a.dtype, pd.StringDtype) and a.dtype.storage == "pyarrow"
+    if first.ordered or other.ordered or len(a) != len(b) or a.dtype != b.dtype or not arrow:
+        return first == other
+    import pyarrow as pa  # installed: pandas stores these strings with it
+    import pyarrow.compute as pc
+
+    left, right = pa.array(a.array), pa.array(b.array)
+    # A first few of one found in the other (a small table, one probe a category), else unequal.
+    head = left[:1024]
+    if (pc.sum(pc.is_in(right, value_set=head)).as_py() or 0) < len(head):
+        return False
+    return bool(pc.all(pc.is_in(right, value_set=left)).as_py())
+
+
+def _decoded(column):
+    """The ids of categorical ``column`` taken from its categories (NaN where missing), of
+    the categories' dtype: one take, no Python object made for Arrow strings."""
+    codes = column.cat.codes.to_numpy()
+    taken = column.dtype.categories.take(codes, allow_fill=True, fill_value=None)
+    return pd.Series(taken, index=column.index, copy=False)
 
 
 def _object_runs(values):
@@ -451,7 +506,7 @@ def _refuse_duplicates(stack, duplicate, run_bounds):
         return
     query, row = found[0], duplicate[found[0]]
     run = int(np.searchsorted(run_bounds, row, side="right")) - 1
-    document = stack.document_ids.values[row]
+    document = stack.document_ids.at([row])[0]
     raise ValueError(
         f"runs[{stack.names[run]!r}] retrieves document {document!r} twice for query "
         f"{stack.queries[query]!r}; each (qid, doc_id) may appear once in a run. Drop "
