@@ -286,10 +286,11 @@ def query_rows(
     Per query, in threads (a table and buffers per thread, sized for the longest query): each
     document id is looked up in a hash table of the query's documents (local codes in order of
     first appearance), and each run's rows ranked (``rank``; else the positions are None: a
-    caller that reads no rank saves the sort of every run in no rank order). Returns ``(run, pair, position, score,
-    pair_row, n_candidates, duplicate)``: per output row its run, pair code (the pairs of a
-    query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
-    (score descending, ties in row order) and score; per pair the stacked row of its first
+    caller that reads no rank saves the sort of every run in no rank order). Returns ``(run,
+    pair, position, score, pair_row, n_candidates, duplicate)``: per output row its run, pair
+    code (the pairs of a query follow each other: ``cumsum(n_candidates)``), 0-based rank in
+    its run's ranking (score descending, ties in row order) and score (None for moved rows:
+    ``scores`` itself); per pair the stacked row of its first
     appearance; per query its distinct documents and the stacked row of a document a run
     retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``; per
     pair the bytes of its document id (int64); per pair the position of its first
@@ -306,7 +307,9 @@ def query_rows(
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)
     position_arr = np.empty(n if rank else 0, dtype=np.intp)
-    score_arr = np.empty(n, dtype=np.float64)
+    # Rows moved by :func:`gather_rows` (one segment a query, written where it lies): their
+    # scores are ``scores`` as they are, returned as None (not copied).
+    score_arr = np.empty(n if rows is None else 0, dtype=np.float64)
     first_arr = np.empty(n, dtype=np.intp)
     first_size_arr = np.empty(n, dtype=np.int64)
     n_cand_arr = np.zeros(nq, dtype=np.intp)
@@ -344,7 +347,8 @@ def query_rows(
                   <int64_t*> cnp.PyArray_DATA(pair_size_arr), pair_offsets, row_offsets,
                   n_cand_arr, n_threads, rp,
                   NULL if rp == NULL else <intp*> cnp.PyArray_DATA(pair_at_arr))
-    return (run_arr, pair_arr, position_arr if rank else None, score_arr, pair_row_arr, n_cand_arr, dup_arr,
+    return (run_arr, pair_arr, position_arr if rank else None,
+            score_arr if rows is None else None, pair_row_arr, n_cand_arr, dup_arr,
             group_rows_arr, pair_size_arr, pair_at_arr)
 
 
@@ -352,8 +356,8 @@ cdef void _code_queries(
     const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
     const _RowMap* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
-    bint rank, intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
-    intp* n_cand, intp* dup, intp* group_rows, int* failed,
+    bint rank, intp* run, intp* pair, intp* position, double* score, intp* first,
+    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
     its own :class:`_QueryScratch`; ``failed[0]`` set to 1 when a thread's buffers could not
@@ -426,12 +430,14 @@ cdef bint _code_query(
             group_rows[r] += 1
             pair[k] = d
             run[k] = r
-            score[k] = scores[x]
+            if not by_position:  # (moved rows: ``k`` is ``p``, ``scores`` theirs)
+                score[k] = scores[x]
             k = k + 1
     _clear_slots(b, nd)
     n_cand[q] = nd
     if rank:
-        _rank_groups(b, run + base, score + base, position + base, m)
+        _rank_groups(b, run + base, (scores if by_position else score) + base,
+                     position + base, m)
     return True
 
 

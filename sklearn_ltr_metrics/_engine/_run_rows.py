@@ -236,6 +236,7 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1, rank=True):
     )
     if out is None:
         return None
+    out = (*out[:3], scores if out[3] is None else out[3], *out[4:])  # moved: theirs
     return QueryRows(*out[:-1], out[4] if out[-1] is None else out[-1], pieces)
 
 

@@ -14,10 +14,11 @@ other, in order of first appearance.
 Ids stored by Arrow (pandas' ``str`` columns) are read from their buffers, never turned into
 Python objects; ids held as Python strings (object columns) are read in place, each ``str``'s
 characters (all of one kind; strings of several kinds are copied into Arrow strings once) and
-given back as the same objects; ids of other kinds are first coded by
-:func:`pandas.factorize`. Everything after (normalisations, fusion, pools) works on the integer
-arrays: segment sums with :func:`numpy.bincount`, per-group extremes with ``ufunc.at``, no
-Python loop over queries.
+given back as the same objects; integer ids are read as 8-byte records, categorical ids as
+their codes (or taken from each run's categories where these differ); ids of other kinds are
+first coded by :func:`pandas.factorize`. Everything after (normalisations, fusion, pools)
+works on the integer arrays: segment sums with :func:`numpy.bincount`, per-group extremes
+with ``ufunc.at``, no Python loop over queries.
 """
 
 from __future__ import annotations
