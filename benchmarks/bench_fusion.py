@@ -1,6 +1,7 @@
 """Time ``sklearn_ltr_metrics.runs.fuse`` against ``ranx.fuse``: 3 runs of 1M rows each.
 
-Run from the repository root (ranx from the ``bench`` extra)::
+Run from the repository root (ranx from the ``bench`` extra; prefix ``PYTHONPATH=.`` to time
+this checkout rather than the installed package)::
 
     python benchmarks/bench_fusion.py                # 1,000 queries x 1,000 documents per run
     python benchmarks/bench_fusion.py --queries 100  # a quick check (100k rows per run)
