@@ -1,10 +1,13 @@
 """Time ``sklearn_ltr_metrics.runs.fuse`` against ``ranx.fuse``: 3 runs of 1M rows each.
 
-Run from the repository root (ranx from the ``bench`` extra)::
+Run from the repository root (ranx from the ``bench`` extra; prefix ``PYTHONPATH=.`` to time
+this checkout rather than the installed package)::
 
     python benchmarks/bench_fusion.py                # 1,000 queries x 1,000 documents per run
     python benchmarks/bench_fusion.py --queries 100  # a quick check (100k rows per run)
     python benchmarks/bench_fusion.py --object-ids   # ids as Python strings (object columns)
+    python benchmarks/bench_fusion.py --int-ids      # integer ids (int64 columns)
+    python benchmarks/bench_fusion.py --categories   # categorical columns (each run its own)
 
 Each run retrieves 1,000 documents per query out of 2,000 candidates, so runs overlap on about
 half their documents. ranx gets prebuilt ``ranx.Run`` objects (building them is not timed; its
@@ -44,10 +47,18 @@ def make_frames(n_queries, depth=1000, pool=2000, n_runs=3, seed=0):
     return frames
 
 
+def as_integers(frame):
+    """The ids ``q<k>`` and ``doc<k>`` as the integers ``k`` (int64 columns)."""
+    return frame.assign(
+        qid=frame["qid"].str.slice(1).astype(np.int64),
+        doc_id=frame["doc_id"].str.slice(3).astype(np.int64),
+    )
+
+
 def to_ranx(frame, ranx):
     run = {}
-    for q, block in frame.groupby("qid", sort=False):
-        run[q] = dict(zip(block["doc_id"], block["score"], strict=True))
+    for q, block in frame.groupby("qid", sort=False, observed=True):  # ranx: text ids
+        run[str(q)] = dict(zip(map(str, block["doc_id"]), block["score"], strict=True))
     return ranx.Run(run)
 
 
@@ -69,12 +80,25 @@ def main(argv=None):
         action="store_true",
         help="ids as Python strings in object columns (older pandas code, most readers)",
     )
+    parser.add_argument(
+        "--int-ids", action="store_true", help="integer ids (int64 columns): q<k>, doc<k> as k"
+    )
+    parser.add_argument(
+        "--categories",
+        action="store_true",
+        help="categorical id columns, each run with the categories it holds",
+    )
     args = parser.parse_args(argv)
     frames = make_frames(args.queries)
+    kind = "pandas str"
     if args.object_ids:
-        frames = [frame.astype({"qid": object, "doc_id": object}) for frame in frames]
+        frames, kind = [f.astype({"qid": object, "doc_id": object}) for f in frames], "object"
+    elif args.int_ids:
+        frames, kind = [as_integers(frame) for frame in frames], "int64"
+    elif args.categories:
+        frames = [frame.astype({"qid": "category", "doc_id": "category"}) for frame in frames]
+        kind = "categorical"
     shuffled = [frame.sample(frac=1, random_state=i) for i, frame in enumerate(frames)]
-    kind = "object" if args.object_ids else "pandas str"
     print(
         f"3 runs x {len(frames[0]):,} rows ({args.queries:,} queries x 1,000 documents), "
         f"ids: {kind}"

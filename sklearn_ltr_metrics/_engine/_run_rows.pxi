@@ -271,7 +271,7 @@ def query_rows(
     list offsets, list data, const intp[::1] bounds, const intp[::1] run_bounds,
     const double[::1] scores, const intp[::1] seg_start, const intp[::1] seg_stop,
     const intp[::1] seg_offsets, rows, const intp[::1] row_offsets, int n_threads=1,
-    intp grain=MIN_ROWS_PER_THREAD,
+    intp grain=MIN_ROWS_PER_THREAD, bint rank=True,
 ):
     """The stacked rows of every query, its documents coded, each run's rows ranked.
 
@@ -285,10 +285,12 @@ def query_rows(
 
     Per query, in threads (a table and buffers per thread, sized for the longest query): each
     document id is looked up in a hash table of the query's documents (local codes in order of
-    first appearance), and each run's rows ranked. Returns ``(run, pair, position, score,
-    pair_row, n_candidates, duplicate)``: per output row its run, pair code (the pairs of a
-    query follow each other: ``cumsum(n_candidates)``), 0-based rank in its run's ranking
-    (score descending, ties in row order) and score; per pair the stacked row of its first
+    first appearance), and each run's rows ranked (``rank``; else the positions are None: a
+    caller that reads no rank saves the sort of every run in no rank order). Returns ``(run,
+    pair, position, score, pair_row, n_candidates, duplicate)``: per output row its run, pair
+    code (the pairs of a query follow each other: ``cumsum(n_candidates)``), 0-based rank in
+    its run's ranking (score descending, ties in row order) and score (None for moved rows:
+    ``scores`` itself); per pair the stacked row of its first
     appearance; per query its distinct documents and the stacked row of a document a run
     retrieves twice (-1: none); the rows of each (query, run), ``(n_queries, n_runs)``; per
     pair the bytes of its document id (int64); per pair the position of its first
@@ -304,8 +306,10 @@ def query_rows(
     cdef const _RowMap* rp = NULL if rows is None else &moved
     run_arr = np.empty(n, dtype=np.intp)
     pair_arr = np.empty(n, dtype=np.intp)
-    position_arr = np.empty(n, dtype=np.intp)
-    score_arr = np.empty(n, dtype=np.float64)
+    position_arr = np.empty(n if rank else 0, dtype=np.intp)
+    # Rows moved by :func:`gather_rows` (one segment a query, written where it lies): their
+    # scores are ``scores`` as they are, returned as None (not copied).
+    score_arr = np.empty(n if rows is None else 0, dtype=np.float64)
     first_arr = np.empty(n, dtype=np.intp)
     first_size_arr = np.empty(n, dtype=np.int64)
     n_cand_arr = np.zeros(nq, dtype=np.intp)
@@ -326,7 +330,7 @@ def query_rows(
         pieces, n_pieces, &bounds[0], &run_bounds[0], n_runs, &scores[0] if n else NULL,
         &seg_start[0] if seg_start.shape[0] else NULL,
         &seg_stop[0] if seg_stop.shape[0] else NULL, &seg_offsets[0], rp, &row_offsets[0],
-        nq, n_threads, rp != NULL, run, pair, position, score, first,
+        nq, n_threads, rp != NULL, rank, run, pair, position, score, first,
         first_size, &n_cand[0] if nq else NULL, &dup[0] if nq else NULL, group_rows, &failed,
     )
     free(pieces)
@@ -343,7 +347,8 @@ def query_rows(
                   <int64_t*> cnp.PyArray_DATA(pair_size_arr), pair_offsets, row_offsets,
                   n_cand_arr, n_threads, rp,
                   NULL if rp == NULL else <intp*> cnp.PyArray_DATA(pair_at_arr))
-    return (run_arr, pair_arr, position_arr, score_arr, pair_row_arr, n_cand_arr, dup_arr,
+    return (run_arr, pair_arr, position_arr if rank else None,
+            score_arr if rows is None else None, pair_row_arr, n_cand_arr, dup_arr,
             group_rows_arr, pair_size_arr, pair_at_arr)
 
 
@@ -351,8 +356,8 @@ cdef void _code_queries(
     const _Piece* pieces, intp n_pieces, const intp* bounds, const intp* run_bounds, intp n_runs,
     const double* scores, const intp* seg_start, const intp* seg_stop, const intp* seg_offsets,
     const _RowMap* rows, const intp* row_offsets, intp nq, int n_threads, bint by_position,
-    intp* run, intp* pair, intp* position, double* score, intp* first, int64_t* first_size,
-    intp* n_cand, intp* dup, intp* group_rows, int* failed,
+    bint rank, intp* run, intp* pair, intp* position, double* score, intp* first,
+    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows, int* failed,
 ) noexcept:
     """The queries of :func:`query_rows` in threads (dynamic: sizes vary), each thread with
     its own :class:`_QueryScratch`; ``failed[0]`` set to 1 when a thread's buffers could not
@@ -374,7 +379,7 @@ cdef void _code_queries(
         for q in prange(nq, schedule="dynamic", chunksize=8):
             if ok and not _code_query(
                 &b, q, pieces, n_pieces, bounds, run_bounds, n_runs, scores, seg_start,
-                seg_stop, seg_offsets, rows, row_offsets, by_position, run, pair, position,
+                seg_stop, seg_offsets, rows, row_offsets, by_position, rank, run, pair, position,
                 score, first, first_size, n_cand, dup, group_rows + q * n_runs,
             ):
                 failed[0] = 2
@@ -385,10 +390,11 @@ cdef bint _code_query(
     _QueryScratch* b, intp q, const _Piece* pieces, intp n_pieces, const intp* bounds,
     const intp* run_bounds, intp n_runs, const double* scores, const intp* seg_start,
     const intp* seg_stop, const intp* seg_offsets, const _RowMap* rows, const intp* row_offsets,
-    bint by_position, intp* run, intp* pair, intp* position, double* score, intp* first,
-    int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
+    bint by_position, bint rank, intp* run, intp* pair, intp* position, double* score,
+    intp* first, int64_t* first_size, intp* n_cand, intp* dup, intp* group_rows,
 ) noexcept nogil:
     """Query ``q`` of :func:`query_rows`: its rows gathered, documents coded, runs ranked
+    (``rank``)
     (``group_rows``: the query's rows of each run). The ids and scores are those of stacked row
     ``p``, or of position ``p`` (``by_position``: gathered so by :func:`gather_rows`, whose
     stacked row is that of ``rows``).
@@ -424,11 +430,14 @@ cdef bint _code_query(
             group_rows[r] += 1
             pair[k] = d
             run[k] = r
-            score[k] = scores[x]
+            if not by_position:  # (moved rows: ``k`` is ``p``, ``scores`` theirs)
+                score[k] = scores[x]
             k = k + 1
     _clear_slots(b, nd)
     n_cand[q] = nd
-    _rank_groups(b, run + base, score + base, position + base, m)
+    if rank:
+        _rank_groups(b, run + base, (scores if by_position else score) + base,
+                     position + base, m)
     return True
 
 

@@ -178,7 +178,8 @@ def query_layout(codes, starts, n_queries):
 
 class QueryRows(NamedTuple):
     """The rows of every query (query after query, runs in order, rows in stacked order):
-    run, pair code, 0-based rank in its run's ranking and score of each; the stacked row where
+    run, pair code, 0-based rank in its run's ranking (None where not asked for) and score
+    of each; the stacked row where
     each pair first appears; the distinct documents of each query; per query the stacked row
     of a document a run retrieved twice (-1: none); the rows of each (query, run) group,
     ``(n_queries, n_runs)``; the bytes of each pair's document id; the row of ``ids`` that
@@ -198,11 +199,12 @@ class QueryRows(NamedTuple):
     ids: IdPieces
 
 
-def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
+def query_rows(pieces, run_bounds, scores, layout, n_threads=1, rank=True):
     """The :class:`QueryRows` of the rows laid out by ``layout`` (a :class:`QueryLayout`),
     their document ids in ``pieces``, runs from ``run_bounds`` (the first stacked row of each
     run, then the total), ``scores`` (float64, one per stacked row); None when an object id is
-    not a ``str`` of the first one's kind (:func:`object_pieces`). Rows in no query order
+    not a ``str`` of the first one's kind (:func:`object_pieces`). ``rank`` False: no run is
+    ranked (``position`` None), for callers that read no rank. Rows in no query order
     (``layout.codes``) are first moved into query order with their ids and scores (one pass
     that reads them in order): every later step reads them in order too."""
     scores, rows = np.ascontiguousarray(scores, dtype=np.float64), None
@@ -230,9 +232,11 @@ def query_rows(pieces, run_bounds, scores, layout, n_threads=1):
         layout.row_offsets,
         n_threads,
         _threads.grain(),
+        rank,
     )
     if out is None:
         return None
+    out = (*out[:3], scores if out[3] is None else out[3], *out[4:])  # moved: theirs
     return QueryRows(*out[:-1], out[4] if out[-1] is None else out[-1], pieces)
 
 

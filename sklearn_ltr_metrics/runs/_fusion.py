@@ -28,6 +28,8 @@ __all__ = ["fuse", "fusion_method_names", "fusion_params", "get_fusion_method"]
 
 #: A parameter without default: the method needs it (ranx has none either).
 REQUIRED = object()
+#: The normalisations that read each run's ranks (the others read the scores alone).
+_RANK_NORMS = ("rank", "borda")
 
 
 class FusionInputs:
@@ -468,12 +470,19 @@ default="min-max"
     alone. Ids held as Python strings (object columns) are read the same way, each string's
     characters in place, when every id is exactly a ``str`` and all are of one kind (Latin-1,
     or all wider: then equal ids hold equal bytes); the output holds the input's objects.
-    Strings of several kinds are copied into Arrow strings first; ids of other kinds
-    (integers, bytes, ``str`` subclasses, mixed) are coded by :func:`pandas.factorize`, by
-    value. The output's id columns keep the input's dtype. Rows in random query order are
-    first moved into query order, ids and scores with them, by one pass that reads them in
-    order; every later step then reads them in order too (they cost 1.6-1.8 times rows in
-    query order, the rest mostly each object id read once at random).
+    Strings of several kinds are copied into Arrow strings first. Integer ids (numpy's
+    signed or unsigned integers, pandas' nullable and Arrow integers without a missing value)
+    are coded by their 8 bytes, exactly, with no conversion to text. Categorical ids are read
+    as their codes where every run has the same categories, else each run's ids are taken
+    from its categories and read as ids of the categories' dtype. Ids of other kinds (bytes,
+    ``str`` subclasses, floats, mixed) are coded by :func:`pandas.factorize`, by value. The
+    output's id columns keep the input's dtype (categoricals as pandas concatenates the
+    runs: one categorical where their dtypes are equal, else the categories' dtype).
+
+    Rows in random query order are first moved into query order, ids and scores with them,
+    by one pass that reads them in order; every later step then reads them in order too
+    (they cost 1.6-1.8 times rows in query order, the rest mostly each object id read once
+    at random; methods and normalisations that read no rank skip the sort of each run).
 
     Values equal ranx's (``ranx.fuse``) per ``(qid, doc_id)`` for every method, with these
     readings of what ranx leaves to chance:
@@ -515,7 +524,10 @@ default="min-max"
     spec = get_fusion_method(method)
     norm = check_norm(norm)
     n_threads = check_n_jobs(n_jobs)
-    stack = stack_runs(runs, minimum=2, n_threads=n_threads)
+    norm = "none" if spec.rank_based else norm
+    # Ranks are read by the rank-based methods and two normalisations only.
+    rank = spec.rank_based or norm in _RANK_NORMS
+    stack = stack_runs(runs, minimum=2, n_threads=n_threads, rank=rank)
     values = check_fusion_params(spec, params, stack.names)
-    inputs = FusionInputs(stack, "none" if spec.rank_based else norm)
+    inputs = FusionInputs(stack, norm)
     return fused_frame(stack, spec.func(inputs, **values), n_threads)

@@ -14,10 +14,11 @@ other, in order of first appearance.
 Ids stored by Arrow (pandas' ``str`` columns) are read from their buffers, never turned into
 Python objects; ids held as Python strings (object columns) are read in place, each ``str``'s
 characters (all of one kind; strings of several kinds are copied into Arrow strings once) and
-given back as the same objects; ids of other kinds are first coded by
-:func:`pandas.factorize`. Everything after (normalisations, fusion, pools) works on the integer
-arrays: segment sums with :func:`numpy.bincount`, per-group extremes with ``ufunc.at``, no
-Python loop over queries.
+given back as the same objects; integer ids are read as 8-byte records, categorical ids as
+their codes (or taken from each run's categories where these differ); ids of other kinds are
+first coded by :func:`pandas.factorize`. Everything after (normalisations, fusion, pools)
+works on the integer arrays: segment sums with :func:`numpy.bincount`, per-group extremes
+with ``ufunc.at``, no Python loop over queries.
 """
 
 from __future__ import annotations
@@ -111,6 +112,10 @@ class RowIds:
         """All the ids, run after run, as one pandas Index of the input's dtype."""
         return pd.Index(pd.concat(self.columns, ignore_index=True))
 
+    def at(self, rows):
+        """The ids of stacked ``rows``, as ``values.take(rows)``."""
+        return self.values.take(rows)
+
     def take(self, rows, sizes, order, n_threads=1):
         """The ids of stacked rows ``rows[order]`` (``sizes``: the bytes of each row's id), of
         the input's dtype: Arrow strings built from the bytes of the input buffers (no Python
@@ -119,7 +124,7 @@ class RowIds:
             return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
         if self.output == "objects":
             return pd.Index(take_objects(self.pieces, rows, order), dtype=object, copy=False)
-        return self.values.take(rows[order])
+        return self.at(rows[order])
 
     def repeat(self, rows, counts):
         """The id of stacked row ``rows[i]`` repeated ``counts[i]`` times, as :meth:`take`."""
@@ -128,7 +133,7 @@ class RowIds:
         if self.output == "objects":
             objects = take_objects(self.pieces, rows, counts=counts)
             return pd.Index(objects, dtype=object, copy=False)
-        return self.values.take(np.repeat(rows, counts))
+        return self.at(np.repeat(rows, counts))
 
     def _arrow(self, offsets, data):
         """The pandas array of the Arrow ``large_string`` buffers ``offsets``, ``data``."""
@@ -156,7 +161,8 @@ class StackedRuns:
         Where each query's rows start (``n_queries + 1``): rows are query after query.
     row_run, row_pair, position : ndarray of intp
         For each row: its run, its ``(qid, doc_id)`` pair code and its 0-based rank in its
-        run's ranking of the query (score descending, ties in row order).
+        run's ranking of the query (score descending, ties in row order; ``position`` None
+        when stacked with ``rank=False``).
     score : ndarray of float64
         The score of each row.
     pair_row : ndarray of intp
@@ -193,7 +199,7 @@ class StackedRuns:
     @cached_property
     def queries(self):
         """The distinct query ids, by code."""
-        return self.query_ids.values.take(self.query_row)
+        return self.query_ids.at(self.query_row)
 
     @property
     def n_queries(self):
@@ -348,6 +354,15 @@ def _row_ids(frames, column, names, codes=None, *, objects=True):
     others) are copied into Arrow strings (``codes`` None, or rows in random order) and given
     back as the input's objects."""
     ids = RowIds([frame[column] for frame in frames], None)
+    records = _integer_records(ids.columns)
+    if records is not None:  # integers: coded by their 8 bytes, exactly, no hashing first
+        return RowIds(ids.columns, code_pieces(records))
+    form = _category_form(ids.columns)
+    if form == "codes":  # one set of categories: the ids are their codes
+        return RowIds(ids.columns, code_pieces([c.cat.codes.to_numpy() for c in ids.columns]))
+    if form == "decode":  # each run's ids taken from its categories (as pandas concatenates)
+        frames = [f.assign(**{column: _decoded(f[column])}) for f in frames]
+        return _row_ids(frames, column, names, codes, objects=objects)
     chunks = _arrow_chunks(frames, column)
     if objects and chunks is None and all(c.dtype == object for c in ids.columns):
         pieces = object_pieces([c.to_numpy() for c in ids.columns])
@@ -364,6 +379,72 @@ def _row_ids(frames, column, names, codes=None, *, objects=True):
     if (found < 0).any():
         _raise_missing(frames, column, names, int(np.flatnonzero(found < 0)[0]))
     return RowIds(ids.columns, code_pieces([found]))
+
+
+def _integer_records(columns):
+    """The ids of ``columns`` as int64 arrays (one per run) when every column holds integers
+    (numpy's, or pandas' nullable and Arrow integers without a missing value), else None.
+    Unsigned ids are viewed as int64 (their 8 bytes unchanged): equal ids, equal records.
+    ``check_runs`` has made the columns all signed or all unsigned (else text), so casting
+    the narrower ones to 64 bits keeps distinct ids distinct."""
+    dtypes = [column.dtype for column in columns]
+    if not all(dtype.kind in "iu" for dtype in dtypes):
+        return None
+    if any(
+        not isinstance(dtype, np.dtype) and column.hasnans
+        for dtype, column in zip(dtypes, columns, strict=True)
+    ):
+        return None  # a missing id: refused by the general path, naming its row
+    records = []
+    for dtype, column in zip(dtypes, columns, strict=True):
+        wide = np.uint64 if dtype.kind == "u" else np.int64
+        records.append(column.to_numpy(wide).view(np.int64))
+    return records
+
+
+def _category_form(columns):
+    """How categorical ``columns`` are read: ``"codes"`` where every run has the same
+    categories in the same order and no missing id (the codes are the ids, exactly),
+    ``"decode"`` where pandas would concatenate the runs into the categories' dtype (their
+    categories differ as pandas compares them: each run's ids are then taken from its
+    categories and read as any column of that dtype), else None (not all categorical, or
+    one set of categories in several orders: :func:`pandas.factorize`)."""
+    dtypes = [column.dtype for column in columns]
+    if not all(isinstance(dtype, pd.CategoricalDtype) for dtype in dtypes):
+        return None
+    if all(d.categories.equals(dtypes[0].categories) for d in dtypes[1:]):
+        same_order = all(d.ordered == dtypes[0].ordered for d in dtypes)
+        missing = any((column.cat.codes.to_numpy() < 0).any() for column in columns)
+        return "codes" if same_order and not missing else None
+    return None if all(_equal_categories(dtypes[0], d) for d in dtypes[1:]) else "decode"
+
+
+def _equal_categories(first, other):
+    """Whether pandas holds the categorical dtypes ``first`` and ``other`` equal (it then
+    concatenates their runs into one categorical): the same categories, in any order where
+    neither is ordered. Arrow strings of one length compared as sets by pyarrow (pandas
+    would turn them into Python strings)."""
+    a, b = first.categories, other.categories
+    arrow = isinstance(a.dtype, pd.StringDtype) and a.dtype.storage == "pyarrow"
+    if first.ordered or other.ordered or len(a) != len(b) or a.dtype != b.dtype or not arrow:
+        return first == other
+    import pyarrow as pa  # installed: pandas stores these strings with it
+    import pyarrow.compute as pc
+
+    left, right = pa.array(a.array), pa.array(b.array)
+    # A first few of one found in the other (a small table, one probe a category), else unequal.
+    head = left[:1024]
+    if (pc.sum(pc.is_in(right, value_set=head)).as_py() or 0) < len(head):
+        return False
+    return bool(pc.all(pc.is_in(right, value_set=left)).as_py())
+
+
+def _decoded(column):
+    """The ids of categorical ``column`` taken from its categories (NaN where missing), of
+    the categories' dtype: one take, no Python object made for Arrow strings."""
+    codes = column.cat.codes.to_numpy()
+    taken = column.dtype.categories.take(codes, allow_fill=True, fill_value=None)
+    return pd.Series(taken, index=column.index, copy=False)
 
 
 def _object_runs(values):
@@ -403,16 +484,16 @@ def _query_codes(frames, names, run_bounds):
     return ids, *blocks
 
 
-def _document_rows(frames, names, run_bounds, scores, layout, n_threads):
+def _document_rows(frames, names, run_bounds, scores, layout, n_threads, rank):
     """``(ids, rows, pair_at)``: the :class:`RowIds` of the document ids, the rows of every
     query (:func:`query_rows`), each query's documents coded, and the row of ``ids.pieces``
     holding each pair's id (their copy in query order where the engine made one and the
     output's ids are read from the pieces)."""
     ids = _row_ids(frames, "doc_id", names)
-    rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
+    rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows is None:  # an object id that is not a str of the first one's kind
         ids = _row_ids(frames, "doc_id", names, objects=False)
-        rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads)
+        rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows.ids is ids.pieces or ids.output == "index":
         return ids, rows, rows.pair_row
     return RowIds(ids.columns, rows.ids, ids.output), rows, rows.pair_at
@@ -426,7 +507,7 @@ def _refuse_duplicates(stack, duplicate, run_bounds):
         return
     query, row = found[0], duplicate[found[0]]
     run = int(np.searchsorted(run_bounds, row, side="right")) - 1
-    document = stack.document_ids.values[row]
+    document = stack.document_ids.at([row])[0]
     raise ValueError(
         f"runs[{stack.names[run]!r}] retrieves document {document!r} twice for query "
         f"{stack.queries[query]!r}; each (qid, doc_id) may appear once in a run. Drop "
@@ -434,8 +515,10 @@ def _refuse_duplicates(stack, duplicate, run_bounds):
     )
 
 
-def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
-    """Check ``runs`` and stack them into a :class:`StackedRuns` (in ``n_threads`` threads)."""
+def stack_runs(runs, name="runs", *, minimum=1, n_threads=1, rank=True):
+    """Check ``runs`` and stack them into a :class:`StackedRuns` (in ``n_threads`` threads);
+    ``rank`` False: no run is ranked (``position`` None), for callers that read no rank
+    (each run's rows in no rank order are not sorted)."""
     names, frames = check_runs(runs, name, minimum=minimum)
     run_bounds = np.zeros(len(frames) + 1, dtype=np.intp)
     np.cumsum([len(frame) for frame in frames], out=run_bounds[1:])
@@ -443,7 +526,7 @@ def stack_runs(runs, name="runs", *, minimum=1, n_threads=1):
     scores = np.concatenate([frame["score"].to_numpy(np.float64) for frame in frames])
     layout = query_layout(query_codes, starts, query_row.size)
     document_ids, rows, pair_at = _document_rows(
-        frames, names, run_bounds, scores, layout, n_threads
+        frames, names, run_bounds, scores, layout, n_threads, rank
     )
     stack = StackedRuns(
         names=names,
