@@ -32,6 +32,22 @@ def test_import_does_not_load_heavy_modules():
     assert json.loads(out.stdout) == []
 
 
+def test_a_plain_evaluate_does_not_import_scipy():
+    """The default metrics read nothing of scipy: ``scipy.special`` (a fifth of a second to
+    import) and ``scipy.spatial`` load only where a tie-averaged, user-model or fairness
+    measure asks for them (cold start, benchmarks target E4)."""
+    code = (
+        "import json, sys, numpy as np, sklearn_ltr_metrics as m; "
+        "qid = np.repeat(np.arange(20), 10); y = np.tile([2.0, 0, 1] + [0] * 7, 20); "
+        "m.evaluate(y, np.arange(200.0), qid=qid); "
+        "print(json.dumps([n for n in sys.modules if n == 'scipy' or n.startswith('scipy.')]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(out.stdout) == []
+
+
 def test_every_public_name_resolves():
     for name in sklearn_ltr_metrics.__all__:
         value = getattr(sklearn_ltr_metrics, name)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..._engine import (
     cell_judgments,
@@ -22,6 +21,7 @@ from ..._engine import (
     greedy_ideal_gains,
     subtopic_cells,
 )
+from .._kernels._blocks import special
 from .._kernels._diversity import (
     DEPTH,
     greedy_ideal,
@@ -226,6 +226,7 @@ def _average_values(specs, j):
         m = np.bincount(qs[straddle], minlength=n_qs).astype(float)
         b, r = np.ones(n_qs), np.zeros(n_qs)
         b[qs[straddle]], r[qs[straddle]] = size[straddle], k - start[straddle]
+        gammaln = special("gammaln")
         with np.errstate(invalid="ignore", divide="ignore"):
             log_missed = gammaln(b - m + 1) - gammaln(b - m - r + 1) - gammaln(b + 1)
             missed = np.where(b - m >= r, np.exp(log_missed + gammaln(b - r + 1)), 0.0)

@@ -20,10 +20,9 @@ group's last ideal rank. Formulas: ``docs/conventions.rst`` ("User models").
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
 
 from ..._engine import active_rule, segment_cumsum
-from ._blocks import check_states, chunks
+from ._blocks import check_states, chunks, special
 from ._order import _strict_order
 from ._trec import cached
 
@@ -171,4 +170,5 @@ def _order_statistic_sums(tail, q, s, n, g, f):
 
 
 def _log_comb(n, k):
+    gammaln = special("gammaln")
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)

@@ -19,10 +19,9 @@ tied rows of positive gain with ``ties="average"`` or ``"label_ranking"``.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln, polygamma, psi
 
 from ..._engine import segment_cumsum
-from ._blocks import expected_block_sums, value_kinds
+from ._blocks import expected_block_sums, special, value_kinds
 from ._order import _strict_order
 
 __all__ = ["DEPTH"]
@@ -120,6 +119,7 @@ def _inst(c):
     """INST: ``C(i) = ((i + T + T_i - 1) / (i + T + T_i))**2``, ``T_i = T - (gain so far)``."""
     _strict_order(c, "inst")
     t = c.options["T"]
+    polygamma = special("polygamma")
 
     def tail(after, n, cg):
         b = 2.0 * t - cg
@@ -131,6 +131,7 @@ def _inst(c):
 def _nerr11(c):
     """NERR eq. 11: INSQ's continuation times ``1 - g_i``."""
     b = 2.0 * c.options["T"]
+    polygamma = special("polygamma")
     law = _first_gain(c, "nerr11")
     if law is not None:  # W(f) / sum_{t<=f} W(t), W(t) = (b / (t - 1 + b))**2
         return _by_first_gain(
@@ -177,6 +178,7 @@ def _nerr8(c):
 def _nerr9(c):
     """NERR eq. 9 at k: ``C(i) = (i / (i + 1)) (1 - g_i)`` before rank k, 0 from rank k."""
     k = _cut(c)
+    psi = special("psi")
     law = _first_gain(c, "nerr9")
     if law is not None:  # (1 / f) / sum_{t<=f} 1 / t, at k
         return _by_first_gain(c, law, lambda f, q: (f <= k[q]) / (f * (psi(f + 1.0) - psi(1.0))))
@@ -227,6 +229,7 @@ def _first_gain(c, name):
 
 
 def _log_comb(n, k):
+    gammaln = special("gammaln")
     return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 

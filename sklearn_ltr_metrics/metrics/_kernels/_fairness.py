@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.spatial.distance import jensenshannon
 
 from ._rank_order import rank_rows
 
@@ -61,6 +60,9 @@ def awrf_values(codes, rank, groups, relevant, n_queries, names, target):
     defined = (shares.sum(axis=1) > 0) & (tgt.sum(axis=1) > 0)
     value = np.full(n_queries, np.nan)
     if defined.any():
+        # scipy.spatial takes a third of a second to import: only where AWRF is asked for.
+        from scipy.spatial.distance import jensenshannon
+
         distance = jensenshannon(shares[defined], tgt[defined], axis=1)
         value[defined] = 1.0 - distance * distance
     return value
