@@ -427,6 +427,8 @@ def check_qid_runs(qid, name="qid", n_threads=1):
     if runs is None and not converted and all_strings(ids):
         return arr, None  # rows in random order, every id a str: none missing, one kind
     sample = arr if runs is None else arr[runs]
+    if runs is not None and not converted and all_strings(sample):
+        return arr, runs  # one object per run, every one a str: none missing, one kind
     if pd.isna(sample).any():
         _raise_missing_qid(arr, pd.isna(arr), name)
     inferred = pd.api.types.infer_dtype(sample, skipna=False)
