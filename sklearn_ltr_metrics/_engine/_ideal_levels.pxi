@@ -13,25 +13,16 @@ cdef void _levels_of_labels(
     """:func:`ideal_levels`' table (rows of each segment and level) counted from the labels,
     and each segment's levels with rows at ``runs[q + 1]``."""
     cdef intp nq = offsets.shape[0] - 1, n_levels = table.shape[1], q, i, l, c
-    # Each thread counts a query's rows in four tables taken in turn (one slot past the levels
-    # for the grades without gain), so that rows of one level in a row do not wait for each
-    # other's count: the counts are then added (integers: exact).
-    cdef intp width = n_levels + 1
-    cdef int64_t* local
-    with nogil, parallel(num_threads=threads):
-        local = <int64_t*> malloc(4 * width * sizeof(int64_t))
-        for q in prange(nq, schedule="static"):
-            memset(local, 0, 4 * width * sizeof(int64_t))
+    with nogil:
+        for q in prange(nq, num_threads=threads, schedule="static"):
             for i in range(offsets[q], offsets[q + 1]):
                 l = level_of[<intp> labels[i]]
-                local[(i & 3) * width + (l if l >= 0 else n_levels)] += 1
+                if l >= 0:
+                    table[q, l] += 1
             c = 0
             for l in range(n_levels):
-                table[q, l] = (local[l] + local[width + l] + local[2 * width + l]
-                               + local[3 * width + l])
                 c = c + (table[q, l] > 0)
             runs[q + 1] = c
-        free(local)
 
 
 cdef tuple _levels_of_counts(

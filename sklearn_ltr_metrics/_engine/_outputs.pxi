@@ -81,13 +81,18 @@ cdef tuple _support_found(
     if lab_arr is not None and total:
         stats = (float(qtop_arr.max()), bool(qgrades_arr.all()))
     found = (counts_arr, row_arr, g_arr, t_arr, before_arr, lab_arr, starts_arr, stats)
-    if qrange_arr is not None:
-        ranges = qrange_arr.reshape(-1, 2)
-        found += ((float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None,)
-    elif qtied_arr is not None or qhist_arr is not None:
-        found += (None,)
-    if qtied_arr is not None:
-        found += (bool(qtied_arr.any()),)
-    elif qhist_arr is not None:
-        found += (None,)
-    return found if qhist_arr is None else found + (qhist_arr,)
+    asked = (qrange_arr, qtied_arr, qhist_arr)
+    extras = (
+        _range_of(qrange_arr) if qrange_arr is not None else None,
+        bool(qtied_arr.any()) if qtied_arr is not None else None,
+        qhist_arr,
+    )
+    last = max([i + 1 for i, arr in enumerate(asked) if arr is not None], default=0)
+    return found + extras[:last]
+
+
+cdef object _range_of(qrange_arr):
+    """The least and largest of every query's ``(low, high)`` score range (None without
+    queries; NaN when one holds a NaN or an infinity)."""
+    ranges = qrange_arr.reshape(-1, 2)
+    return (float(ranges[:, 0].min()), float(ranges[:, 1].max())) if len(ranges) else None
