@@ -211,19 +211,21 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f64_512(
         ltr_count_many_f64_512(q, n, a + 64, m - 64, above + 64, level + 64);
 }
 
-static int ltr_wide = 0, ltr_widest = 0;
+static int ltr_wide = 0, ltr_widest = 0, ltr_single_first = 0;
 
-/* Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 8 (AVX-512F), 4
- * (AVX2) or 2 (any x86-64); returns the lanes in use. */
+/* Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 16 (AVX-512F, a
+ * query's first count on float32, ``_count32.h``), 8 (AVX-512F), 4 (AVX2) or 2 (any x86-64);
+ * returns the lanes in use. */
 static inline int ltr_set_lanes(int lanes) {
     __builtin_cpu_init();
     ltr_widest = lanes >= 8 && __builtin_cpu_supports("avx512f");
+    ltr_single_first = lanes >= 16 && ltr_widest;
     ltr_wide = lanes >= 4 && __builtin_cpu_supports("avx2");
-    return ltr_widest ? 8 : (ltr_wide ? 4 : 2);
+    return ltr_single_first ? 16 : (ltr_widest ? 8 : (ltr_wide ? 4 : 2));
 }
 #else
 #define LTR_WIDE 0
-static int ltr_wide = 0, ltr_widest = 0;
+static int ltr_wide = 0, ltr_widest = 0, ltr_single_first = 0;
 static inline int ltr_set_lanes(int lanes) {
     (void)lanes;
     return 2;
@@ -376,10 +378,18 @@ static inline void ltr_range_f64(const double *q, int64_t n, double *low, double
 /* ``ltr_count_many_f64`` and ``ltr_range_f64`` of the same query (n >= 1, m >= 1): on
  * AVX-512 in one read of it (the range found by the count's first tile), else one after the
  * other. */
+#if LTR_WIDE
+#include "_count32.h"
+#endif
+
 static inline void ltr_count_many_range_f64(const double *q, int64_t n, const double *a,
                                             int64_t m, int64_t *above, int64_t *level,
                                             double *low, double *high, int *nan) {
 #if LTR_WIDE
+    if (ltr_single_first && m > 8 && m <= 128 && n < ((int64_t)1 << 31)) {
+        ltr_count_many_range_f32_512(q, n, a, m, above, level, low, high, nan);
+        return;
+    }
     if (ltr_widest) {
         ltr_count_many_range_f64_512(q, n, a, m, above, level, low, high, nan);
         return;

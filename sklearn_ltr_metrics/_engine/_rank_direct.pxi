@@ -39,12 +39,14 @@ cdef inline void _count_direct(
     order). The active scores are listed in ``val`` and counted against the query's
     contiguous scores all at once (``ltr_count_many``: branch-free, on vectors). ``rng``
     (float64 scores, or NULL): the query's smallest and largest score and whether one is NaN,
-    found by the same read (``ltr_count_many_range_f64``). ``listed``: ``val`` holds the
-    active scores already (:func:`_list_with_values`)."""
+    found by the same read (``ltr_count_many_range_f64``, whose first count may run on
+    float32: a row found level with another is counted again here, exactly, in the pass that
+    finds its tied rows before it). ``listed``: ``val`` holds the active scores already
+    (:func:`_list_with_values`)."""
     cdef intp i, j, ia
     cdef score_t sa
     cdef double ka
-    cdef int64_t t, b
+    cdef int64_t t, b, g
     cdef int odd
     if not listed:
         for j in range(m):
@@ -64,12 +66,17 @@ cdef inline void _count_direct(
             ia = act[j]
             sa = val[j]
             ka = kq[ia] if kq != NULL else 0.0
+            g = 0
+            t = 0
             for i in range(n):
+                g += q[i] > sa
                 if q[i] == sa:
+                    t += 1
                     if kq != NULL and kq[i] != ka:
                         b += kq[i] < ka
                     else:
                         b += i < ia
+            cg[j] = g
         ct[j] = t - 1
         cb[j] = b
 

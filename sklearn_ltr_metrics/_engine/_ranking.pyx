@@ -59,11 +59,12 @@ DIRECT_MAX_NARROW, DIRECT_MAX_WIDE = 64, 128
 DIRECT_MAX = DIRECT_MAX_NARROW
 
 
-def set_vector_lanes(int lanes=8):
-    """Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 8 (AVX-512F,
-    the default where the CPU has it), 4 (AVX2) or 2 (the baseline path); set ``DIRECT_MAX``
-    to that path's crossover. Returns the lanes in use. Counts are exact integers, the same
-    on every path (tests run each)."""
+def set_vector_lanes(int lanes=16):
+    """Count on the widest vectors of at most ``lanes`` lanes that the CPU has: 16 (AVX-512F,
+    a query's first count on sixteen float32 lanes, exact in float64 after: ``_count32.h``;
+    the default where the CPU has it), 8 (AVX-512F on float64), 4 (AVX2) or 2 (the baseline
+    path); set ``DIRECT_MAX`` to that path's crossover. Returns the lanes in use. Counts are
+    exact integers, the same on every path (tests run each)."""
     global DIRECT_MAX
     used = ltr_set_lanes(lanes)
     DIRECT_MAX = DIRECT_MAX_WIDE if used >= 4 else DIRECT_MAX_NARROW
@@ -71,12 +72,12 @@ def set_vector_lanes(int lanes=8):
 
 
 def set_wide_vectors(bint on=True):
-    """:func:`set_vector_lanes` of 8 (``True``) or 2 (``False``); returns whether vectors of
+    """:func:`set_vector_lanes` of 16 (``True``) or 2 (``False``); returns whether vectors of
     four or more are used."""
-    return set_vector_lanes(8 if on else 2) >= 4
+    return set_vector_lanes(16 if on else 2) >= 4
 
 
-set_vector_lanes(8)
+set_vector_lanes()
 
 ctypedef fused score_t:
     double

@@ -47,7 +47,7 @@ def test_range_and_counts_are_numpys(monkeypatch, lanes, rows_per_thread):
         low, high, counts = range_and_counts(values, starts, 2)
         assert np.isnan(low) and np.isnan(high)
     finally:
-        vector_lanes(8)
+        vector_lanes()
 
 
 def test_id_runs_of_grouped_and_shuffled_ids():
@@ -138,7 +138,7 @@ def test_every_nonfinite_score_is_refused(monkeypatch, lanes, layout):
                         evaluate(yy, ss, qid=q, metrics=METRICS, n_jobs=n_jobs)
                     assert str(got.value) == str(expected.value)
     finally:
-        vector_lanes(8)
+        vector_lanes()
 
 
 @pytest.mark.parametrize("lanes", [8, 4, 2])
@@ -152,7 +152,7 @@ def test_score_range_of_the_ranking_is_numpys(lanes):
         found = _ranking.rank_support(s, (y, 0.0, False), offsets.astype(np.intp), score_range=True)
         assert found[-1] == (s.min(), s.max())
     finally:
-        vector_lanes(8)
+        vector_lanes()
 
 
 def test_every_thread_keeps_its_own_flags(monkeypatch):

@@ -123,16 +123,19 @@ def test_rank_support_matches_brute_force(seed, n_threads):
         )
 
 
-@pytest.fixture(params=[8, 4, 2], ids=["avx512-lanes", "avx2-lanes", "two-lanes"])
+@pytest.fixture(
+    params=[16, 8, 4, 2], ids=["float32-first", "avx512-lanes", "avx2-lanes", "two-lanes"]
+)
 def vector_width(request):
-    """Direct counting on vectors of eight (AVX-512, where the CPU has it: every active row
-    at once), of four (AVX2) and of two."""
+    """Direct counting on vectors of sixteen float32 first (AVX-512, the default where the CPU
+    has it), of eight (AVX-512 on float64: every active row at once), of four (AVX2) and of
+    two."""
     from sklearn_ltr_metrics._engine import _ranking
 
     used = _ranking.set_vector_lanes(request.param)
     assert used <= request.param
     yield used
-    _ranking.set_vector_lanes(8)
+    _ranking.set_vector_lanes()
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -162,6 +165,36 @@ def test_direct_counting_and_sorting_rank_alike(seed, dtype, vector_width):
             direct_max=limit,
             grain=8,
         )
+        for limit in (10**9, 0)
+    )
+    for a, b in zip(direct, sorted_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_first_count_on_float32_is_exact(seed, vector_width):
+    """With the scores' range asked (as a plain evaluate asks it), AVX-512 counts a query first
+    on float32 and counts again, in float64, every row found level with another there. Scores
+    that differ far below float32's precision, exact ties among them, magnitudes beyond
+    float32's range (rounded to infinity) and below it (rounded to zero) rank exactly as the
+    sorting method ranks them, on every path, with queries of 9 to 128 active rows (the
+    float32 count's) and others."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 300, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    n = offsets[-1]
+    base = rng.choice([1.0, -2.5, 0.0, 1e-300, -1e300, 3.0e38, 4.0e38], n)
+    near = base * (1.0 + rng.integers(-2, 3, n) * 2.0**-45)  # distinct below float32's step
+    score = np.where(rng.random(n) < 0.6, near, rng.standard_normal(n))
+    active = (rng.random(n) < 0.35).astype(np.uint8)
+    assert (np.add.reduceat(active, offsets[:-1]) > 8).sum() > 10
+    direct, sorted_ = (
+        _ranking.rank_support(
+            score, active, offsets, tie_order=True, direct_max=limit, grain=8,
+            score_range=True,
+        )  # fmt: skip
         for limit in (10**9, 0)
     )
     for a, b in zip(direct, sorted_, strict=True):
@@ -414,8 +447,9 @@ def test_argsort_per_query_matches_lexsort(n_threads):
 
 
 def test_vector_lanes_follow_the_cpu():
-    """set_vector_lanes picks the widest vectors the CPU has, at most those asked for: 8 lanes
-    where it has AVX-512F (so that the tests above run that path here), 2 always."""
+    """set_vector_lanes picks the widest vectors the CPU has, at most those asked for: 16 (the
+    first count on float32) and 8 lanes where it has AVX-512F (so that the tests above run
+    those paths here), 2 always."""
     from sklearn_ltr_metrics._engine import _ranking
 
     cpuinfo = Path("/proc/cpuinfo")
@@ -424,10 +458,11 @@ def test_vector_lanes_follow_the_cpu():
         assert _ranking.set_vector_lanes(2) == 2
         assert _ranking.set_vector_lanes(4) in (2, 4)
         widest = _ranking.set_vector_lanes(8)
+        first32 = _ranking.set_vector_lanes()
         if " avx512f" in flags and platform.machine() == "x86_64":
-            assert widest == 8
+            assert (widest, first32) == (8, 16)
     finally:
-        _ranking.set_vector_lanes(8)
+        _ranking.set_vector_lanes()
 
 
 @pytest.mark.parametrize("or_equal", [False, True])

@@ -1,0 +1,107 @@
+/* The count of ``_count.h``'s ``ltr_count_many_range_f64`` on sixteen lanes of float32 first,
+ * exact in float64 after (issue 44; included by ``_count.h`` where AVX-512F is compiled in).
+ *
+ * Rounding a double to float32 (``vcvtpd2ps``, any IEEE rounding mode) never reverses an
+ * order: x > y implies f(x) >= f(y). So a row whose float32 is above an active score's float32
+ * is above the active score itself, and a row whose float32 is level with it is either level
+ * with it or above or below it by less than float32 can tell. For each active score the first
+ * count gives the rows whose float32 is above it and those level with it; where only the row
+ * itself is level (every untied score but the rare one that collides in float32), the count
+ * is the exact one. Where more are level, the row ties, or collides: ``_count_direct`` counts
+ * every such row again in float64, in the pass over the query that finds a tied row's place
+ * in its block (which a tied row needed before), so ties cost no more than on the float64
+ * count. Sixteen lanes a register halve the comparisons that set the count's pace. Every
+ * result is the exact integer count: the same on every path, bit for bit.
+ *
+ * Only with the range found on the way (a query with a NaN or infinite score is refused, so its
+ * counts are never read: NaN, which compares neither above nor level in either precision, and
+ * infinities need no case here), at most 128 active scores (eight registers of sixteen: the
+ * direct count's largest), more than eight of them (else one register of eight doubles does
+ * the same work) and fewer than 2^31 rows (int32 counts). */
+#ifndef LTR_COUNT32_H
+#define LTR_COUNT32_H
+
+/* The first count of ``ltr_count_many_range_f32_512``, one tile of ``NB`` registers of sixteen
+ * float32 active scores (``af``). The query is read in chunks of 256 rows: each chunk's rows,
+ * eight at a time, give the range (as in ``LTR_TILE_RANGE_512``) and are rounded to float32
+ * into ``f``, from where each is broadcast by a load (a broadcast from a register would take
+ * the port the comparisons need) and compared with every active score. Counts in int32 lanes. */
+#define LTR_TILE32_RANGE_512(NB)                                                            \
+    {                                                                                       \
+        __m512 av[8], x;                                                                    \
+        __m512i g[8], t[8];                                                                 \
+        __m512d v, lo_v, hi_v;                                                              \
+        const __m512i one = _mm512_set1_epi32(1);                                           \
+        const __m512d first = _mm512_set1_pd(q[0]);                                         \
+        __mmask8 odd = 0;                                                                   \
+        int b;                                                                              \
+        int64_t c, i, rows, lanes;                                                          \
+        lo_v = first;                                                                       \
+        hi_v = first;                                                                       \
+        _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                \
+            lanes = m - 16 * b < 16 ? m - 16 * b : 16;                                      \
+            av[b] = _mm512_maskz_loadu_ps((__mmask16)((1u << lanes) - 1u), af + 16 * b);    \
+            g[b] = _mm512_setzero_si512();                                                  \
+            t[b] = _mm512_setzero_si512();                                                  \
+        }                                                                                   \
+        for (c = 0; c < n; c += LTR_CHUNK32) {                                              \
+            rows = n - c < LTR_CHUNK32 ? n - c : LTR_CHUNK32;                               \
+            for (i = 0; i < rows; i += 8) {                                                 \
+                __mmask8 valid = (__mmask8)(rows - i >= 8 ? 0xffu : (1u << (rows - i)) - 1u); \
+                v = _mm512_mask_loadu_pd(first, valid, q + c + i);                          \
+                lo_v = _mm512_min_pd(v, lo_v);                                              \
+                hi_v = _mm512_max_pd(v, hi_v);                                              \
+                odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);                              \
+                _mm256_store_ps(f + i, _mm512_cvtpd_ps(v));                                 \
+            }                                                                               \
+            for (i = 0; i < rows; i++) {                                                    \
+                x = _mm512_set1_ps(f[i]);                                                   \
+                _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                        \
+                    g[b] = _mm512_mask_add_epi32(                                           \
+                        g[b], _mm512_cmp_ps_mask(x, av[b], _CMP_GT_OQ), g[b], one);         \
+                    t[b] = _mm512_mask_add_epi32(                                           \
+                        t[b], _mm512_cmp_ps_mask(x, av[b], _CMP_EQ_OQ), t[b], one);         \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                \
+            _mm512_storeu_si512(g32 + 16 * b, g[b]);                                        \
+            _mm512_storeu_si512(t32 + 16 * b, t[b]);                                        \
+        }                                                                                   \
+        *low = _mm512_reduce_min_pd(lo_v);                                                  \
+        *high = _mm512_reduce_max_pd(hi_v);                                                 \
+        *nan = odd != 0;                                                                    \
+    }
+
+#define LTR_CHUNK32 256
+
+/* ``ltr_count_many_range_f64`` for 8 < m <= 128 active scores and n < 2^31 rows, the first
+ * count on float32: exact for every active score with ``level`` 1, the rest (ties, and the
+ * rare collision in float32) left for the caller to count again (the header's comment). */
+__attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
+    const double *q, int64_t n, const double *a, int64_t m, int64_t *above, int64_t *level,
+    double *low, double *high, int *nan) {
+    float af[128] __attribute__((aligned(64))), f[LTR_CHUNK32] __attribute__((aligned(64)));
+    int32_t g32[128] __attribute__((aligned(64))), t32[128] __attribute__((aligned(64)));
+    int64_t j;
+    for (j = 0; j < m; j += 8) { /* eight at a time, the last under a mask (m <= 128) */
+        __mmask8 in = (__mmask8)(m - j >= 8 ? 0xffu : (1u << (m - j)) - 1u);
+        _mm256_store_ps(af + j, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(in, a + j)));
+    }
+    switch ((int)((m + 15) / 16)) {
+    case 1: LTR_TILE32_RANGE_512(1) break;
+    case 2: LTR_TILE32_RANGE_512(2) break;
+    case 3: LTR_TILE32_RANGE_512(3) break;
+    case 4: LTR_TILE32_RANGE_512(4) break;
+    case 5: LTR_TILE32_RANGE_512(5) break;
+    case 6: LTR_TILE32_RANGE_512(6) break;
+    case 7: LTR_TILE32_RANGE_512(7) break;
+    default: LTR_TILE32_RANGE_512(8) break;
+    }
+    for (j = 0; j < m; j++) {
+        above[j] = g32[j];
+        level[j] = t32[j];
+    }
+}
+
+#endif
