@@ -192,9 +192,14 @@ def test_the_first_count_on_float32_is_exact(seed, vector_width):
     assert (np.add.reduceat(active, offsets[:-1]) > 8).sum() > 10
     direct, sorted_ = (
         _ranking.rank_support(
-            score, active, offsets, tie_order=True, direct_max=limit, grain=8,
+            score,
+            active,
+            offsets,
+            tie_order=True,
+            direct_max=limit,
+            grain=8,
             score_range=True,
-        )  # fmt: skip
+        )
         for limit in (10**9, 0)
     )
     for a, b in zip(direct, sorted_, strict=True):
