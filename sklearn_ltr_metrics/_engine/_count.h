@@ -399,6 +399,14 @@ static inline void ltr_count_many_range_f64(const double *q, int64_t n, const do
     ltr_count_many_f64(q, n, a, m, above, level);
 }
 
+#if !LTR_WIDE
+static inline int ltr_count_tied_f64(const double *q, const double *k, int64_t n, double s,
+                                     double ka, int64_t ia, int64_t *above, int64_t *level,
+                                     int64_t *before) {
+    return 0; /* no vectors of eight: the caller's loop counts */
+}
+#endif
+
 /* Which rows are active (ranked, counted): a 0/1 mask, or, without one, the rows whose value
  * is above a threshold (``>`` or, with ``or_equal``, ``>=``). The rule saves writing a mask
  * of every row when it is a comparison of the labels. */

@@ -104,4 +104,47 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
     }
 }
 
+/* The exact count of one row ``ia`` of score ``s`` (and tie-break key ``ka``, with ``k`` not
+ * NULL) that ties with another, or collides in float32: ``*above`` the rows of q[0..n) above
+ * it, ``*level`` those level with it (itself included) and ``*before`` the level rows before
+ * it (a smaller key, where the keys differ, else an earlier row), as ``_count_direct``'s loop
+ * counts them, eight rows a step under comparison masks (no branch per row: a tied query's
+ * rows cost a few vector operations each instead of a mispredicted branch). */
+__attribute__((target("avx512f"))) static void ltr_count_tied_f64_512(
+    const double *q, const double *k, int64_t n, double s, double ka, int64_t ia,
+    int64_t *above, int64_t *level, int64_t *before) {
+    const __m512d sv = _mm512_set1_pd(s), kv = _mm512_set1_pd(ka);
+    int64_t i, g = 0, t = 0, b = 0, ahead;
+    __mmask8 valid, eq, earlier, smaller;
+    __m512d x;
+    for (i = 0; i < n; i += 8) {
+        valid = (__mmask8)(n - i >= 8 ? 0xffu : (1u << (n - i)) - 1u);
+        ahead = ia - i; /* rows i.. before ia: the first ``ahead`` lanes */
+        earlier = (__mmask8)(ahead >= 8 ? 0xffu : (ahead <= 0 ? 0u : (1u << ahead) - 1u));
+        x = _mm512_maskz_loadu_pd(valid, q + i);
+        g += __builtin_popcount(_mm512_mask_cmp_pd_mask(valid, x, sv, _CMP_GT_OQ));
+        eq = _mm512_mask_cmp_pd_mask(valid, x, sv, _CMP_EQ_OQ);
+        t += __builtin_popcount(eq);
+        if (k != NULL && eq) {
+            x = _mm512_maskz_loadu_pd(valid, k + i);
+            smaller = _mm512_cmp_pd_mask(x, kv, _CMP_NEQ_UQ); /* the keys differ: by key */
+            earlier = (smaller & _mm512_cmp_pd_mask(x, kv, _CMP_LT_OQ)) | (earlier & ~smaller);
+        }
+        b += __builtin_popcount(eq & earlier);
+    }
+    *above = g;
+    *level = t;
+    *before = b;
+}
+
+/* ``ltr_count_tied_f64_512`` where AVX-512F is in use, else 0 (the caller loops). */
+static inline int ltr_count_tied_f64(const double *q, const double *k, int64_t n, double s,
+                                     double ka, int64_t ia, int64_t *above, int64_t *level,
+                                     int64_t *before) {
+    if (!ltr_widest)
+        return 0;
+    ltr_count_tied_f64_512(q, k, n, s, ka, ia, above, level, before);
+    return 1;
+}
+
 #endif

@@ -66,6 +66,11 @@ cdef inline void _count_direct(
             ia = act[j]
             sa = val[j]
             ka = kq[ia] if kq != NULL else 0.0
+            if score_t is double:
+                if ltr_count_tied_f64(q, kq, n, sa, ka, ia, &cg[j], &t, &b):
+                    ct[j] = t - 1
+                    cb[j] = b
+                    continue
             g = 0
             t = 0
             for i in range(n):

@@ -39,6 +39,8 @@ cdef extern from "_count.h" nogil:
     void ltr_count_many_range_f64(const double* q, int64_t n, const double* a, int64_t m,
                                   int64_t* above, int64_t* level, double* low, double* high,
                                   int* nan)
+    int ltr_count_tied_f64(const double* q, const double* k, int64_t n, double s, double ka,
+                           int64_t ia, int64_t* above, int64_t* level, int64_t* before)
 
 
 cdef extern from "_list_values.h" nogil:
