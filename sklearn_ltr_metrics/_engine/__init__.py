@@ -32,7 +32,8 @@ reference in ``tests/test_engine_<step>.py``)::
       v
     QueryCounts: n_pos, n_neg (query_stats applied)
       |  cut-offs            _cutoffs.py       ((query, k) pairs of every metric)
-      |  kernels             _support.py, _ideal.py, _ranked.py (_sums: support_sums, ...)
+      |  kernels             _support.py, _ideal.py, _ranked.py (_sums: support_sums, ...;
+      |                      tied blocks under tie averaging: _tie_blocks.pxi)
       |                      the metric kernels come from the registry, with their specs;
       |                      each reads one KernelContext (_driver.py): lists, pairs, options
       v

@@ -340,12 +340,7 @@ class RankedLists:
                     # Precision at a tied row counts its whole block: take the block's last.
                     hits = hits[np.searchsorted(s.rank_rows, s.rank_rows, side="right") - 1]
                 return np.where(s.relevant, hits / rank, 0.0)
-            r_b, h_b, n_b, s_b = s.block_relevant
-            numerator = (h_b + 1).astype(np.float64)
-            tied = n_b > 1
-            j = s.position[tied] - s_b[tied]  # 0-based position inside the block
-            numerator[tied] += j * (r_b[tied] - 1) / (n_b[tied] - 1)
-            return (r_b / n_b) * numerator / rank
+            return s.tied_precision()
 
         return self.term_sums_of("ap", term, pair_query, kk)
 
@@ -353,13 +348,20 @@ class RankedLists:
     def _first_relevant_law(self):
         """P(the query's first relevant row sits at this support row) (docs/conventions.rst)."""
         s = self.support
-        r_b, h_b, n_b, s_b = s.block_relevant
-        first = (h_b == 0) & (r_b > 0)
-        j = (s.position - s_b + 1).astype(np.float64)
         prob = np.zeros(s.position.size)
-        valid = first & (j <= n_b - r_b + 1)
-        nb, rb, jj = n_b[valid].astype(np.float64), r_b[valid].astype(np.float64), j[valid]
-        prob[valid] = np.exp(_log_comb(nb - jj, rb - 1.0) - _log_comb(nb, rb))
+        if not self.average_ties:
+            r_b, h_b, n_b, s_b = s.block_relevant
+            rows = np.flatnonzero((h_b == 0) & (r_b > 0))
+            n_b, r_b, j = n_b[rows], r_b[rows], s.position[rows] - s_b[rows] + 1
+        else:
+            # One block a query can hold its first relevant row: the first with a relevant
+            # row (no relevant row before it); the law is spread over that block's rows.
+            rows, n_b, r_b, j = s.first_relevant_block_rows()
+        j = j.astype(np.float64)
+        valid = j <= n_b - r_b + 1
+        rows, jj = rows[valid], j[valid]
+        nb, rb = n_b[valid].astype(np.float64), r_b[valid].astype(np.float64)
+        prob[rows] = np.exp(_log_comb(nb - jj, rb - 1.0) - _log_comb(nb, rb))
         return prob
 
     @cached_property

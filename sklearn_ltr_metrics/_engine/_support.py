@@ -88,34 +88,33 @@ class Support:
         # that no cycle keeps both, and the ranking's arrays, alive until the next garbage
         # collection (their pages are written again by the next ranking: ``_written``).
         self.ctx = weakref.proxy(ctx)
-        n_active = ranks.greater.size
         labels = ranks.labels
         greater, tied = ranks.greater, ranks.tied
         if ctx.average_ties or ctx.threshold_ties:
-            query = np.repeat(np.arange(ctx.n_queries), ranks.counts)
-            new = np.ones(n_active, dtype=bool)
-            new[1:] = (query[1:] != query[:-1]) | (greater[1:] != greater[:-1])
-            first = np.flatnonzero(new)
-            members = np.diff(np.append(first, n_active))
+            grain = _threads.grain()
+            first, members, block_offsets = _sums.tie_blocks(
+                ranks.offsets, greater, ctx.n_threads, grain
+            )
             # Where a row sits in its tied block changes no term under these policies: the
             # labels are put in one order inside each block (ascending), so that the sums
             # over a block, added in floating point, do not depend on the rows' input order.
             labels = _sorted_in_blocks(labels, first, members, ctx.n_threads)
         if ctx.average_ties:
-            # Widen to whole tied blocks: the term of a tied row is spread over its block.
-            size = tied[first] + 1
-            local_first = np.concatenate(([0], np.cumsum(size)[:-1])) if size.size else size
-            block = np.repeat(np.arange(first.size), size)
-            within = np.arange(block.size) - local_first[block]
-            self.member = within < members[block]
-            self.labels = np.zeros(block.size)
-            self.labels[self.member] = labels
-            self.query = query[first][block]
-            self.position = greater[first][block] + within
-            self.block_first = local_first
-            self.block_size = size
-            self.block_start = greater[first]
-            self.sizes = np.bincount(self.query, minlength=ctx.n_queries)
+            # Widen to whole tied blocks: the term of a tied row is spread over its block
+            # (compiled, in threads over queries: ``widen_tied_blocks``).
+            (
+                self.labels,
+                self.member,
+                self.query,
+                self.position,
+                self.block_first,
+                self.block_size,
+                self.block_start,
+                self.sizes,
+            ) = _sums.widen_tied_blocks(
+                first, members, block_offsets, greater, tied, labels, ctx.n_threads, grain
+            )
+            self.block_offsets = block_offsets
         else:
             self.labels = labels
             self.sizes = ranks.counts
@@ -178,8 +177,46 @@ class Support:
         values = np.asarray(values, dtype=np.float64)
         if not self.ctx.average_ties or values.size == 0:
             return values
-        sums = np.add.reduceat(values, self.block_first)
-        return np.repeat(sums / self.block_size, self.block_size)
+        return _sums.block_mean(
+            np.ascontiguousarray(values),
+            self.block_first,
+            self.block_size,
+            self.ctx.n_threads,
+            _threads.grain(),
+        )
+
+    def tied_precision(self):
+        """Average precision's term at each support row under tie averaging (compiled)."""
+        return _sums.tied_precision(
+            np.ascontiguousarray(self.relevant).view(np.uint8),
+            self.position,
+            self.block_offsets,
+            self.block_first,
+            self.block_size,
+            self.block_start,
+            self.ctx.n_threads,
+            _threads.grain(),
+        )
+
+    def first_relevant_block_rows(self):
+        """Under tie averaging, the rows of each query's first block holding a relevant row:
+        ``(rows, n, r, j)``, per row its index, its block's size and relevant rows, and its
+        1-based place in the block."""
+        block, r = _sums.first_relevant_blocks(
+            np.ascontiguousarray(self.relevant).view(np.uint8),
+            self.block_offsets,
+            self.block_first,
+            self.block_size,
+            self.ctx.n_threads,
+            _threads.grain(),
+        )
+        found = block >= 0
+        block, r = block[found], r[found]
+        size = self.block_size[block].astype(np.intp)
+        starts = np.repeat(self.block_first[block] - np.cumsum(size) + size, size)
+        rows = starts + np.arange(size.sum())
+        n_b = np.repeat(self.block_size[block], size)
+        return rows, n_b, np.repeat(r, size), rows - np.repeat(self.block_first[block], size) + 1
 
     @cached_property
     def relevant(self):
@@ -189,16 +226,15 @@ class Support:
     def block_relevant(self):
         """Per support row: relevant rows in its block (r_b), relevant rows before the block
         in its query (H_b), block size (n_b) and block start position (s_b)."""
-        rel = self.relevant.astype(np.int64)
-        before = self.prefix(rel) - rel
         if not self.ctx.average_ties:
-            return rel, before, np.ones_like(rel), self.position
-        size = self.block_size
-        r_block = np.add.reduceat(rel, self.block_first) if rel.size else rel
-        h_block = before[self.block_first]
-        return (
-            np.repeat(r_block, size),
-            np.repeat(h_block, size),
-            np.repeat(size, size),
-            np.repeat(self.block_start, size),
+            rel = self.relevant.astype(np.int64)
+            return rel, self.prefix(rel) - rel, np.ones_like(rel), self.position
+        return _sums.block_relevant(
+            np.ascontiguousarray(self.relevant).view(np.uint8),
+            self.block_offsets,
+            self.block_first,
+            self.block_size,
+            self.block_start,
+            self.ctx.n_threads,
+            _threads.grain(),
         )
