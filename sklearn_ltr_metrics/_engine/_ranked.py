@@ -308,9 +308,10 @@ class RankedLists:
     def _support_gains(self, s):
         """Gains of the support rows (averaged over tied blocks where ties are averaged)."""
         gain_of = self.grades.gain_of
-        if gain_of is None or self.average_ties:
+        if gain_of is None:
             return s.block_mean(self.gains(s.labels))
-        return gain_of[s.labels.astype(np.intp)]
+        # Small grades: each row's gain looked up (the formula's value at its grade).
+        return s.block_mean(gain_of[s.labels.astype(np.intp)])
 
     def dcg(self, pair_query, kk, *, discounted=True):
         if not discounted:
