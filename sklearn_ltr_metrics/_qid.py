@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ._engine import all_strings, id_runs, object_id_runs
+from ._engine import all_strings, id_runs, id_runs_counted, object_id_runs
 from ._validation import check_1d, short_repr
 
 __all__ = [
@@ -396,13 +396,40 @@ def check_qid(qid, name="qid"):
     return check_qid_runs(qid, name)[0]
 
 
-def check_qid_runs(qid, name="qid", n_threads=1):
+def check_qid_runs(qid, name="qid", n_threads=1, labels=None):
     """:func:`check_qid`, and the starts of the runs of its ids: in object ids, of the very
     same object (addresses compared in threads), or else of equal ids when every id is a
     ``str`` (the engine's ``object_id_runs``); in 32/64-bit integer and float ids, of equal
     ids (``id_runs``); None for other ids, or when there are none or too many. The grouping
     then need not find them again, and the check of the labels counts the relevant rows of
-    each run as it reads them."""
+    each run as it reads them.
+
+    ``labels`` (float64, or None): returns ``(ids, runs, scan)``, where for fixed-width ids
+    with one label a row (C-contiguous) the same pass over the ids also reads the labels:
+    ``scan`` is their ``(low, high, counts)`` (``_validation.check_label_runs``'s ``scan``),
+    else None."""
+    arr, runs, scan = _checked_runs(qid, name, n_threads, labels)
+    return (arr, runs) if labels is None else (arr, runs, scan)
+
+
+def _fixed_width_runs(arr, n_threads, labels):
+    """``(ids, runs, scan)`` of fixed-width ids: :func:`check_qid_runs`' runs, and the labels
+    read in the same pass where they are float64, C-contiguous and one a row."""
+    fused = (
+        labels is not None
+        and labels.dtype == np.float64
+        and labels.ndim == 1
+        and labels.shape == arr.shape
+        and labels.flags.c_contiguous
+    )
+    if not fused:
+        return arr, id_runs(arr, n_threads), None
+    found = id_runs_counted(arr, labels, n_threads)
+    return (arr, None, None) if found is None else (arr, *found)
+
+
+def _checked_runs(qid, name, n_threads, labels):
+    """:func:`check_qid_runs`, always as ``(ids, runs, scan)``."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -417,18 +444,18 @@ def check_qid_runs(qid, name="qid", n_threads=1):
         missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
         if missing.any():
             _raise_missing_qid(arr, missing, name)
-        return arr, id_runs(arr, n_threads)
+        return _fixed_width_runs(arr, n_threads, labels)
     if arr.dtype != object:
-        return arr, id_runs(arr, n_threads)
+        return _fixed_width_runs(arr, n_threads, labels)
     # One row per run of the very same object has every id object there is: check those.
     # Strings built one object per row: runs of equal strings, when every id is a str.
     ids = np.ascontiguousarray(arr)
     runs = object_id_runs(ids, arr.shape[0] // 4, n_threads)
     if runs is None and not converted and all_strings(ids):
-        return arr, None  # rows in random order, every id a str: none missing, one kind
+        return arr, None, None  # rows in random order, every id a str: none missing, one kind
     sample = arr if runs is None else arr[runs]
     if runs is not None and not converted and all_strings(sample):
-        return arr, runs  # one object per run, every one a str: none missing, one kind
+        return arr, runs, None  # one object per run, every one a str: none missing, one kind
     if pd.isna(sample).any():
         _raise_missing_qid(arr, pd.isna(arr), name)
     inferred = pd.api.types.infer_dtype(sample, skipna=False)
@@ -450,12 +477,12 @@ def check_qid_runs(qid, name="qid", n_threads=1):
                 f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
                 f"{short_repr(arr[0])} at row 0; use ints or strings."
             ) from None
-        return arr, runs
+        return arr, runs, None
     if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
-        return np.asarray(arr.tolist()), None
+        return np.asarray(arr.tolist()), None, None
     if converted and inferred == "boolean":
-        return arr.astype(bool), None
-    return arr, runs
+        return arr.astype(bool), None, None
+    return arr, runs, None
 
 
 def _raise_missing_qid(arr, missing, name):

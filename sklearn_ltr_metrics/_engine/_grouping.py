@@ -199,6 +199,20 @@ def id_runs(ids, n_threads=1):
     return None if found is None else found[0]
 
 
+def id_runs_counted(ids, labels, n_threads=1):
+    """:func:`id_runs`, and in the same pass the check of ``labels`` (float64, C-contiguous,
+    one a row) and the relevant rows (label ``> 0``) of each run: ``(starts, (low, high,
+    counts))`` as ``range_and_counts`` gives them, or None where :func:`id_runs` gives None
+    (the labels are then not read)."""
+    kind = (ids.dtype.kind, ids.dtype.itemsize)
+    if kind not in _RUN_ID_VIEWS and ids.dtype != np.float64:
+        return None
+    flat = np.ascontiguousarray(ids)
+    flat = flat.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else flat
+    found = _ranking.run_starts(flat, ids.shape[0] // 2, n_threads, _threads.grain(), labels=labels)
+    return found
+
+
 def _runs(qid, limit, n_threads):
     """``(starts, heads)``: :func:`_run_starts` and the id of each run (read in the same
     threads for fixed-width ids), or None beyond ``limit`` runs."""

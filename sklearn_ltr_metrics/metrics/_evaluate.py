@@ -13,6 +13,7 @@ from .._validation import (
     check_label_runs,
     check_n_jobs,
     check_scores_later,
+    label_values,
 )
 from ._evaluation import RankingEvaluation
 from ._judgments._beyond import evaluate_with_beyond
@@ -209,8 +210,16 @@ def evaluate(
     specs = parse_metrics(metrics, k, options=options, explicit_gain=gain is not None)
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
+    scan = y_values = None
     if coded is None:
-        qid_arr, qid_runs = check_qid_runs(qid, "qid", n_threads)
+        # The labels as float64 first (any refusal of them waits for the ids' checks, as
+        # before), so that one pass over the ids also reads the labels: their range and the
+        # relevant rows of each run of ids.
+        try:
+            y_values = label_values(y_true)
+        except (TypeError, ValueError):
+            y_values = None
+        qid_arr, qid_runs, scan = check_qid_runs(qid, "qid", n_threads, labels=y_values)
         qid_values, qid_shown = None, qid_arr
     else:
         # pandas categorical or string ids: integer codes of the sorted ids, made by pandas
@@ -219,7 +228,9 @@ def evaluate(
         qid_shown = getattr(qid, "array", qid)
     # The relevant rows of each run of ids, counted as the labels are checked (one read; a
     # length that differs from the ids' is refused below, before the counts are read).
-    y_true_arr, run_counts = check_label_runs(y_true, qid_runs, n_threads=n_threads)
+    y_true_arr, run_counts = check_label_runs(
+        y_true if y_values is None else y_values, qid_runs, n_threads=n_threads, scan=scan
+    )
     # Exact: integer scores beyond 2**53 become their ranks. NaN and infinity are refused by
     # the ranking, which reads every score (and calls the check when it finds one), unless
     # only the first rows of each query are evaluated.
