@@ -396,13 +396,22 @@ def check_qid(qid, name="qid"):
     return check_qid_runs(qid, name)[0]
 
 
-def check_qid_runs(qid, name="qid", n_threads=1):
+def check_qid_runs(qid, name="qid", n_threads=1, heads=False):
     """:func:`check_qid`, and the starts of the runs of its ids: in object ids, of the very
     same object (addresses compared in threads), or else of equal ids when every id is a
     ``str`` (the engine's ``object_id_runs``); in 32/64-bit integer and float ids, of equal
     ids (``id_runs``); None for other ids, or when there are none or too many. The grouping
     then need not find them again, and the check of the labels counts the relevant rows of
-    each run as it reads them."""
+    each run as it reads them. ``heads``: a third item, the id of each run where the same
+    pass read it (32/64-bit integer and float ids), else None."""
+    arr, found = _qid_runs(qid, name, n_threads)
+    starts, run_heads = found if isinstance(found, tuple) else (found, None)
+    return (arr, starts, run_heads) if heads else (arr, starts)
+
+
+def _qid_runs(qid, name, n_threads):
+    """:func:`check_qid_runs`: ``(arr, runs)``, runs as ``(starts, heads)`` for fixed-width
+    ids (read in one pass), as starts or None for other ids."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -417,9 +426,9 @@ def check_qid_runs(qid, name="qid", n_threads=1):
         missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
         if missing.any():
             _raise_missing_qid(arr, missing, name)
-        return arr, id_runs(arr, n_threads)
+        return arr, id_runs(arr, n_threads, heads=True)
     if arr.dtype != object:
-        return arr, id_runs(arr, n_threads)
+        return arr, id_runs(arr, n_threads, heads=True)
     # One row per run of the very same object has every id object there is: check those.
     # Strings built one object per row: runs of equal strings, when every id is a str.
     ids = np.ascontiguousarray(arr)

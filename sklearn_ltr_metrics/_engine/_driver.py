@@ -44,6 +44,8 @@ class InputScans:
     ----------
     runs : ndarray of intp or None
         Where each run of equal query ids starts (of one object, for object ids).
+    run_heads : ndarray or None
+        The id of each run (``qid[runs]``), when the check read them (fixed-width ids).
     run_counts : ndarray of intp or None
         The rows with a label above 0 in each run, counted by the check of the labels (taken
         when the runs are the queries).
@@ -53,6 +55,7 @@ class InputScans:
     """
 
     runs: np.ndarray | None = None
+    run_heads: np.ndarray | None = None
     run_counts: np.ndarray | None = None
     check_scores: Callable[[], None] | None = None
 
@@ -147,7 +150,13 @@ def evaluate_arrays(
     once, scans = _Once(shared), scans or InputScans()
     ties, threshold = options["ties"], options["min_relevance"]
     grouping = once(
-        "grouping", group_rows, qid, n_threads=n_threads, runs=scans.runs, values=qid_values
+        "grouping",
+        group_rows,
+        qid,
+        n_threads=n_threads,
+        runs=scans.runs,
+        values=qid_values,
+        heads=scans.run_heads,
     )
     ranking = once(
         ("ranking", ties), _row_ranking, grouping, y_true, y_score, ties, doc_id, n_threads

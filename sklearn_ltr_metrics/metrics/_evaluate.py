@@ -210,12 +210,12 @@ def evaluate(
     n_threads = check_n_jobs(n_jobs)
     coded = coded_qid(qid)
     if coded is None:
-        qid_arr, qid_runs = check_qid_runs(qid, "qid", n_threads)
+        qid_arr, qid_runs, run_heads = check_qid_runs(qid, "qid", n_threads, heads=True)
         qid_values, qid_shown = None, qid_arr
     else:
         # pandas categorical or string ids: integer codes of the sorted ids, made by pandas
         # (no Python object per row); the ids themselves name the queries of the table.
-        (qid_arr, qid_values), qid_runs = coded, None
+        (qid_arr, qid_values), qid_runs, run_heads = coded, None, None
         qid_shown = getattr(qid, "array", qid)
     # The relevant rows of each run of ids, counted as the labels are checked (one read; a
     # length that differs from the ids' is refused below, before the counts are read).
@@ -243,7 +243,10 @@ def evaluate(
             query_stats=query_stats,
             n_jobs=n_jobs,
             scans=InputScans(
-                qid_runs, run_counts, check_y_score if options["max_docs"] is None else None
+                qid_runs,
+                run_heads,
+                run_counts,
+                check_y_score if options["max_docs"] is None else None,
             ),
             qid_values=qid_values,
             shared=shared,
