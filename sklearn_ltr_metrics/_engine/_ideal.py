@@ -206,7 +206,8 @@ class IdealGains:
     @cached_property
     def has_positive_gain(self):
         """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
-        return np.diff(self.levels[3]) > 0
+        offsets = self.levels[3]  # a query's runs: its levels with a positive gain
+        return np.not_equal(offsets[1:], offsets[:-1])
 
     def dcg(self, pair_query, pair_k):
         """DCG of the best ordering of each query's judged labels, cut at ``pair_k``.

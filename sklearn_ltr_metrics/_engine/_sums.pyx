@@ -488,3 +488,5 @@ def code_count(codes, active, intp n_groups, int n_threads=1, intp grain=MIN_ROW
 # The range of the labels or the scores, and the relevant rows of each run, in one read.
 include "_range.pxi"
 include "_ideal_levels.pxi"
+# Per-query columns of the counts, the table and the metrics, each one pass in threads.
+include "_query_columns.pxi"
