@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ranking, _sums, _threads
-from ._factorize import QueryRuns, _factorize, factorize_qid
+from ._factorize import QueryRuns, _factorize, _strictly_increasing, factorize_qid
 
 __all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows", "id_runs"]
 
@@ -260,6 +260,11 @@ def _group_rows(qid, name, n_threads, runs, heads=None):
         found = _runs(qid, n // 2, n_threads)
     if found is not None:
         run_start, heads = found
+        if heads.dtype.kind in "iuU" and heads.size and _strictly_increasing(heads):
+            # Distinct ids in sorted order (rows grouped and sorted): each run is a whole
+            # query, in code order. ``heads`` is this call's own array (gathered here, or
+            # read by the run finder): the uniques themselves, as factorize_qid's copy.
+            return _runs_in_order(run_start, heads, n, n_threads)
         run_codes, uniques = factorize_qid(heads, name)
         if qid.dtype == object:
             # Runs of one object each: equal ids in adjacent runs (distinct objects) are one.
@@ -281,12 +286,9 @@ def _group_runs(run_start, run_codes, uniques, n, n_threads):
     run is a whole query, else None. No row moves when the runs come in code order."""
     if uniques.shape[0] != run_start.size:
         return None
-    bounds = np.empty(run_start.size + 1, dtype=np.result_type(run_start, np.intp))
-    bounds[:-1], bounds[-1] = run_start, n
-    run_size = np.subtract(bounds[1:], bounds[:-1])
     if np.all(run_codes[1:] > run_codes[:-1]):  # codes 0, 1, ...: the runs are in order
-        # The runs' bounds are the queries' offsets (not summed again from the sizes).
-        return Grouping(uniques, run_size, None, n_threads=n_threads, offsets=bounds)
+        return _runs_in_order(run_start, uniques, n, n_threads)
+    run_size = np.diff(np.append(run_start, n))
     sizes = np.empty_like(run_size)
     sizes[run_codes] = run_size
     # Whole queries in another order: move each run into place, no sort of rows.
@@ -295,3 +297,12 @@ def _group_runs(run_start, run_codes, uniques, n, n_threads):
     shift = run_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
     grouped = np.repeat(shift, lengths) + np.arange(n)
     return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads)
+
+
+def _runs_in_order(run_start, uniques, n, n_threads):
+    """The :class:`Grouping` of ``n`` rows whose runs (``run_start``) are the queries of
+    ``uniques`` in order: the runs' bounds are the queries' offsets (no sum of the sizes)."""
+    bounds = np.empty(run_start.size + 1, dtype=np.result_type(run_start, np.intp))
+    bounds[:-1], bounds[-1] = run_start, n
+    sizes = np.subtract(bounds[1:], bounds[:-1])
+    return Grouping(uniques, sizes, None, n_threads=n_threads, offsets=bounds)
