@@ -226,6 +226,7 @@ def evaluate(
     y_score_arr, check_y_score = check_scores_later(y_score, qid_shown, n_threads=n_threads)
     if options["max_docs"] is not None:
         check_y_score()
+        check_y_score = None  # checked here: the ranking has nothing left to check
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     groups = option_groups(specs, options)
@@ -242,12 +243,7 @@ def evaluate(
             doc_id=doc_arr,
             query_stats=query_stats,
             n_jobs=n_jobs,
-            scans=InputScans(
-                qid_runs,
-                run_heads,
-                run_counts,
-                check_y_score if options["max_docs"] is None else None,
-            ),
+            scans=InputScans(qid_runs, run_heads, run_counts, check_y_score),
             qid_values=qid_values,
             shared=shared,
         )
