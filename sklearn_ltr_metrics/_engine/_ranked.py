@@ -42,9 +42,10 @@ __all__ = ["Judgments", "ListOptions", "RankedLists", "support_rule"]
 FEW_PAIRS_PER_QUERY = 8
 
 #: :attr:`RankedLists.every_query` is a read-only view of one array of indices 0, 1, ...
-#: kept between evaluations up to this many queries (32 MB): a fresh one would be written
-#: in one thread, its pages first touched there, at every evaluation.
-SHARED_INDEX_LIMIT = 1 << 22
+#: kept between evaluations up to this many queries (8 MB): a fresh one would be written
+#: in one thread, its pages first touched there, at every evaluation (0.4 ms of page faults
+#: for 100,000 queries on the development machine; little beside an evaluation beyond).
+SHARED_INDEX_LIMIT = 1 << 20
 _shared_index = np.arange(0, dtype=np.intp)
 
 
