@@ -35,6 +35,7 @@ __all__ = [
     "check_qid_column",
     "check_qid_length",
     "check_qid_runs",
+    "check_qid_scan",
     "column_qid",
     "frame_columns",
     "is_dataframe",
@@ -396,25 +397,33 @@ def check_qid(qid, name="qid"):
     return check_qid_runs(qid, name)[0]
 
 
-def check_qid_runs(qid, name="qid", n_threads=1, labels=None):
+def check_qid_runs(qid, name="qid", n_threads=1, heads=False):
     """:func:`check_qid`, and the starts of the runs of its ids: in object ids, of the very
     same object (addresses compared in threads), or else of equal ids when every id is a
     ``str`` (the engine's ``object_id_runs``); in 32/64-bit integer and float ids, of equal
     ids (``id_runs``); None for other ids, or when there are none or too many. The grouping
     then need not find them again, and the check of the labels counts the relevant rows of
-    each run as it reads them.
+    each run as it reads them. ``heads``: a third item, the id of each run where the same
+    pass read it (32/64-bit integer and float ids), else None."""
+    arr, found, _ = _checked_runs(qid, name, n_threads, None)
+    starts, run_heads = found if isinstance(found, tuple) else (found, None)
+    return (arr, starts, run_heads) if heads else (arr, starts)
 
-    ``labels`` (float64, or None): returns ``(ids, runs, scan)``, where for fixed-width ids
-    with one label a row (C-contiguous) the same pass over the ids also reads the labels:
-    ``scan`` is their ``(low, high, counts)`` (``_validation.check_label_runs``'s ``scan``),
-    else None."""
-    arr, runs, scan = _checked_runs(qid, name, n_threads, labels)
-    return (arr, runs) if labels is None else (arr, runs, scan)
+
+def check_qid_scan(qid, labels, name="qid", n_threads=1):
+    """:func:`check_qid_runs` with ``heads``, and where the ids are fixed-width and
+    ``labels`` float64, C-contiguous and one a row (else None), the labels read in the same
+    pass over the ids: ``(ids, starts, heads, scan)``, ``scan`` their ``(low, high,
+    counts)`` as ``_validation.check_label_runs`` takes it (or None: the labels are then
+    read by their own check)."""
+    arr, found, scan = _checked_runs(qid, name, n_threads, labels)
+    starts, run_heads = found if isinstance(found, tuple) else (found, None)
+    return arr, starts, run_heads, scan
 
 
 def _fixed_width_runs(arr, n_threads, labels):
-    """``(ids, runs, scan)`` of fixed-width ids: :func:`check_qid_runs`' runs, and the labels
-    read in the same pass where they are float64, C-contiguous and one a row."""
+    """``(ids, (starts, heads) or None, scan)`` of fixed-width ids, the labels read in the
+    same pass where they are float64, C-contiguous and one a row (else ``scan`` is None)."""
     fused = (
         labels is not None
         and labels.dtype == np.float64
@@ -423,13 +432,14 @@ def _fixed_width_runs(arr, n_threads, labels):
         and labels.flags.c_contiguous
     )
     if not fused:
-        return arr, id_runs(arr, n_threads), None
+        return arr, id_runs(arr, n_threads, heads=True), None
     found = id_runs_counted(arr, labels, n_threads)
     return (arr, None, None) if found is None else (arr, *found)
 
 
 def _checked_runs(qid, name, n_threads, labels):
-    """:func:`check_qid_runs`, always as ``(ids, runs, scan)``."""
+    """:func:`check_qid_scan`'s ``(ids, runs, scan)``: runs as ``(starts, heads)`` for
+    fixed-width ids (read in one pass), as starts or None for other ids."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):

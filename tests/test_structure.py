@@ -356,6 +356,7 @@ QID_OWNER = f"{PACKAGE}._qid"
 QID_FUNCTIONS = {
     "check_qid",
     "check_qid_runs",
+    "check_qid_scan",
     "check_qid_length",
     "required_qid",
     "resolve_qid",

@@ -16,7 +16,14 @@ import pandas as pd
 
 from . import _sums, _threads
 
-__all__ = ["QueryCounts", "difficulty_values", "divide_or_nan", "float_copy", "query_counts"]
+__all__ = [
+    "QueryCounts",
+    "difficulty_values",
+    "divide_or_nan",
+    "float_copy",
+    "query_counts",
+    "table_counts",
+]
 
 
 def float_copy(values, n_threads):
@@ -52,6 +59,22 @@ def divide_or_nan(numerator, denominator, n_threads=1):
     if undefined.any():
         out[np.broadcast_to(undefined, out.shape)] = np.nan
     return out
+
+
+def table_counts(n_pos, n_neg, n_threads=1):
+    """``(n_neg, difficulty)`` of the table: ``n_neg`` as int64 and :func:`difficulty_values`,
+    in one compiled pass (in ``n_threads`` threads).
+
+    >>> n_neg, difficulty = table_counts([1.0, 4.0, 0.0], [9.0, 2.0, 5.0])
+    >>> n_neg.tolist(), difficulty.tolist()
+    ([9, 2, 5], [9.0, 0.5, nan])
+    """
+    return _sums.table_counts(
+        np.ascontiguousarray(n_neg, dtype=np.float64),
+        np.ascontiguousarray(n_pos, dtype=np.float64),
+        n_threads,
+        _threads.grain(),
+    )
 
 
 def difficulty_values(n_pos, n_neg, n_threads=1):
@@ -98,9 +121,13 @@ def query_counts(grouping, is_relevant, *, n_pos_judged=None, query_stats=None, 
     query id, which may add documents the ranker did not score (NaN: keep the count).
     """
     counted = grouping.count(is_relevant)  # intp; free when the ranking counted them
-    counted_pos = float_copy(counted, n_threads)
+    counted_pos, n_neg = _sums.count_columns(  # as float64, and sizes - counted_pos
+        np.ascontiguousarray(grouping.sizes, dtype=np.intp),
+        np.ascontiguousarray(counted, dtype=np.intp),
+        n_threads,
+        _threads.grain(),
+    )
     n_pos = counted_pos if n_pos_judged is None else n_pos_judged
-    n_neg = grouping.sizes - counted_pos
     if query_stats is not None:
         n_pos, n_neg = _with_query_stats(query_stats, grouping.uniques, counted_pos, n_pos, n_neg)
     return QueryCounts(counted, counted_pos, n_pos, n_neg)

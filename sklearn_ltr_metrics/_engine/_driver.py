@@ -25,7 +25,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ._counts import difficulty_values, divide_or_nan, float_copy, query_counts
+from . import _sums, _threads
+from ._counts import divide_or_nan, float_copy, query_counts, table_counts
 from ._cutoffs import STRATEGIES, cutoff_pairs
 from ._grouping import active_rule, group_rows
 from ._rank import RowRanking
@@ -44,6 +45,8 @@ class InputScans:
     ----------
     runs : ndarray of intp or None
         Where each run of equal query ids starts (of one object, for object ids).
+    run_heads : ndarray or None
+        The id of each run (``qid[runs]``), when the check read them (fixed-width ids).
     run_counts : ndarray of intp or None
         The rows with a label above 0 in each run, counted by the check of the labels (taken
         when the runs are the queries).
@@ -53,6 +56,7 @@ class InputScans:
     """
 
     runs: np.ndarray | None = None
+    run_heads: np.ndarray | None = None
     run_counts: np.ndarray | None = None
     check_scores: Callable[[], None] | None = None
 
@@ -72,7 +76,11 @@ class KernelContext:
     kk : ndarray of int64
         The rows actually inside each pair's cut-off.
     k_eff : ndarray of float64
-        The cut-off a denominator uses (the list's length for the whole list).
+        The cut-off a denominator uses (the list's length for the whole list): read from
+        ``k_eff_of``.
+    k_eff_of : ndarray of float64 or callable
+        ``k_eff``, or a function that returns it, called when a kernel reads it (the whole
+        list's lengths as float64 are then written only when a kernel reads them).
     options : dict
         The resolved options (:func:`~._options.check_options`) and the spec's parameters.
     """
@@ -81,8 +89,13 @@ class KernelContext:
     query: np.ndarray
     k: np.ndarray
     kk: np.ndarray
-    k_eff: np.ndarray
+    k_eff_of: np.ndarray | Callable[[], np.ndarray]
     options: dict
+
+    @property
+    def k_eff(self):
+        """The cut-off a denominator uses, per pair (float64)."""
+        return self.k_eff_of() if callable(self.k_eff_of) else self.k_eff_of
 
     def at(self, values):
         """Per-query ``values`` read at each pair (no gather for one pair per query)."""
@@ -104,7 +117,7 @@ class KernelContext:
     def with_options(self, **values):
         """The same pairs with some options replaced."""
         return KernelContext(
-            self.lists, self.query, self.k, self.kk, self.k_eff, {**self.options, **values}
+            self.lists, self.query, self.k, self.kk, self.k_eff_of, {**self.options, **values}
         )
 
 
@@ -147,7 +160,13 @@ def evaluate_arrays(
     once, scans = _Once(shared), scans or InputScans()
     ties, threshold = options["ties"], options["min_relevance"]
     grouping = once(
-        "grouping", group_rows, qid, n_threads=n_threads, runs=scans.runs, values=qid_values
+        "grouping",
+        group_rows,
+        qid,
+        n_threads=n_threads,
+        runs=scans.runs,
+        values=qid_values,
+        heads=scans.run_heads,
     )
     ranking = once(
         ("ranking", ties), _row_ranking, grouping, y_true, y_score, ties, doc_id, n_threads
@@ -392,9 +411,13 @@ def _metric_column(spec, ctx, counts, options, cache):
     kernel_options = {**options, **dict(spec.params)}
     values = _kernel_values(metric, ctx, pair_query, pair_k, kk, k_eff, kernel_options)
     undefined = _undefined_queries(metric, ctx, counts, cache)
+    column = None
     if undefined is not None:
-        values = _undefined_filled(values, undefined, spec, ctx, pair_query, one_per_query, options)
-    column = _query_means(values, pair_query, one_per_query, ctx)
+        values, column = _undefined_filled(
+            values, undefined, spec, ctx, pair_query, one_per_query, options
+        )
+    if column is None:
+        column = _query_means(values, pair_query, one_per_query, ctx)
     qids = ctx.ranking.grouping.uniques
     return column, (qids if one_per_query else qids[pair_query], pair_k, values)
 
@@ -410,27 +433,43 @@ def _pairs_of(spec, counts):
 
 
 def _clip(ctx, cutoff, pair_query, pair_k, one_per_query, cache):
-    """``(kk, k_eff)`` of the pairs (:func:`_clipped`); the whole list's k as float64 is
-    copied once for every metric."""
+    """``(kk, k_eff)`` of the pairs (:func:`_clipped`). With one pair per query, the rows
+    inside an int cut-off are clipped once for every metric at that cut-off (the sizes
+    themselves when no query is longer), and the whole list's k as float64 (``k_eff``, a
+    function) is copied once, when a kernel first reads it."""
     sizes = ctx.sizes
     if not one_per_query:
         return _clipped(pair_k, sizes[pair_query], cutoff)
-    if cutoff is None and "sizes_float" not in cache:
-        cache["sizes_float"] = float_copy(sizes, ctx.n_threads)  # the whole list's k
-    return _clipped(pair_k, sizes, cutoff, cache.get("sizes_float"))
+    if cutoff is None:
+
+        def sizes_float():
+            if "sizes_float" not in cache:
+                cache["sizes_float"] = float_copy(sizes, ctx.n_threads)  # the whole list's k
+            return cache["sizes_float"]
+
+        return _clipped(pair_k, sizes, cutoff, sizes_float)
+    if isinstance(cutoff, int):
+        key = ("rows within", cutoff)
+        if key not in cache:
+            within = sizes if cutoff >= ctx.longest else None  # min(size, k) is the size
+            cache[key] = _clipped(pair_k, sizes, cutoff, within=within)[0]
+        return cache[key], pair_k
+    return _clipped(pair_k, sizes, cutoff)
 
 
-def _clipped(pair_k, pair_size, cutoff, size_float=None):
+def _clipped(pair_k, pair_size, cutoff, size_float=None, within=None):
     """``(kk, k_eff)`` of the pairs: the rows inside each pair's cut-off, and the cut-off a
     denominator uses (the list's length for the whole list). ``cutoff`` is the rule the pairs
     come from: an int or None (the whole list) are worked in integers, with the same values.
-    ``size_float``: ``pair_size`` as float64, given for the whole list (one pair per query,
-    the caller's copy, read only).
+    ``size_float``: ``pair_size`` as float64 (or a function giving it), given for the whole
+    list (one pair per query, the caller's copy, read only). ``within``: the rows inside an
+    int cut-off when the caller knows them (``pair_size`` itself when no list is longer).
     """
     if cutoff is None:
         return pair_size.astype(np.int64, copy=False), size_float
     if isinstance(cutoff, int):
-        return np.minimum(pair_size, cutoff).astype(np.int64, copy=False), pair_k
+        within = np.minimum(pair_size, cutoff) if within is None else within
+        return within.astype(np.int64, copy=False), pair_k
     kk = np.minimum(pair_k, pair_size).astype(np.int64)
     return kk, np.where(np.isinf(pair_k), pair_size, pair_k)
 
@@ -458,7 +497,9 @@ def _undefined_queries(metric, ctx, counts, cache):
 
 
 def _undefined_filled(values, undefined, spec, ctx, pair_query, one_per_query, options):
-    """``values`` with the undefined queries' pairs set as ``empty_query`` says."""
+    """``(values, column)``: ``values`` with the undefined queries' pairs set as
+    ``empty_query`` says, and with one pair per query the table's column, a copy of them
+    (both written in one compiled pass, in threads); else None for the column."""
     policy = options["empty_query"]
     if policy == "error":
         bad = ctx.ranking.grouping.uniques[undefined][:5].tolist()
@@ -467,7 +508,11 @@ def _undefined_filled(values, undefined, spec, ctx, pair_query, one_per_query, o
             f"is undefined for them (e.g. {bad}); pass empty_query='skip', 'zero' or 'one'."
         )
     fill = {"skip": np.nan, "zero": 0.0, "one": 1.0}[policy]
-    return np.where(undefined if one_per_query else undefined[pair_query], fill, values)
+    if one_per_query and values.shape == undefined.shape:
+        flags = np.ascontiguousarray(undefined, dtype=bool).view(np.uint8)
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        return _sums.filled_copies(values, flags, fill, ctx.n_threads, _threads.grain())
+    return np.where(undefined if one_per_query else undefined[pair_query], fill, values), None
 
 
 def _query_means(values, pair_query, one_per_query, ctx):
@@ -483,12 +528,13 @@ def _query_means(values, pair_query, one_per_query, ctx):
 
 def _table_of(grouping, counts, columns, n_threads):
     """The per-query table: the count columns, then the metric columns, indexed by qid."""
+    n_neg, difficulty = table_counts(counts.n_pos, counts.n_neg, n_threads)
     return pd.DataFrame(
         {
             "n_docs": grouping.sizes.astype(np.int64, copy=False),  # the grouping's own array
             "n_pos": counts.n_pos_column,  # the counted rows themselves, unless overridden
-            "n_neg": np.asarray(counts.n_neg).astype(np.int64),
-            "difficulty": difficulty_values(counts.n_pos, counts.n_neg, n_threads),
+            "n_neg": n_neg,
+            "difficulty": difficulty,
             **columns,
         },
         index=pd.Index(grouping.uniques, name="qid", copy=False),  # the grouping's own array

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ranking, _sums, _threads
-from ._factorize import QueryRuns, _factorize, factorize_qid
+from ._factorize import QueryRuns, _factorize, _strictly_increasing, factorize_qid
 
 __all__ = ["Grouping", "QueryRuns", "active_rule", "group_rows", "id_runs"]
 
@@ -66,12 +66,16 @@ class Grouping:
         is then built on first use, by a stable counting sort of the codes.
     """
 
-    def __init__(self, uniques, sizes, grouped, codes=None, *, interleaved=False, n_threads=1):
+    def __init__(
+        self, uniques, sizes, grouped, codes=None, *, interleaved=False, n_threads=1, offsets=None
+    ):
         self.uniques = uniques
         self.n_groups = uniques.shape[0]
         self.sizes = sizes
-        self.offsets = np.zeros(uniques.shape[0] + 1, dtype=np.result_type(sizes, np.intp))
-        np.cumsum(sizes, out=self.offsets[1:])
+        if offsets is None:  # else the caller's: 0, then the running sum of ``sizes``
+            offsets = np.zeros(uniques.shape[0] + 1, dtype=np.result_type(sizes, np.intp))
+            np.cumsum(sizes, out=offsets[1:])
+        self.offsets = offsets
         self._grouped = grouped
         self._codes = codes
         self.interleaved = interleaved
@@ -191,26 +195,33 @@ def fixed_width_runs(qid, limit, n_threads):
     return None if runs is None else (runs[0], runs[1].view(qid.dtype))
 
 
-def id_runs(ids, n_threads=1):
+def id_runs(ids, n_threads=1, heads=False):
     """Starts of the runs of equal fixed-width ids (integers and floats, compared as the
     grouping compares them), as intp; None for other dtypes, or beyond half as many runs as
-    rows (rows in random order: the grouping then factorises every row)."""
+    rows (rows in random order: the grouping then factorises every row). ``heads``: the pair
+    ``(starts, ids[starts])`` (or None), the id of each run read in the same pass, for the
+    grouping (:func:`group_rows`), which then does not gather them again."""
     found = fixed_width_runs(ids, ids.shape[0] // 2, n_threads)
-    return None if found is None else found[0]
+    return found if heads or found is None else found[0]
 
 
 def id_runs_counted(ids, labels, n_threads=1):
-    """:func:`id_runs`, and in the same pass the check of ``labels`` (float64, C-contiguous,
-    one a row) and the relevant rows (label ``> 0``) of each run: ``(starts, (low, high,
-    counts))`` as ``range_and_counts`` gives them, or None where :func:`id_runs` gives None
-    (the labels are then not read)."""
+    """:func:`id_runs` with its ``heads``, and in the same pass the check of ``labels``
+    (float64, C-contiguous, one a row) and the relevant rows (label ``> 0``) of each run:
+    ``((starts, heads), (low, high, counts))``, the last as ``range_and_counts`` gives them,
+    or None where :func:`id_runs` gives None (the labels are then not read)."""
     kind = (ids.dtype.kind, ids.dtype.itemsize)
     if kind not in _RUN_ID_VIEWS and ids.dtype != np.float64:
         return None
     flat = np.ascontiguousarray(ids)
     flat = flat.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else flat
-    found = _ranking.run_starts(flat, ids.shape[0] // 2, n_threads, _threads.grain(), labels=labels)
-    return found
+    found = _ranking.run_starts(
+        flat, ids.shape[0] // 2, n_threads, _threads.grain(), heads=True, labels=labels
+    )
+    if found is None:
+        return None
+    (starts, heads), scan = found
+    return (starts, heads.view(ids.dtype)), scan
 
 
 def _runs(qid, limit, n_threads):
@@ -234,7 +245,7 @@ def _runs(qid, limit, n_threads):
     return None if starts is None else (starts, qid[starts])
 
 
-def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
+def group_rows(qid, name="qid", n_threads=1, runs=None, values=None, heads=None):
     """Group rows by query id, cheaply when each query's rows are already contiguous.
 
     Only the first id of every run of equal ids is factorised; per-row codes are built only
@@ -245,13 +256,13 @@ def group_rows(qid, name="qid", n_threads=1, runs=None, values=None):
     fixed-width ids. ``values``: ``qid`` holds integer
     codes ordered like these sorted ids, which name the groups (:attr:`Grouping.uniques`).
     """
-    grouping = _group_rows(qid, name, n_threads, runs)
+    grouping = _group_rows(qid, name, n_threads, runs, heads)
     if values is not None:
         grouping.uniques = values[grouping.uniques]
     return grouping
 
 
-def _group_rows(qid, name, n_threads, runs):
+def _group_rows(qid, name, n_threads, runs, heads=None):
     """:func:`group_rows` of the ids themselves (or of their :class:`QueryRuns`)."""
     if isinstance(qid, QueryRuns):
         whole = _group_runs(qid.starts, qid.codes, np.arange(qid.n_codes), qid.n_rows, n_threads)
@@ -260,10 +271,19 @@ def _group_rows(qid, name, n_threads, runs):
     # Runs are worth factorising only when they are few (contiguous queries); shuffled rows
     # make nearly every row a run, and then one factorisation of all rows is cheaper (and the
     # run starts are not even listed).
-    # Runs found by the check of the ids are not looked for again.
-    found = (runs, qid[runs]) if runs is not None else _runs(qid, n // 2, n_threads)
+    # Runs found by the check of the ids are not looked for again (nor their ids read again,
+    # at random in the rows, when the check read them).
+    if runs is not None:
+        found = (runs, qid[runs] if heads is None else heads)
+    else:
+        found = _runs(qid, n // 2, n_threads)
     if found is not None:
         run_start, heads = found
+        if heads.dtype.kind in "iuU" and heads.size and _strictly_increasing(heads):
+            # Distinct ids in sorted order (rows grouped and sorted): each run is a whole
+            # query, in code order. ``heads`` is this call's own array (gathered here, or
+            # read by the run finder): the uniques themselves, as factorize_qid's copy.
+            return _runs_in_order(run_start, heads, n, n_threads)
         run_codes, uniques = factorize_qid(heads, name)
         if qid.dtype == object:
             # Runs of one object each: equal ids in adjacent runs (distinct objects) are one.
@@ -285,9 +305,9 @@ def _group_runs(run_start, run_codes, uniques, n, n_threads):
     run is a whole query, else None. No row moves when the runs come in code order."""
     if uniques.shape[0] != run_start.size:
         return None
-    run_size = np.diff(np.append(run_start, n))
     if np.all(run_codes[1:] > run_codes[:-1]):  # codes 0, 1, ...: the runs are in order
-        return Grouping(uniques, run_size, None, n_threads=n_threads)
+        return _runs_in_order(run_start, uniques, n, n_threads)
+    run_size = np.diff(np.append(run_start, n))
     sizes = np.empty_like(run_size)
     sizes[run_codes] = run_size
     # Whole queries in another order: move each run into place, no sort of rows.
@@ -296,3 +316,12 @@ def _group_runs(run_start, run_codes, uniques, n, n_threads):
     shift = run_start[by_code] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
     grouped = np.repeat(shift, lengths) + np.arange(n)
     return Grouping(uniques, sizes, grouped, np.repeat(run_codes, run_size), n_threads=n_threads)
+
+
+def _runs_in_order(run_start, uniques, n, n_threads):
+    """The :class:`Grouping` of ``n`` rows whose runs (``run_start``) are the queries of
+    ``uniques`` in order: the runs' bounds are the queries' offsets (no sum of the sizes)."""
+    bounds = np.empty(run_start.size + 1, dtype=np.result_type(run_start, np.intp))
+    bounds[:-1], bounds[-1] = run_start, n
+    sizes = np.subtract(bounds[1:], bounds[:-1])
+    return Grouping(uniques, sizes, None, n_threads=n_threads, offsets=bounds)

@@ -139,27 +139,51 @@ class IdealGains:
         have at least that gain (``upper``); ``offsets`` delimit each query's runs. The runs
         of a query depend on its own labels only, so its ideal DCG does too.
         """
-        n_q, grades = self.n_queries, self.grades
-        top = grades.top if self.judged_labels is None else None
-        if top is not None and grades.gain_of is not None and n_q * (top + 1) <= MAX_LEVEL_TABLE:
+        grades = self.grades
+        if self._level_map is not None:
             # The judged labels are the ranked rows' small integer grades, and the gain is a
             # formula (defined on every grade): grades of equal gain are one level, levels in
             # descending gain, and the runs of each query are counted from its support rows
             # (compiled, in threads; the support is in query order).
-            neg_levels, level_of = np.unique(-grades.gain_of, return_inverse=True)
-            level_of = level_of.ravel().astype(np.intp)
-            positive = -neg_levels > 0  # a prefix: the levels run in descending gain
-            level_of[~positive[level_of]] = -1
+            level_of, level_gain, top = self._level_map
             return _sums.ideal_levels(
                 grades.labels,
                 grades.ranks.offsets,
                 level_of,
-                -neg_levels[positive],
+                level_gain,
                 grades.n_threads,
                 _threads.grain(),
                 grade_counts=grades.counted(top),
             )
         return self._counted_levels()
+
+    @cached_property
+    def _level_map(self):
+        """``(level_of, level_gain, top)`` where the judged labels are the ranked rows' small
+        integer grades (``0..top``) and the gain a formula: each grade's level (-1: no
+        positive gain) and each level's gain, descending; else None (:attr:`levels` counts
+        the labels' gains)."""
+        n_q, grades = self.n_queries, self.grades
+        top = grades.top if self.judged_labels is None else None
+        if top is None or grades.gain_of is None or n_q * (top + 1) > MAX_LEVEL_TABLE:
+            return None
+        neg_levels, level_of = np.unique(-grades.gain_of, return_inverse=True)
+        level_of = level_of.ravel().astype(np.intp)
+        positive = -neg_levels > 0  # a prefix: the levels run in descending gain
+        level_of[~positive[level_of]] = -1
+        return level_of, -neg_levels[positive], top
+
+    @cached_property
+    def _grade_counts(self):
+        """``(counts, level_of, level_gain)`` where the ranking counted each query's grades
+        (:meth:`Grades.counted`) and :attr:`_level_map` applies: the ideal DCG and the
+        queries with a positive gain are then read from the counts, and no (query, level)
+        runs are written unless a kernel asks for :attr:`levels`; else None."""
+        if self._level_map is None:
+            return None
+        level_of, level_gain, top = self._level_map
+        counts = self.grades.counted(top)
+        return None if counts is None else (counts, level_of, level_gain)
 
     def _counted_levels(self):
         """:attr:`levels` of any labels: counted in a (query, level) table, else sorted."""
@@ -206,7 +230,14 @@ class IdealGains:
     @cached_property
     def has_positive_gain(self):
         """Whether each query has a judged label with a positive gain (ideal DCG > 0)."""
-        return np.diff(self.levels[3]) > 0
+        if self._grade_counts is not None:  # from the ranking's grade counts
+            counts, level_of, _ = self._grade_counts
+            found = _sums.positive_gain_of_counts(
+                counts, level_of, self.grades.n_threads, _threads.grain()
+            )
+            return found.view(bool)
+        offsets = self.levels[3]  # a query's runs: its levels with a positive gain
+        return np.not_equal(offsets[1:], offsets[:-1])
 
     def dcg(self, pair_query, pair_k):
         """DCG of the best ordering of each query's judged labels, cut at ``pair_k``.
@@ -216,14 +247,27 @@ class IdealGains:
         query alone, so the value is the same whatever other queries are evaluated with it
         (compiled, parallel over pairs: ``ideal_dcg`` of ``_sums``).
         """
+        if self._grade_counts is not None:
+            # From the ranking's grade counts: the same levels, terms and order. A query's
+            # count of labels with a gain is at most its support rows: the discounts' sums
+            # run that far (the same prefix as up to the largest count).
+            counts, level_of, level_gain = self._grade_counts
+            support_rows = self.grades.ranks.counts
+            return _sums.ideal_dcg_of_counts(
+                counts,
+                level_of,
+                level_gain,
+                np.ascontiguousarray(pair_query, dtype=np.intp),
+                np.asarray(pair_k, dtype=np.float64),  # a broadcast cut-off read in place
+                self._discount_sums(int(support_rows.max()) if support_rows.size else 0),
+                self.grades.n_threads,
+                _threads.grain(),
+            )
         gain, count, upper, offsets = self.levels
         if gain.size == 0:
             return np.zeros(pair_query.size)
         # ``upper`` grows inside each query: its largest value is the longest query's count.
-        longest = int(upper.max())
-        disc_cum = np.concatenate(
-            ([0.0], np.cumsum(1.0 / self.discount(np.arange(1, longest + 1))))
-        )
+        disc_cum = self._discount_sums(int(upper.max()))
         return _sums.ideal_dcg(
             np.ascontiguousarray(gain, dtype=np.float64),
             np.ascontiguousarray(count, dtype=np.int64),
@@ -235,6 +279,10 @@ class IdealGains:
             self.grades.n_threads,
             _threads.grain(),
         )
+
+    def _discount_sums(self, longest):
+        """The running sums of the discounts' reciprocals over ranks ``1..longest``, from 0."""
+        return np.concatenate(([0.0], np.cumsum(1.0 / self.discount(np.arange(1, longest + 1)))))
 
 
 def _pair_order(query, doc, qs):

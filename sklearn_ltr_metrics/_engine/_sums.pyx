@@ -489,3 +489,5 @@ def code_count(codes, active, intp n_groups, int n_threads=1, intp grain=MIN_ROW
 include "_range.pxi"
 include "_ideal_levels.pxi"
 include "_tie_blocks.pxi"
+# Per-query columns of the counts, the table and the metrics, each one pass in threads.
+include "_query_columns.pxi"

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from .._engine import InputScans, coded_qid
 from .._label_map import map_labels
-from .._qid import check_qid_runs
+from .._qid import check_qid_scan
 from .._validation import (
     check_1d,
     check_consistent_length,
@@ -219,12 +219,12 @@ def evaluate(
             y_values = label_values(y_true)
         except (TypeError, ValueError):
             y_values = None
-        qid_arr, qid_runs, scan = check_qid_runs(qid, "qid", n_threads, labels=y_values)
+        qid_arr, qid_runs, run_heads, scan = check_qid_scan(qid, y_values, "qid", n_threads)
         qid_values, qid_shown = None, qid_arr
     else:
         # pandas categorical or string ids: integer codes of the sorted ids, made by pandas
         # (no Python object per row); the ids themselves name the queries of the table.
-        (qid_arr, qid_values), qid_runs = coded, None
+        (qid_arr, qid_values), qid_runs, run_heads = coded, None, None
         qid_shown = getattr(qid, "array", qid)
     # The relevant rows of each run of ids, counted as the labels are checked (one read; a
     # length that differs from the ids' is refused below, before the counts are read).
@@ -237,6 +237,7 @@ def evaluate(
     y_score_arr, check_y_score = check_scores_later(y_score, qid_shown, n_threads=n_threads)
     if options["max_docs"] is not None:
         check_y_score()
+        check_y_score = None  # checked here: the ranking has nothing left to check
     doc_arr = None if doc_id is None else check_1d(doc_id, "doc_id")
     check_consistent_length(y_true=y_true_arr, y_score=y_score_arr, qid=qid_arr, doc_id=doc_arr)
     groups = option_groups(specs, options)
@@ -253,9 +254,7 @@ def evaluate(
             doc_id=doc_arr,
             query_stats=query_stats,
             n_jobs=n_jobs,
-            scans=InputScans(
-                qid_runs, run_counts, check_y_score if options["max_docs"] is None else None
-            ),
+            scans=InputScans(qid_runs, run_heads, run_counts, check_y_score),
             qid_values=qid_values,
             shared=shared,
         )

@@ -83,8 +83,9 @@ def test_id_runs_counted_read_the_labels_as_range_and_counts(
         values = rng.integers(0, 4, qid.size).astype(float) * (rng.random(qid.size) < 0.3)
         values[0] = 2.0
         values[5::97] = -0.5
-        starts, (low, high, counts) = id_runs_counted(qid, values, 2)
+        (starts, heads), (low, high, counts) = id_runs_counted(qid, values, 2)
         np.testing.assert_array_equal(starts, id_runs(qid, 2))
+        np.testing.assert_array_equal(heads, qid[starts])
         ref = _reference(values, starts)
         assert (low, high) == ref[:2]
         np.testing.assert_array_equal(counts, ref[2])
@@ -94,7 +95,7 @@ def test_id_runs_counted_read_the_labels_as_range_and_counts(
             _, (low, high, _) = id_runs_counted(qid, odd, 2)
             assert np.isnan(low) and np.isnan(high)
         one = id_runs_counted(qid[1:3], np.array([2.0, 0.0]), 2)  # one run of two rows
-        np.testing.assert_array_equal(one[0], [0])
+        np.testing.assert_array_equal(one[0][0], [0])
         assert one[1][:2] == (0.0, 2.0) and list(one[1][2]) == [1]
         assert id_runs_counted(np.array([1, 2, 1, 2, 1, 2], dtype), values[:6], 2) is None
     finally:

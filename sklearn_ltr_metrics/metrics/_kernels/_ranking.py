@@ -120,7 +120,8 @@ def _precision(c):
     k_eff = c.k_eff
     if c.options["precision_denominator"] == "min_k_n_docs":
         k_eff = np.minimum(k_eff, c.at(c.lists.sizes))
-    return c.hits() / k_eff
+    hits = c.hits()  # a new array, the kernel's own: divided in place
+    return np.divide(hits, k_eff, out=hits)
 
 
 def _recall(c):
@@ -150,11 +151,8 @@ def _hit_rate(c):
 
 def _mrr(c):
     lists = c.lists
-    if not lists.average_ties:
-        first = c.at(lists.first_relevant_rank)
-        value = np.reciprocal(first, dtype=np.float64)
-        value[~(first <= c.kk)] = 0.0  # no relevant row inside the cut-off
-        return value
+    if not lists.average_ties:  # 0 where no relevant row is inside the cut-off
+        return lists.reciprocal_first(c.query, c.kk)
     return lists.reciprocal_rank(c.query, c.kk)
 
 
@@ -181,7 +179,8 @@ def _cg(c):
 
 def _ndcg(c):
     # DCG and ideal DCG are summed in different orders; clip the last-bit rounding above 1.
-    return np.minimum(c.divide(_dcg(c), c.lists.ideal_dcg(c.query, c.k)), 1.0)
+    ratio = c.divide(_dcg(c), c.lists.ideal_dcg(c.query, c.k))  # a new array: clipped in place
+    return np.minimum(ratio, 1.0, out=ratio)
 
 
 def _err(c):
