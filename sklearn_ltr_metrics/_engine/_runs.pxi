@@ -130,6 +130,16 @@ cdef enum:
     _FIRST_SLOTS_PER = 16
 
 
+cdef inline ltr_rule _positive(const double* values) noexcept nogil:
+    """The rule of the rows whose value is above 0 (the relevant rows of the labels)."""
+    cdef ltr_rule rule
+    rule.mask = NULL
+    rule.values = values
+    rule.threshold = 0.0
+    rule.or_equal = 0
+    return rule
+
+
 cdef object _starts(
     const id_t* ids, intp n, intp limit, int n_threads, intp grain, bint heads=False,
     labels=None,
@@ -159,10 +169,7 @@ cdef object _starts(
     cdef intp* cnt = NULL
     if labels is not None and n:
         label_view = labels
-        rule.mask = NULL
-        rule.values = &label_view[0]
-        rule.threshold = 0.0
-        rule.or_equal = 0
+        rule = _positive(&label_view[0])
         lab = &rule
     for c in range(n_chunks + 1):
         bounds[c] = max(1, n * c // n_chunks) if c < n_chunks else max(n, 1)
@@ -221,17 +228,20 @@ cdef object _starts(
     found_runs = (starts_arr, heads_arr) if heads else starts_arr
     if lab == NULL:
         return found_runs
-    # Row 0 starts the first run; each chunk's rows before its first start belong to the last
-    # run started before the chunk.
-    run_counts[0] = label_view[0] > 0
-    for c in range(n_chunks):
-        run_counts[at_of[c] - 1] += <intp> scan[c, 3]
-    odd = bool(scan_arr[:, 2].any()) or label_view[0] != label_view[0]
-    low = min(float(scan_arr[:, 0].min()), label_view[0])
-    high = max(float(scan_arr[:, 1].max()), label_view[0])
-    if odd:
-        low = high = np.nan
-    return found_runs, (low, high, run_counts_arr)
+    return found_runs, _label_scan(labels, run_counts_arr, at_arr, scan_arr)
+
+
+def _label_scan(labels, run_counts, at, scan):
+    """``(low, high, counts)`` of the labels from each chunk's part (``scan``: smallest,
+    largest, NaN seen, relevant rows before its first start; chunk c's first start is run
+    ``at[c]``): row 0 starts the first run, and each chunk's rows before its first start
+    belong to the last run started before the chunk."""
+    first = float(labels[0])
+    run_counts[0] = first > 0
+    np.add.at(run_counts, at - 1, scan[:, 3].astype(np.intp))
+    if scan[:, 2].any() or first != first:
+        return np.nan, np.nan, run_counts
+    return min(float(scan[:, 0].min()), first), max(float(scan[:, 1].max()), first), run_counts
 
 
 def run_starts(
