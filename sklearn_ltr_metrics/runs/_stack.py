@@ -43,6 +43,7 @@ from .._engine import (
     take_objects,
 )
 from .._validation import check_columns, check_scores
+from ._categories import moved_category_ids
 
 __all__ = ["RUN_COLUMNS", "RowIds", "StackedRuns", "check_run", "check_runs", "stack_runs"]
 
@@ -141,7 +142,10 @@ class RowIds:
 
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         array = pa.Array.from_buffers(pa.large_string(), offsets.size - 1, buffers)
-        return pd.arrays.ArrowStringArray(array, dtype=self.columns[0].dtype)
+        dtype = self.columns[0].dtype
+        if isinstance(dtype, pd.CategoricalDtype):  # each run its own: as pandas concatenates
+            dtype = dtype.categories.dtype
+        return pd.arrays.ArrowStringArray(array, dtype=dtype)
 
 
 @dataclass(frozen=True)
@@ -489,6 +493,13 @@ def _document_rows(frames, names, run_bounds, scores, layout, n_threads, rank):
     query (:func:`query_rows`), each query's documents coded, and the row of ``ids.pieces``
     holding each pair's id (their copy in query order where the engine made one and the
     output's ids are read from the pieces)."""
+    columns = [frame["doc_id"] for frame in frames]
+    moved = None
+    if layout.codes is not None and _category_form(columns) == "decode":
+        moved = moved_category_ids(columns, scores, layout, n_threads)
+    if moved is not None:  # categories of each run, decoded in query order
+        rows = query_rows(None, run_bounds, scores, layout, n_threads, rank, moved=moved)
+        return RowIds(columns, rows.ids, "arrow"), rows, rows.pair_at
     ids = _row_ids(frames, "doc_id", names)
     rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows is None:  # an object id that is not a str of the first one's kind
