@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._engine import all_strings, arrow_pieces, move_records, object_pieces
+from .._engine import all_strings, arrow_pieces, code_pieces, move_records, object_pieces
 
 __all__ = ["category_form", "decoded", "moved_category_ids"]
 
@@ -84,13 +84,14 @@ def decoded(column):
 def _category_table(columns):
     """Every column's categories, run after run, as one array with the ``take`` of its kind
     and the output of :class:`._stack.RowIds` that reads its ids: Arrow strings of one type
-    (``"arrow"``) or Python objects (``"objects"``); None for categories of other dtypes."""
+    (``"arrow"``), Python objects (``"objects"``) or numpy integers (``"records"``: read as
+    8-byte records); None for categories of other dtypes."""
     dtype = columns[0].dtype.categories.dtype
     if any(column.dtype.categories.dtype != dtype for column in columns):
         return None
-    if isinstance(dtype, np.dtype) and dtype.kind == "O":
+    if isinstance(dtype, np.dtype) and dtype.kind in "Oiu":
         table = np.concatenate([column.dtype.categories.to_numpy() for column in columns])
-        return table, "objects"
+        return table, ("objects" if dtype.kind == "O" else "records")
     if not _is_arrow(dtype):
         return None
     import pyarrow as pa  # installed: pandas stores these strings with it
@@ -110,10 +111,12 @@ def moved_category_ids(columns, scores, layout, n_threads=1):
     :func:`category_form` ``"decode"`` (the caller checks it), rows in no query order
     (``layout.codes``): the stacked row and score at each position of the rows in query
     order and the pieces of their ids taken from the categories in that order; ``output``
-    that of :class:`._stack.RowIds`. None where the rows are in query order, the categories
-    are neither Arrow strings of one type nor Python strings of one kind, or an id is
-    missing (the general path refuses it, naming its row)."""
-    found = None if layout.codes is None else _category_table(columns)
+    that of :class:`._stack.RowIds`. None where the rows are in query order or none, the
+    categories are neither Arrow strings of one type, Python strings of one kind nor numpy
+    integers of one dtype, or an id is missing (the general path refuses it, naming its
+    row)."""
+    empty = not sum(len(column) for column in columns)
+    found = None if layout.codes is None or empty else _category_table(columns)
     if found is None:
         return None
     records, base = [], 0
@@ -132,6 +135,9 @@ def moved_category_ids(columns, scores, layout, n_threads=1):
     taken = table.take(index)
     if output == "objects":
         pieces = object_pieces([taken])
+    elif output == "records":  # as _stack's integer ids: 64 bits of their signedness
+        wide = np.uint64 if taken.dtype.kind == "u" else np.int64
+        pieces = code_pieces([taken.astype(wide, copy=False).view(np.int64)])
     else:
         pieces = arrow_pieces(getattr(taken, "chunks", [taken]))
     return None if pieces is None else ((rows, scores, pieces), output)

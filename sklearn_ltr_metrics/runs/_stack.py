@@ -97,9 +97,11 @@ class RowIds:
     engine reads them from (for the document ids, their copy in query order where the engine
     made one: runs in no query order), and how the output's ids are made (``output``):
     ``"arrow"``, new Arrow strings from the input buffers' bytes (the column's ``dtype`` in
-    every run); ``"objects"``, the input's Python strings themselves (the pieces are their
-    object arrays, or their pointers); ``"index"``, taken from :attr:`values` (the pieces:
-    Arrow strings copied from the objects, or integer codes of the ids)."""
+    every run, or its categories'); ``"objects"``, the input's Python strings themselves (the
+    pieces are their object arrays, or their pointers); ``"records"``, integers of the
+    categories' dtype from the pieces' 8-byte records (categorical runs in no query order,
+    decoded in query order: ``runs._categories``); ``"index"``, taken from :attr:`values`
+    (the pieces: Arrow strings copied from the objects, or integer codes of the ids)."""
 
     columns: list
     pieces: object
@@ -127,6 +129,11 @@ class RowIds:
             return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
         if self.output == "objects":
             return pd.Index(take_objects(self.pieces, rows, order), dtype=object, copy=False)
+        if self.output == "records":  # integer categories in query order: 8-byte records
+            dtype = self.columns[0].dtype.categories.dtype
+            records = self.pieces.data[0].view(np.int64)[rows[order]]
+            wide = records.view(np.uint64 if dtype.kind == "u" else np.int64)
+            return pd.Index(wide.astype(dtype, copy=False), copy=False)
         return self.at(rows[order])
 
     def repeat(self, rows, counts):
