@@ -476,7 +476,7 @@ default="min-max"
     as their codes where every run has the same categories, else each run's ids are taken
     from its categories and read as ids of the categories' dtype (rows in random order: in
     query order, each row's category moved with the rows first, for categories held as Arrow
-    or Python strings). Ids of other kinds (bytes,
+    or Python strings or numpy integers). Ids of other kinds (bytes,
     ``str`` subclasses, floats, mixed) are coded by :func:`pandas.factorize`, by value. The
     output's id columns keep the input's dtype (categoricals as pandas concatenates the
     runs: one categorical where their dtypes are equal, else the categories' dtype).
