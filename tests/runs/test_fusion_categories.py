@@ -153,3 +153,14 @@ def test_categories_of_str_subclasses_take_the_general_path(spy):
     got = fuse(runs, "rrf")
     assert spy == [False]
     pd.testing.assert_frame_equal(got.astype({"doc_id": "str"}), fuse(text, "rrf"))
+
+
+def test_python_string_categories_of_several_kinds_fall_back(spy):
+    """Latin-1 ids beside wider ones are not read in place: the path gives way, and the
+    general one (Arrow strings copied from them) fuses them as their text."""
+    text = _text_runs(15, 4)
+    text[1] = text[1].assign(doc_id=text[1]["doc_id"].str.replace("d1", "文档", regex=False))
+    runs = _own_categories(text, object)
+    got = fuse(runs, "rrf")
+    assert spy == [True]  # taken, then refused by the engine's read of the objects
+    pd.testing.assert_frame_equal(got.astype({"qid": "str", "doc_id": "str"}), fuse(text, "rrf"))
