@@ -41,6 +41,7 @@ __all__ = [
     "code_pieces",
     "gather_ids",
     "id_blocks",
+    "move_records",
     "object_pieces",
     "query_layout",
     "query_rows",
@@ -199,16 +200,39 @@ class QueryRows(NamedTuple):
     ids: IdPieces
 
 
-def query_rows(pieces, run_bounds, scores, layout, n_threads=1, rank=True):
+def move_records(records, scores, layout, n_threads=1):
+    """Rows in no query order (``layout.codes``) moved into query order with an int64 record
+    each (``records``: one array per piece, stacked order) and their ``scores``, by the pass
+    of :func:`query_rows`: ``(rows, scores, records)`` at each position, for a caller that
+    turns the records into the ids :func:`query_rows` then reads as moved (``moved``)."""
+    pieces = code_pieces(records)
+    rows, scores, _, data = _ranking.gather_rows(
+        pieces.offsets,
+        pieces.data,
+        pieces.bounds,
+        layout.codes,
+        np.ascontiguousarray(scores, dtype=np.float64),
+        layout.row_offsets,
+        n_threads,
+        _threads.grain(),
+    )
+    return rows, scores, data[: 8 * rows.size].view(np.int64)
+
+
+def query_rows(pieces, run_bounds, scores, layout, n_threads=1, rank=True, moved=None):
     """The :class:`QueryRows` of the rows laid out by ``layout`` (a :class:`QueryLayout`),
     their document ids in ``pieces``, runs from ``run_bounds`` (the first stacked row of each
     run, then the total), ``scores`` (float64, one per stacked row); None when an object id is
     not a ``str`` of the first one's kind (:func:`object_pieces`). ``rank`` False: no run is
     ranked (``position`` None), for callers that read no rank. Rows in no query order
     (``layout.codes``) are first moved into query order with their ids and scores (one pass
-    that reads them in order): every later step reads them in order too."""
+    that reads them in order): every later step reads them in order too. ``moved``: that
+    move already made by the caller, ``(rows, scores, pieces)`` at each position (the rows
+    and scores of :func:`move_records`, the ids in query order); ``pieces`` is then unread."""
     scores, rows = np.ascontiguousarray(scores, dtype=np.float64), None
-    if layout.codes is not None:
+    if moved is not None:
+        rows, scores, pieces = moved
+    elif layout.codes is not None:
         rows, scores, offsets, data = _ranking.gather_rows(
             pieces.offsets,
             pieces.data,

@@ -474,7 +474,9 @@ default="min-max"
     signed or unsigned integers, pandas' nullable and Arrow integers without a missing value)
     are coded by their 8 bytes, exactly, with no conversion to text. Categorical ids are read
     as their codes where every run has the same categories, else each run's ids are taken
-    from its categories and read as ids of the categories' dtype. Ids of other kinds (bytes,
+    from its categories and read as ids of the categories' dtype (rows in random order: in
+    query order, each row's category moved with the rows first, for categories held as Arrow
+    or Python strings or numpy integers). Ids of other kinds (bytes,
     ``str`` subclasses, floats, mixed) are coded by :func:`pandas.factorize`, by value. The
     output's id columns keep the input's dtype (categoricals as pandas concatenates the
     runs: one categorical where their dtypes are equal, else the categories' dtype).

@@ -43,11 +43,14 @@ from .._engine import (
     take_objects,
 )
 from .._validation import check_columns, check_scores
+from ._categories import category_form, decoded, moved_category_ids
 
 __all__ = ["RUN_COLUMNS", "RowIds", "StackedRuns", "check_run", "check_runs", "stack_runs"]
 
 #: The columns of a run frame, in order.
 RUN_COLUMNS = ("qid", "doc_id", "score")
+#: ``form`` of :func:`_row_ids` not given: found from the columns.
+_FIND = object()
 
 
 def check_run(run, name="run"):
@@ -94,9 +97,11 @@ class RowIds:
     engine reads them from (for the document ids, their copy in query order where the engine
     made one: runs in no query order), and how the output's ids are made (``output``):
     ``"arrow"``, new Arrow strings from the input buffers' bytes (the column's ``dtype`` in
-    every run); ``"objects"``, the input's Python strings themselves (the pieces are their
-    object arrays, or their pointers); ``"index"``, taken from :attr:`values` (the pieces:
-    Arrow strings copied from the objects, or integer codes of the ids)."""
+    every run, or its categories'); ``"objects"``, the input's Python strings themselves (the
+    pieces are their object arrays, or their pointers); ``"records"``, integers of the
+    categories' dtype from the pieces' 8-byte records (categorical runs in no query order,
+    decoded in query order: ``runs._categories``); ``"index"``, taken from :attr:`values`
+    (the pieces: Arrow strings copied from the objects, or integer codes of the ids)."""
 
     columns: list
     pieces: object
@@ -124,6 +129,11 @@ class RowIds:
             return self._arrow(*gather_ids(self.pieces, rows, sizes, order, n_threads))
         if self.output == "objects":
             return pd.Index(take_objects(self.pieces, rows, order), dtype=object, copy=False)
+        if self.output == "records":  # integer categories in query order: 8-byte records
+            dtype = self.columns[0].dtype.categories.dtype
+            records = self.pieces.data[0].view(np.int64)[rows[order]]
+            wide = records.view(np.uint64 if dtype.kind == "u" else np.int64)
+            return pd.Index(wide.astype(dtype, copy=False), copy=False)
         return self.at(rows[order])
 
     def repeat(self, rows, counts):
@@ -141,7 +151,10 @@ class RowIds:
 
         buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
         array = pa.Array.from_buffers(pa.large_string(), offsets.size - 1, buffers)
-        return pd.arrays.ArrowStringArray(array, dtype=self.columns[0].dtype)
+        dtype = self.columns[0].dtype
+        if isinstance(dtype, pd.CategoricalDtype):  # each run its own: as pandas concatenates
+            dtype = dtype.categories.dtype
+        return pd.arrays.ArrowStringArray(array, dtype=dtype)
 
 
 @dataclass(frozen=True)
@@ -345,23 +358,24 @@ def _object_string_chunks(frames, column):
     return chunks
 
 
-def _row_ids(frames, column, names, codes=None, *, objects=True):
+def _row_ids(frames, column, names, codes=None, *, objects=True, form=_FIND):
     """The :class:`RowIds` of ``column``: Arrow buffers where every run stores it in Arrow
     strings, the Python strings themselves where every run holds them in an object column
     (``objects``; the first id a ``str``: the steps that read them check that all are, of one
     kind), else the integer codes ``codes(values)`` (by default :func:`pandas.factorize`'s);
     a missing id is refused naming its run and row. Strings of two kinds (Latin-1 ids beside
     others) are copied into Arrow strings (``codes`` None, or rows in random order) and given
-    back as the input's objects."""
+    back as the input's objects. ``form``: the columns' :func:`category_form` where the caller
+    has it."""
     ids = RowIds([frame[column] for frame in frames], None)
     records = _integer_records(ids.columns)
     if records is not None:  # integers: coded by their 8 bytes, exactly, no hashing first
         return RowIds(ids.columns, code_pieces(records))
-    form = _category_form(ids.columns)
+    form = category_form(ids.columns) if form is _FIND else form
     if form == "codes":  # one set of categories: the ids are their codes
         return RowIds(ids.columns, code_pieces([c.cat.codes.to_numpy() for c in ids.columns]))
     if form == "decode":  # each run's ids taken from its categories (as pandas concatenates)
-        frames = [f.assign(**{column: _decoded(f[column])}) for f in frames]
+        frames = [f.assign(**{column: decoded(f[column])}) for f in frames]
         return _row_ids(frames, column, names, codes, objects=objects)
     chunks = _arrow_chunks(frames, column)
     if objects and chunks is None and all(c.dtype == object for c in ids.columns):
@@ -400,51 +414,6 @@ def _integer_records(columns):
         wide = np.uint64 if dtype.kind == "u" else np.int64
         records.append(column.to_numpy(wide).view(np.int64))
     return records
-
-
-def _category_form(columns):
-    """How categorical ``columns`` are read: ``"codes"`` where every run has the same
-    categories in the same order and no missing id (the codes are the ids, exactly),
-    ``"decode"`` where pandas would concatenate the runs into the categories' dtype (their
-    categories differ as pandas compares them: each run's ids are then taken from its
-    categories and read as any column of that dtype), else None (not all categorical, or
-    one set of categories in several orders: :func:`pandas.factorize`)."""
-    dtypes = [column.dtype for column in columns]
-    if not all(isinstance(dtype, pd.CategoricalDtype) for dtype in dtypes):
-        return None
-    if all(d.categories.equals(dtypes[0].categories) for d in dtypes[1:]):
-        same_order = all(d.ordered == dtypes[0].ordered for d in dtypes)
-        missing = any((column.cat.codes.to_numpy() < 0).any() for column in columns)
-        return "codes" if same_order and not missing else None
-    return None if all(_equal_categories(dtypes[0], d) for d in dtypes[1:]) else "decode"
-
-
-def _equal_categories(first, other):
-    """Whether pandas holds the categorical dtypes ``first`` and ``other`` equal (it then
-    concatenates their runs into one categorical): the same categories, in any order where
-    neither is ordered. Arrow strings of one length compared as sets by pyarrow (pandas
-    would turn them into Python strings)."""
-    a, b = first.categories, other.categories
-    arrow = isinstance(a.dtype, pd.StringDtype) and a.dtype.storage == "pyarrow"
-    if first.ordered or other.ordered or len(a) != len(b) or a.dtype != b.dtype or not arrow:
-        return first == other
-    import pyarrow as pa  # installed: pandas stores these strings with it
-    import pyarrow.compute as pc
-
-    left, right = pa.array(a.array), pa.array(b.array)
-    # A first few of one found in the other (a small table, one probe a category), else unequal.
-    head = left[:1024]
-    if (pc.sum(pc.is_in(right, value_set=head)).as_py() or 0) < len(head):
-        return False
-    return bool(pc.all(pc.is_in(right, value_set=left)).as_py())
-
-
-def _decoded(column):
-    """The ids of categorical ``column`` taken from its categories (NaN where missing), of
-    the categories' dtype: one take, no Python object made for Arrow strings."""
-    codes = column.cat.codes.to_numpy()
-    taken = column.dtype.categories.take(codes, allow_fill=True, fill_value=None)
-    return pd.Series(taken, index=column.index, copy=False)
 
 
 def _object_runs(values):
@@ -489,10 +458,17 @@ def _document_rows(frames, names, run_bounds, scores, layout, n_threads, rank):
     query (:func:`query_rows`), each query's documents coded, and the row of ``ids.pieces``
     holding each pair's id (their copy in query order where the engine made one and the
     output's ids are read from the pieces)."""
-    ids = _row_ids(frames, "doc_id", names)
+    columns = [frame["doc_id"] for frame in frames]
+    form = category_form(columns)
+    moved = moved_category_ids(columns, scores, layout, n_threads) if form == "decode" else None
+    if moved is not None:  # each run's categories, decoded in query order
+        rows = query_rows(None, run_bounds, scores, layout, n_threads, rank, moved=moved[0])
+        if rows is not None:
+            return RowIds(columns, rows.ids, moved[1]), rows, rows.pair_at
+    ids = _row_ids(frames, "doc_id", names, form=form)
     rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows is None:  # an object id that is not a str of the first one's kind
-        ids = _row_ids(frames, "doc_id", names, objects=False)
+        ids = _row_ids(frames, "doc_id", names, objects=False, form=form)
         rows = query_rows(ids.pieces, run_bounds, scores, layout, n_threads, rank)
     if rows.ids is ids.pieces or ids.output == "index":
         return ids, rows, rows.pair_row

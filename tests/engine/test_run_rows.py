@@ -11,6 +11,7 @@ from sklearn_ltr_metrics._engine import (
     code_pieces,
     gather_ids,
     id_blocks,
+    move_records,
     object_pieces,
     query_layout,
     query_rows,
@@ -190,3 +191,35 @@ def test_rows_in_no_query_order_are_moved_into_it(form, monkeypatch):
     else:
         got = take_objects(out.ids, out.pair_at).tolist()
     assert got == [docs[r] for r in out.pair_row]
+
+
+def test_records_moved_by_the_caller_are_read_as_moved(monkeypatch):
+    """``move_records``: the rows, scores and one int64 record each moved into query order
+    (a stable sort by query, in threads); their ids handed to ``query_rows`` as ``moved``
+    give what its own move of the ids gives, field for field."""
+    rng = np.random.default_rng(12)
+    keys = rng.permutation(600)
+    docs = [f"{IDS[k % len(IDS)]}-{k % 150}" for k in keys]
+    run_bounds = np.array([0, 250, 600], dtype=np.intp)
+    codes, first, starts = id_blocks(
+        code_pieces([rng.integers(0, 7, 600)]), run_bounds[:-1], give_up=True
+    )
+    layout = query_layout(codes, starts, first.size)
+    scores = rng.integers(0, 5, 600).astype(float)  # ties too
+    small_grain(monkeypatch, 16)
+    order = np.argsort(codes, kind="stable")
+    pieces = arrow_pieces(chunks_of(docs, pa.large_string()))
+    want = query_rows(pieces, run_bounds, scores, layout)
+    for n_threads in (1, 3):
+        rows, moved_scores, records = move_records(
+            np.split(keys, run_bounds[1:-1]), scores, layout, n_threads
+        )
+        np.testing.assert_array_equal(rows, order)
+        np.testing.assert_array_equal(moved_scores, scores[order])
+        np.testing.assert_array_equal(records, keys[order])
+        moved = arrow_pieces(chunks_of([docs[r] for r in rows], pa.string()))
+        got = query_rows(
+            None, run_bounds, scores, layout, n_threads, moved=(rows, moved_scores, moved)
+        )
+        for name in got._fields[:-1]:
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from sklearn_ltr_metrics.runs import fuse
-from sklearn_ltr_metrics.runs._stack import _category_form, stack_runs
+from sklearn_ltr_metrics.runs._categories import category_form
+from sklearn_ltr_metrics.runs._stack import stack_runs
 
 from .test_fusion import random_runs
 
@@ -92,7 +93,7 @@ def test_categorical_ids_fuse_as_their_text(method, params, same):
     frames = [f.astype({"qid": "str", "doc_id": "str"}) for f in random_runs(8, n_queries=7)]
     frames[1] = frames[1][frames[1]["doc_id"] != "d3"]  # a document one run never retrieves
     categories = _categoricals(frames, same)
-    form = _category_form([c["doc_id"] for c in categories])
+    form = category_form([c["doc_id"] for c in categories])
     assert form == ("codes" if same else "decode")
     got = fuse(categories, method, **params)
     # As pandas concatenates the runs: one categorical where their dtypes are equal, else
