@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ._engine import all_strings, id_runs, id_runs_counted, object_id_runs
+from ._engine import all_strings, id_runs, object_id_runs
 from ._validation import check_1d, short_repr
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "check_qid_column",
     "check_qid_length",
     "check_qid_runs",
-    "check_qid_scan",
     "column_qid",
     "frame_columns",
     "is_dataframe",
@@ -405,41 +404,14 @@ def check_qid_runs(qid, name="qid", n_threads=1, heads=False):
     then need not find them again, and the check of the labels counts the relevant rows of
     each run as it reads them. ``heads``: a third item, the id of each run where the same
     pass read it (32/64-bit integer and float ids), else None."""
-    arr, found, _ = _checked_runs(qid, name, n_threads, None)
+    arr, found = _qid_runs(qid, name, n_threads)
     starts, run_heads = found if isinstance(found, tuple) else (found, None)
     return (arr, starts, run_heads) if heads else (arr, starts)
 
 
-def check_qid_scan(qid, labels, name="qid", n_threads=1):
-    """:func:`check_qid_runs` with ``heads``, and where the ids are fixed-width and
-    ``labels`` float64, C-contiguous and one a row (else None), the labels read in the same
-    pass over the ids: ``(ids, starts, heads, scan)``, ``scan`` their ``(low, high,
-    counts)`` as ``_validation.check_label_runs`` takes it (or None: the labels are then
-    read by their own check)."""
-    arr, found, scan = _checked_runs(qid, name, n_threads, labels)
-    starts, run_heads = found if isinstance(found, tuple) else (found, None)
-    return arr, starts, run_heads, scan
-
-
-def _fixed_width_runs(arr, n_threads, labels):
-    """``(ids, (starts, heads) or None, scan)`` of fixed-width ids, the labels read in the
-    same pass where they are float64, C-contiguous and one a row (else ``scan`` is None)."""
-    fused = (
-        labels is not None
-        and labels.dtype == np.float64
-        and labels.ndim == 1
-        and labels.shape == arr.shape
-        and labels.flags.c_contiguous
-    )
-    if not fused:
-        return arr, id_runs(arr, n_threads, heads=True), None
-    found = id_runs_counted(arr, labels, n_threads)
-    return (arr, None, None) if found is None else (arr, *found)
-
-
-def _checked_runs(qid, name, n_threads, labels):
-    """:func:`check_qid_scan`'s ``(ids, runs, scan)``: runs as ``(starts, heads)`` for
-    fixed-width ids (read in one pass), as starts or None for other ids."""
+def _qid_runs(qid, name, n_threads):
+    """:func:`check_qid_runs`: ``(arr, runs)``, runs as ``(starts, heads)`` for fixed-width
+    ids (read in one pass), as starts or None for other ids."""
     if isinstance(qid, (list, tuple)):
         arr = np.fromiter(qid, dtype=object, count=len(qid))
         if any(isinstance(v, (list, np.ndarray)) for v in arr[:1]):
@@ -454,18 +426,18 @@ def _checked_runs(qid, name, n_threads, labels):
         missing = np.isnan(arr) if arr.dtype.kind == "f" else np.isnat(arr)
         if missing.any():
             _raise_missing_qid(arr, missing, name)
-        return _fixed_width_runs(arr, n_threads, labels)
+        return arr, id_runs(arr, n_threads, heads=True)
     if arr.dtype != object:
-        return _fixed_width_runs(arr, n_threads, labels)
+        return arr, id_runs(arr, n_threads, heads=True)
     # One row per run of the very same object has every id object there is: check those.
     # Strings built one object per row: runs of equal strings, when every id is a str.
     ids = np.ascontiguousarray(arr)
     runs = object_id_runs(ids, arr.shape[0] // 4, n_threads)
     if runs is None and not converted and all_strings(ids):
-        return arr, None, None  # rows in random order, every id a str: none missing, one kind
+        return arr, None  # rows in random order, every id a str: none missing, one kind
     sample = arr if runs is None else arr[runs]
     if runs is not None and not converted and all_strings(sample):
-        return arr, runs, None  # one object per run, every one a str: none missing, one kind
+        return arr, runs  # one object per run, every one a str: none missing, one kind
     if pd.isna(sample).any():
         _raise_missing_qid(arr, pd.isna(arr), name)
     inferred = pd.api.types.infer_dtype(sample, skipna=False)
@@ -487,12 +459,12 @@ def _checked_runs(qid, name, n_threads, labels):
                 f"{name} must hold hashable query ids, got {type(arr[0]).__name__} "
                 f"{short_repr(arr[0])} at row 0; use ints or strings."
             ) from None
-        return arr, runs, None
+        return arr, runs
     if converted and inferred in ("string", "integer", "floating", "mixed-integer-float"):
-        return np.asarray(arr.tolist()), None, None
+        return np.asarray(arr.tolist()), None
     if converted and inferred == "boolean":
-        return arr.astype(bool), None, None
-    return arr, runs, None
+        return arr.astype(bool), None
+    return arr, runs
 
 
 def _raise_missing_qid(arr, missing, name):

@@ -296,32 +296,21 @@ def check_labels(y_true, name="y_true", *, allow_negative=False, n_threads=1):
     return labels
 
 
-def label_values(y_true, name="y_true"):
-    """The labels as float64 (read-only from here on: no copy where they are already), with
-    integer labels beyond 2**53 refused; the checks of their values are
-    :func:`check_label_runs`'."""
+def check_label_runs(y_true, runs, name="y_true", *, allow_negative=False, n_threads=1):
+    """:func:`check_labels`, and the rows with a label > 0 in each run of rows beginning at
+    ``runs`` (intp starts, or None), counted in the same pass over the labels: ``(labels,
+    counts)``, counts None without runs (or without rows)."""
     arr = _numbers(y_true, name)
     if _is_integer_array(arr) and _too_big_for_float(arr):
         raise ValueError(
             f"{name} has labels beyond 2**53 (largest {short_repr(max(arr.tolist(), key=abs))}), "
             "which float64 cannot hold exactly; relevance grades are small numbers such as 0..4."
         )
-    return arr.astype(np.float64, copy=False)
-
-
-def check_label_runs(y_true, runs, name="y_true", *, allow_negative=False, n_threads=1, scan=None):
-    """:func:`check_labels`, and the rows with a label > 0 in each run of rows beginning at
-    ``runs`` (intp starts, or None), counted in the same pass over the labels: ``(labels,
-    counts)``, counts None without runs (or without rows). ``scan``: ``(low, high, counts)``
-    of these labels and runs read already (by the pass over the ids that found the runs:
-    ``_qid.check_qid_runs``), so that the labels are not read again."""
-    arr = label_values(y_true, name)
+    arr = arr.astype(np.float64, copy=False)  # read-only from here on: no copy needed
     if not arr.size:
         return arr, None
     counts = None
-    if scan is not None:
-        low, high, counts = scan
-    elif runs is not None and arr.flags.c_contiguous and runs.size and runs[-1] < arr.shape[0]:
+    if runs is not None and arr.flags.c_contiguous and runs.size and runs[-1] < arr.shape[0]:
         low, high, counts = range_and_counts(arr, runs, n_threads)
     else:
         low, high = value_range(arr, n_threads)

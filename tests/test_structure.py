@@ -356,7 +356,6 @@ QID_OWNER = f"{PACKAGE}._qid"
 QID_FUNCTIONS = {
     "check_qid",
     "check_qid_runs",
-    "check_qid_scan",
     "check_qid_length",
     "required_qid",
     "resolve_qid",

@@ -69,7 +69,7 @@ from ._counts import difficulty_values, divide_or_nan
 from ._cutoffs import ALL, STRATEGIES, cutoff_label, parse_cutoff
 from ._driver import InputScans, KernelContext, evaluate_arrays, tiebreak_key
 from ._factorize import QueryRuns, coded_qid, factorize_qid
-from ._grouping import active_rule, group_rows, id_runs, id_runs_counted
+from ._grouping import active_rule, group_rows, id_runs
 from ._ideal import (
     cell_judgments,
     cell_pairs,
@@ -128,7 +128,6 @@ __all__ = [
     "group_rows",
     "id_blocks",
     "id_runs",
-    "id_runs_counted",
     "move_records",
     "object_id_runs",
     "object_pieces",

@@ -205,25 +205,6 @@ def id_runs(ids, n_threads=1, heads=False):
     return found if heads or found is None else found[0]
 
 
-def id_runs_counted(ids, labels, n_threads=1):
-    """:func:`id_runs` with its ``heads``, and in the same pass the check of ``labels``
-    (float64, C-contiguous, one a row) and the relevant rows (label ``> 0``) of each run:
-    ``((starts, heads), (low, high, counts))``, the last as ``range_and_counts`` gives them,
-    or None where :func:`id_runs` gives None (the labels are then not read)."""
-    kind = (ids.dtype.kind, ids.dtype.itemsize)
-    if kind not in _RUN_ID_VIEWS and ids.dtype != np.float64:
-        return None
-    flat = np.ascontiguousarray(ids)
-    flat = flat.view(_RUN_ID_VIEWS[kind]) if kind in _RUN_ID_VIEWS else flat
-    found = _ranking.run_starts(
-        flat, ids.shape[0] // 2, n_threads, _threads.grain(), heads=True, labels=labels
-    )
-    if found is None:
-        return None
-    (starts, heads), scan = found
-    return (starts, heads.view(ids.dtype)), scan
-
-
 def _runs(qid, limit, n_threads):
     """``(starts, heads)``: :func:`_run_starts` and the id of each run (read in the same
     threads for fixed-width ids), or None beyond ``limit`` runs."""

@@ -71,8 +71,7 @@ cdef enum:
 
 
 cdef intp _chunk_runs(
-    const id_t* ids, intp lo, intp hi, intp* out, intp cap, intp limit, intp n,
-    const ltr_rule* lab, intp* cnt, double* rng,
+    const id_t* ids, intp lo, intp hi, intp* out, intp cap, intp limit, intp n
 ) noexcept nogil:
     """Starts of runs among rows ``[lo, hi)`` (``lo >= 1``: row i starts one when its id
     differs from row i - 1's), written to ``out`` (``cap`` slots); -1 as soon as they come
@@ -81,20 +80,12 @@ cdef intp _chunk_runs(
 
     Branch-free: every row writes its index at the next free slot, which only advances at a
     start, so the slots written are the starts (and one more, in cache).
-
-    ``lab`` (or NULL): the labels' rule (``> 0``), read block by block from the cache after
-    the ids: each start's relevant rows in this chunk go to ``cnt`` (its slot), those before
-    the chunk's first start to ``rng[3]``, and the labels' range to ``rng[0..2]`` (smallest,
-    largest, whether one is NaN), as ``ltr_range_f64`` gives it.
     """
-    cdef intp b = lo, i, end, m = 0, k, s, was
-    cdef double low, high
-    cdef int odd
+    cdef intp b = lo, i, end, m = 0
     while b < hi:
         end = min(b + _RUN_BLOCK, hi)
         if m + (end - b) > cap:
             return -2
-        was = m
         if id_t is int64_t:
             m = m + ltr_changes_i64(ids, b, end, out + m)  # on AVX-512: 8 rows at once
         elif id_t is double:
@@ -105,21 +96,6 @@ cdef intp _chunk_runs(
                 m = m + (ids[i] != ids[i - 1])
         if m > (end - lo) * limit // n + _RUN_BLOCK:
             return -1
-        if lab != NULL:
-            ltr_range_f64(lab.values + b, end - b, &low, &high, &odd)
-            rng[0] = min(rng[0], low)
-            rng[1] = max(rng[1], high)
-            rng[2] = rng[2] + odd
-            s = b
-            for k in range(was, m + 1):  # the runs' rows in this block, from the cache
-                i = out[k] if k < m else end
-                if k == 0:
-                    rng[3] = rng[3] + ltr_count_active(lab, s, i - s)
-                elif i > s:
-                    cnt[k - 1] = cnt[k - 1] + ltr_count_active(lab, s, i - s)
-                if k < m:
-                    cnt[k] = 0
-                s = i
         b = end
     return m
 
@@ -130,28 +106,13 @@ cdef enum:
     _FIRST_SLOTS_PER = 16
 
 
-cdef inline ltr_rule _positive(const double* values) noexcept nogil:
-    """The rule of the rows whose value is above 0 (the relevant rows of the labels)."""
-    cdef ltr_rule rule
-    rule.mask = NULL
-    rule.values = values
-    rule.threshold = 0.0
-    rule.or_equal = 0
-    return rule
-
-
 cdef object _starts(
-    const id_t* ids, intp n, intp limit, int n_threads, intp grain, bint heads=False,
-    labels=None,
+    const id_t* ids, intp n, intp limit, int n_threads, intp grain, bint heads=False
 ):
     """The driver of :func:`run_starts` and :func:`identity_runs` (see there); ``heads``:
-    return ``(starts, ids at the starts)``; ``labels`` (float64, as many as the ids): also
-    ``(low, high, counts)`` of them, as ``_sums.range_and_counts`` gives them."""
+    return ``(starts, ids at the starts)``."""
     cdef intp n_chunks = _threads(n_threads, n, grain) if n else 1
     cdef intp c, lo, hi, total, size, attempt, j
-    cdef ltr_rule rule
-    cdef const ltr_rule* lab = NULL
-    cdef const double[::1] label_view
     # Chunk c scans rows [lo_c, hi_c) into its own slots of the scratch array. A first attempt
     # has slots for runs of 16 rows on average; only when the runs are shorter (a chunk runs
     # out of slots) does a second one take as many as the chunk's pace allows. Only the slots
@@ -159,18 +120,10 @@ cdef object _starts(
     bounds_arr = np.empty(n_chunks + 1, dtype=np.intp)
     slots_arr = np.empty(n_chunks + 1, dtype=np.intp)
     found_arr = np.zeros(n_chunks, dtype=np.intp)
-    # Per chunk: the labels' smallest, largest, NaN seen, relevant rows before its first start.
-    scan_arr = np.zeros((n_chunks, 4))
     cdef intp[::1] bounds = bounds_arr
     cdef intp[::1] slots = slots_arr
     cdef intp[::1] found = found_arr
-    cdef double[:, ::1] scan = scan_arr
     cdef intp* scratch
-    cdef intp* cnt = NULL
-    if labels is not None and n:
-        label_view = labels
-        rule = _positive(&label_view[0])
-        lab = &rule
     for c in range(n_chunks + 1):
         bounds[c] = max(1, n * c // n_chunks) if c < n_chunks else max(n, 1)
     for attempt in range(2):
@@ -183,14 +136,11 @@ cdef object _starts(
             slots[c + 1] = slots[c] + min(hi, size) + 1
         scratch_arr = np.empty(slots[n_chunks], dtype=np.intp)
         scratch = <intp*> cnp.PyArray_DATA(scratch_arr)
-        counts_arr = np.empty(slots[n_chunks] if lab != NULL else 0, dtype=np.intp)
-        cnt = <intp*> cnp.PyArray_DATA(counts_arr)
-        scan_arr[:, 0], scan_arr[:, 1], scan_arr[:, 2:] = np.inf, -np.inf, 0.0
         with nogil:
             for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
                 found[c] = _chunk_runs(
                     ids, bounds[c], bounds[c + 1], scratch + slots[c], slots[c + 1] - slots[c],
-                    limit, n, lab, cnt + slots[c] if lab != NULL else NULL, &scan[c, 0],
+                    limit, n,
                 )
         if found_arr.min() >= 0 or (found_arr == -1).any():
             break  # every chunk done, or one found runs too fast: no second attempt
@@ -208,10 +158,8 @@ cdef object _starts(
     # Each chunk copies its starts into place (and reads the ids there), in threads.
     starts_arr = np.empty(total, dtype=np.intp)
     heads_arr = np.empty(total if heads else 0, dtype=head_type)
-    run_counts_arr = np.empty(total if lab != NULL else 0, dtype=np.intp)
     cdef intp* starts = <intp*> cnp.PyArray_DATA(starts_arr)
     cdef id_t* head = <id_t*> cnp.PyArray_DATA(heads_arr)
-    cdef intp* run_counts = <intp*> cnp.PyArray_DATA(run_counts_arr)
     at_arr = np.cumsum(found_arr) - found_arr + 1
     cdef intp[::1] at_of = at_arr
     starts[0] = 0
@@ -220,33 +168,15 @@ cdef object _starts(
     with nogil:
         for c in prange(n_chunks, num_threads=n_chunks, schedule="static", chunksize=1):
             memcpy(starts + at_of[c], scratch + slots[c], found[c] * sizeof(intp))
-            if lab != NULL:
-                memcpy(run_counts + at_of[c], cnt + slots[c], found[c] * sizeof(intp))
             if heads:
                 for j in range(at_of[c], at_of[c] + found[c]):
                     head[j] = ids[starts[j]]
-    found_runs = (starts_arr, heads_arr) if heads else starts_arr
-    if lab == NULL:
-        return found_runs
-    return found_runs, _label_scan(labels, run_counts_arr, at_arr, scan_arr)
-
-
-def _label_scan(labels, run_counts, at, scan):
-    """``(low, high, counts)`` of the labels from each chunk's part (``scan``: smallest,
-    largest, NaN seen, relevant rows before its first start; chunk c's first start is run
-    ``at[c]``): row 0 starts the first run, and each chunk's rows before its first start
-    belong to the last run started before the chunk."""
-    first = float(labels[0])
-    run_counts[0] = first > 0
-    np.add.at(run_counts, at - 1, scan[:, 3].astype(np.intp))
-    if scan[:, 2].any() or first != first:
-        return np.nan, np.nan, run_counts
-    return min(float(scan[:, 0].min()), first), max(float(scan[:, 1].max()), first), run_counts
+    return (starts_arr, heads_arr) if heads else starts_arr
 
 
 def run_starts(
     const id_t[::1] ids, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
-    bint heads=False, labels=None,
+    bint heads=False,
 ):
     """Start of every run of equal ids (row 0 and each row whose id differs from the row
     before it), as intp; None when there are more than ``limit`` runs (rows in random order).
@@ -257,15 +187,8 @@ def run_starts(
     ``limit`` runs in all the rows allow gives up early (after a few thousand rows when rows
     are in random order), so None can also mean "denser than ``limit`` in some chunk"; the
     grouping then factorises every row, which gives the same groups.
-
-    ``labels`` (float64, C-contiguous, one a row, or None): also the check of the labels and
-    the relevant rows of each run, read block by block after the ids from the cache (one
-    pass over both): ``(runs, (low, high, counts))``, as ``_sums.range_and_counts`` gives
-    them (low and high NaN when a label is NaN), or None as above.
     """
-    return _starts(
-        &ids[0] if ids.shape[0] else NULL, ids.shape[0], limit, n_threads, grain, heads, labels
-    )
+    return _starts(&ids[0] if ids.shape[0] else NULL, ids.shape[0], limit, n_threads, grain, heads)
 
 
 def identity_runs(values, intp limit, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD):

@@ -6,14 +6,13 @@ from typing import TYPE_CHECKING
 
 from .._engine import InputScans, coded_qid
 from .._label_map import map_labels
-from .._qid import check_qid_scan
+from .._qid import check_qid_runs
 from .._validation import (
     check_1d,
     check_consistent_length,
     check_label_runs,
     check_n_jobs,
     check_scores_later,
-    label_values,
 )
 from ._evaluation import RankingEvaluation
 from ._judgments._beyond import evaluate_with_beyond
@@ -209,9 +208,18 @@ def evaluate(
     )  # fmt: skip
     specs = parse_metrics(metrics, k, options=options, explicit_gain=gain is not None)
     n_threads = check_n_jobs(n_jobs)
-    (qid_arr, qid_values, qid_shown, qid_runs, run_heads), (y_true_arr, run_counts) = (
-        _ids_and_labels(qid, y_true, n_threads)
-    )
+    coded = coded_qid(qid)
+    if coded is None:
+        qid_arr, qid_runs, run_heads = check_qid_runs(qid, "qid", n_threads, heads=True)
+        qid_values, qid_shown = None, qid_arr
+    else:
+        # pandas categorical or string ids: integer codes of the sorted ids, made by pandas
+        # (no Python object per row); the ids themselves name the queries of the table.
+        (qid_arr, qid_values), qid_runs, run_heads = coded, None, None
+        qid_shown = getattr(qid, "array", qid)
+    # The relevant rows of each run of ids, counted as the labels are checked (one read; a
+    # length that differs from the ids' is refused below, before the counts are read).
+    y_true_arr, run_counts = check_label_runs(y_true, qid_runs, n_threads=n_threads)
     # Exact: integer scores beyond 2**53 become their ranks. NaN and infinity are refused by
     # the ranking, which reads every score (and calls the check when it finds one), unless
     # only the first rows of each query are evaluated.
@@ -246,34 +254,6 @@ def evaluate(
         if len(parts) == 1
         else merge_columns(parts, options, [spec.column for spec in specs])
     )
-
-
-def _ids_and_labels(qid, y_true, n_threads):
-    """The checks of the ids and the labels: ``((ids, id values, ids shown, runs, run
-    heads), (labels, relevant rows per run))``. Fixed-width ids and numeric labels are read
-    in one pass (the runs, the labels' range and the relevant rows of each run)."""
-    coded = coded_qid(qid)
-    scan = y_values = None
-    if coded is None:
-        # The labels as float64 first (any refusal of them waits for the ids' checks, as
-        # before), so that one pass over the ids also reads the labels.
-        try:
-            y_values = label_values(y_true)
-        except (TypeError, ValueError):
-            y_values = None
-        qid_arr, qid_runs, run_heads, scan = check_qid_scan(qid, y_values, "qid", n_threads)
-        ids = (qid_arr, None, qid_arr, qid_runs, run_heads)
-    else:
-        # pandas categorical or string ids: integer codes of the sorted ids, made by pandas
-        # (no Python object per row); the ids themselves name the queries of the table.
-        (qid_arr, qid_values), qid_runs = coded, None
-        ids = (qid_arr, qid_values, getattr(qid, "array", qid), None, None)
-    # The relevant rows of each run of ids, counted as the labels are checked (one read; a
-    # length that differs from the ids' is refused later, before the counts are read).
-    labels = check_label_runs(
-        y_true if y_values is None else y_values, qid_runs, n_threads=n_threads, scan=scan
-    )
-    return ids, labels
 
 
 def _evaluate_group(

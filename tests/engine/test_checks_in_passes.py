@@ -12,14 +12,8 @@ import itertools
 import numpy as np
 import pytest
 
-from sklearn_ltr_metrics import _validation, evaluate
-from sklearn_ltr_metrics._engine import (
-    _ranking,
-    _sums,
-    id_runs,
-    id_runs_counted,
-    range_and_counts,
-)
+from sklearn_ltr_metrics import evaluate
+from sklearn_ltr_metrics._engine import _ranking, _sums, id_runs, range_and_counts
 from sklearn_ltr_metrics._validation import check_scores
 
 from .._engine import small_grain, vector_lanes
@@ -62,63 +56,6 @@ def test_id_runs_of_grouped_and_shuffled_ids():
     np.testing.assert_array_equal(id_runs(qid.astype(np.float64)), [0, 3, 4, 8])
     assert id_runs(np.array([1, 2, 1, 2, 1, 2])) is None  # more runs than half the rows
     assert id_runs(qid.astype(str)) is None  # not fixed-width: the grouping's own paths
-
-
-@pytest.mark.parametrize("lanes", [8, 2])
-@pytest.mark.parametrize("rows_per_thread", [64, 1 << 17])
-@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
-def test_id_runs_counted_read_the_labels_as_range_and_counts(
-    monkeypatch, lanes, rows_per_thread, dtype
-):
-    """The runs of the ids with the labels' range and relevant rows per run found in the same
-    pass: the same as id_runs and range_and_counts, with runs longer than a thread's rows
-    (chunks without a start), runs of one row, row 0's label read, NaN wherever it lies."""
-    small_grain(monkeypatch, rows_per_thread)
-    vector_lanes(lanes)
-    try:
-        rng = np.random.default_rng(2)
-        sizes = np.concatenate([[1], rng.integers(1, 30, 300), [9000, 1, 1, 5000], [3]])
-        qid = np.repeat(np.arange(sizes.size) * 7 - 900, sizes).astype(dtype)
-        qid[1:3] = qid[1]  # rows 1 and 2: one run
-        values = rng.integers(0, 4, qid.size).astype(float) * (rng.random(qid.size) < 0.3)
-        values[0] = 2.0
-        values[5::97] = -0.5
-        (starts, heads), (low, high, counts) = id_runs_counted(qid, values, 2)
-        np.testing.assert_array_equal(starts, id_runs(qid, 2))
-        np.testing.assert_array_equal(heads, qid[starts])
-        ref = _reference(values, starts)
-        assert (low, high) == ref[:2]
-        np.testing.assert_array_equal(counts, ref[2])
-        for at in (0, 1, qid.size // 2, qid.size - 1):
-            odd = values.copy()
-            odd[at] = np.nan
-            _, (low, high, _) = id_runs_counted(qid, odd, 2)
-            assert np.isnan(low) and np.isnan(high)
-        one = id_runs_counted(qid[1:3], np.array([2.0, 0.0]), 2)  # one run of two rows
-        np.testing.assert_array_equal(one[0][0], [0])
-        assert one[1][:2] == (0.0, 2.0) and list(one[1][2]) == [1]
-        assert id_runs_counted(np.array([1, 2, 1, 2, 1, 2], dtype), values[:6], 2) is None
-    finally:
-        vector_lanes()
-
-
-def test_evaluate_reads_the_labels_once_with_the_ids(monkeypatch):
-    """Grouped fixed-width ids and float64 labels: the labels are checked, and the relevant
-    rows of each query counted, by the pass that finds the runs of the ids (no pass over
-    the labels of their own); the same table."""
-    rng = np.random.default_rng(4)
-    qid = np.repeat(np.arange(50), rng.integers(5, 40, 50))
-    y = (rng.random(qid.size) < 0.3) * rng.integers(1, 4, qid.size).astype(float)
-    s = y + rng.standard_normal(qid.size)
-    expected = evaluate(y.astype(int), s, qid=qid, metrics=METRICS)  # int labels: a copy
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("the labels were read a second time")
-
-    monkeypatch.setattr(_validation, "range_and_counts", refuse)
-    monkeypatch.setattr(_sums, "segment_count", refuse)
-    got = evaluate(y, s, qid=qid, metrics=METRICS)
-    np.testing.assert_array_equal(got.per_query.to_numpy(), expected.per_query.to_numpy())
 
 
 @pytest.mark.parametrize("order", ["grouped", "runs_reordered", "shuffled"])
