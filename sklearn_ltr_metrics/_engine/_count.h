@@ -154,6 +154,20 @@ LTR_TILE_512(ltr_tile_i64_512, int64_t, __m512i, _mm512_maskz_loadu_epi64, _mm51
 LTR_MANY_512(ltr_count_many_f64_512, ltr_tile_f64_512, double)
 LTR_MANY_512(ltr_count_many_i64_512, ltr_tile_i64_512, int64_t)
 
+/* ``BODY(NB)`` for the register count ``NB`` = ``nb`` (1 to 8, more taken as 8), each a
+ * constant of its own case, so that a tile's registers stay registers. */
+#define LTR_SWITCH_NB(nb, BODY)                                                             \
+    switch (nb) {                                                                           \
+    case 1: BODY(1) break;                                                                  \
+    case 2: BODY(2) break;                                                                  \
+    case 3: BODY(3) break;                                                                  \
+    case 4: BODY(4) break;                                                                  \
+    case 5: BODY(5) break;                                                                  \
+    case 6: BODY(6) break;                                                                  \
+    case 7: BODY(7) break;                                                                  \
+    default: BODY(8) break;                                                                 \
+    }
+
 /* The first tile of ``ltr_count_many_range_f64_512``: the transposed count of up to 64 scores,
  * and the query's smallest and largest entry (``*nan``: one is NaN) found on the way: the
  * entries are read eight at a time into a vector (min, max, and an unordered comparison),
@@ -197,16 +211,7 @@ LTR_MANY_512(ltr_count_many_i64_512, ltr_tile_i64_512, int64_t)
 __attribute__((target("avx512f"))) static void ltr_count_many_range_f64_512(
     const double *q, int64_t n, const double *a, int64_t m, int64_t *above, int64_t *level,
     double *low, double *high, int *nan) {
-    switch (m >= 64 ? 8 : (int)((m + 7) / 8)) {
-    case 1: LTR_TILE_RANGE_512(1) break;
-    case 2: LTR_TILE_RANGE_512(2) break;
-    case 3: LTR_TILE_RANGE_512(3) break;
-    case 4: LTR_TILE_RANGE_512(4) break;
-    case 5: LTR_TILE_RANGE_512(5) break;
-    case 6: LTR_TILE_RANGE_512(6) break;
-    case 7: LTR_TILE_RANGE_512(7) break;
-    default: LTR_TILE_RANGE_512(8) break;
-    }
+    LTR_SWITCH_NB(m >= 64 ? 8 : (int)((m + 7) / 8), LTR_TILE_RANGE_512)
     if (m > 64)
         ltr_count_many_f64_512(q, n, a + 64, m - 64, above + 64, level + 64);
 }

@@ -88,16 +88,7 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
         __mmask8 in = (__mmask8)(m - j >= 8 ? 0xffu : (1u << (m - j)) - 1u);
         _mm256_store_ps(af + j, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(in, a + j)));
     }
-    switch ((int)((m + 15) / 16)) {
-    case 1: LTR_TILE32_RANGE_512(1) break;
-    case 2: LTR_TILE32_RANGE_512(2) break;
-    case 3: LTR_TILE32_RANGE_512(3) break;
-    case 4: LTR_TILE32_RANGE_512(4) break;
-    case 5: LTR_TILE32_RANGE_512(5) break;
-    case 6: LTR_TILE32_RANGE_512(6) break;
-    case 7: LTR_TILE32_RANGE_512(7) break;
-    default: LTR_TILE32_RANGE_512(8) break;
-    }
+    LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_RANGE_512)
     for (j = 0; j < m; j++) {
         above[j] = g32[j];
         level[j] = t32[j];

@@ -185,31 +185,22 @@ class Support:
             _threads.grain(),
         )
 
+    def _over_blocks(self, kernel, *args):
+        """``kernel`` (of ``_sums``) of the relevant rows' flags, the tied blocks (their
+        offsets per query, first rows and sizes) and ``args``, in threads."""
+        flag = np.ascontiguousarray(self.relevant).view(np.uint8)
+        blocks = (self.block_offsets, self.block_first, self.block_size)
+        return kernel(flag, *blocks, *args, self.ctx.n_threads, _threads.grain())
+
     def tied_precision(self):
         """Average precision's term at each support row under tie averaging (compiled)."""
-        return _sums.tied_precision(
-            np.ascontiguousarray(self.relevant).view(np.uint8),
-            self.position,
-            self.block_offsets,
-            self.block_first,
-            self.block_size,
-            self.block_start,
-            self.ctx.n_threads,
-            _threads.grain(),
-        )
+        return self._over_blocks(_sums.tied_precision, self.block_start, self.position)
 
     def first_relevant_block_rows(self):
         """Under tie averaging, the rows of each query's first block holding a relevant row:
         ``(rows, n, r, j)``, per row its index, its block's size and relevant rows, and its
         1-based place in the block."""
-        block, r = _sums.first_relevant_blocks(
-            np.ascontiguousarray(self.relevant).view(np.uint8),
-            self.block_offsets,
-            self.block_first,
-            self.block_size,
-            self.ctx.n_threads,
-            _threads.grain(),
-        )
+        block, r = self._over_blocks(_sums.first_relevant_blocks)
         found = block >= 0
         block, r = block[found], r[found]
         size = self.block_size[block].astype(np.intp)
@@ -229,12 +220,4 @@ class Support:
         if not self.ctx.average_ties:
             rel = self.relevant.astype(np.int64)
             return rel, self.prefix(rel) - rel, np.ones_like(rel), self.position
-        return _sums.block_relevant(
-            np.ascontiguousarray(self.relevant).view(np.uint8),
-            self.block_offsets,
-            self.block_first,
-            self.block_size,
-            self.block_start,
-            self.ctx.n_threads,
-            _threads.grain(),
-        )
+        return self._over_blocks(_sums.block_relevant, self.block_start)

@@ -190,9 +190,10 @@ def block_relevant(
 
 
 def tied_precision(
-    const uint8_t[::1] relevant, const int32_t[::1] position, const intp[::1] block_offsets,
+    const uint8_t[::1] relevant, const intp[::1] block_offsets,
     const int64_t[::1] block_first, const int32_t[::1] block_size,
-    const int32_t[::1] block_start, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
+    const int32_t[::1] block_start, const int32_t[::1] position, int n_threads=1,
+    intp grain=MIN_ROWS_PER_THREAD,
 ):
     """Average precision's term at each support row under tie averaging (docs/conventions.rst):
     ``(r / n) * (h + 1 + j (r - 1) / (n - 1)) / (position + 1)`` for a row at place ``j`` of a

@@ -107,7 +107,7 @@ def test_tied_precision_and_first_relevant_blocks(widened):
     want_ap = (r_b / n_b) * numerator / (position + 1.0)
     flag = relevant.view(np.uint8)
     got_ap = _sums.tied_precision(
-        flag, position, block_offsets, block_first, block_size, block_start, threads, 16
+        flag, block_offsets, block_first, block_size, block_start, position, threads, 16
     )
     assert got_ap.tobytes() == want_ap.tobytes()
     found_rel = _sums.block_relevant(
