@@ -380,38 +380,6 @@ static inline void ltr_range_f64(const double *q, int64_t n, double *low, double
     *nan = odd;
 }
 
-/* ``ltr_count_many_f64`` and ``ltr_range_f64`` of the same query (n >= 1, m >= 1): on
- * AVX-512 in one read of it (the range found by the count's first tile), else one after the
- * other. */
-#if LTR_WIDE
-#include "_count32.h"
-#endif
-
-static inline void ltr_count_many_range_f64(const double *q, int64_t n, const double *a,
-                                            int64_t m, int64_t *above, int64_t *level,
-                                            double *low, double *high, int *nan) {
-#if LTR_WIDE
-    if (ltr_single_first && m > 8 && m <= 128 && n < ((int64_t)1 << 31)) {
-        ltr_count_many_range_f32_512(q, n, a, m, above, level, low, high, nan);
-        return;
-    }
-    if (ltr_widest) {
-        ltr_count_many_range_f64_512(q, n, a, m, above, level, low, high, nan);
-        return;
-    }
-#endif
-    ltr_range_f64(q, n, low, high, nan);
-    ltr_count_many_f64(q, n, a, m, above, level);
-}
-
-#if !LTR_WIDE
-static inline int ltr_count_tied_f64(const double *q, const double *k, int64_t n, double s,
-                                     double ka, int64_t ia, int64_t *above, int64_t *level,
-                                     int64_t *before) {
-    return 0; /* no vectors of eight: the caller's loop counts */
-}
-#endif
-
 /* Which rows are active (ranked, counted): a 0/1 mask, or, without one, the rows whose value
  * is above a threshold (``>`` or, with ``or_equal``, ``>=``). The rule saves writing a mask
  * of every row when it is a comparison of the labels. */

@@ -1,5 +1,7 @@
 /* The count of ``_count.h``'s ``ltr_count_many_range_f64`` on sixteen lanes of float32 first,
- * exact in float64 after (issue 44; included by ``_count.h`` where AVX-512F is compiled in).
+ * exact in float64 after (issue 44), and the count's dispatch (``ltr_count_many_range_f64``,
+ * ``ltr_count_tied_f64``: what ``_ranking.pyx`` declares from here) over it and ``_count.h``'s
+ * paths.
  *
  * Rounding a double to float32 (``vcvtpd2ps``, any IEEE rounding mode) never reverses an
  * order: x > y implies f(x) >= f(y). So a row whose float32 is above an active score's float32
@@ -20,6 +22,10 @@
  * the same work) and fewer than 2^31 rows (int32 counts). */
 #ifndef LTR_COUNT32_H
 #define LTR_COUNT32_H
+
+#include "_count.h"
+
+#if LTR_WIDE
 
 /* The first count of ``ltr_count_many_range_f32_512``, one tile of ``NB`` registers of sixteen
  * float32 active scores (``af``). The query is read in chunks of 256 rows: each chunk's rows,
@@ -137,5 +143,35 @@ static inline int ltr_count_tied_f64(const double *q, const double *k, int64_t n
     ltr_count_tied_f64_512(q, k, n, s, ka, ia, above, level, before);
     return 1;
 }
+
+#endif /* LTR_WIDE */
+
+/* ``ltr_count_many_f64`` and ``ltr_range_f64`` of the same query (n >= 1, m >= 1): on
+ * AVX-512 in one read of it (the range found by the count's first tile), else one after the
+ * other. */
+static inline void ltr_count_many_range_f64(const double *q, int64_t n, const double *a,
+                                            int64_t m, int64_t *above, int64_t *level,
+                                            double *low, double *high, int *nan) {
+#if LTR_WIDE
+    if (ltr_single_first && m > 8 && m <= 128 && n < ((int64_t)1 << 31)) {
+        ltr_count_many_range_f32_512(q, n, a, m, above, level, low, high, nan);
+        return;
+    }
+    if (ltr_widest) {
+        ltr_count_many_range_f64_512(q, n, a, m, above, level, low, high, nan);
+        return;
+    }
+#endif
+    ltr_range_f64(q, n, low, high, nan);
+    ltr_count_many_f64(q, n, a, m, above, level);
+}
+
+#if !LTR_WIDE
+static inline int ltr_count_tied_f64(const double *q, const double *k, int64_t n, double s,
+                                     double ka, int64_t ia, int64_t *above, int64_t *level,
+                                     int64_t *before) {
+    return 0; /* no vectors of eight: the caller's loop counts */
+}
+#endif
 
 #endif

@@ -36,6 +36,9 @@ cdef extern from "_count.h" nogil:
     int64_t ltr_changes_i64(const int64_t* ids, int64_t b, int64_t end, Py_ssize_t* out)
     int64_t ltr_changes_f64(const double* ids, int64_t b, int64_t end, Py_ssize_t* out)
     void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
+
+
+cdef extern from "_count32.h" nogil:
     void ltr_count_many_range_f64(const double* q, int64_t n, const double* a, int64_t m,
                                   int64_t* above, int64_t* level, double* low, double* high,
                                   int* nan)
