@@ -185,12 +185,23 @@ class Support:
             _threads.grain(),
         )
 
+    @cached_property
+    def _block_hits(self):
+        """The relevant rows of each tied block (compiled, once for every term that reads
+        them)."""
+        return _sums.block_hits(
+            np.ascontiguousarray(self.relevant).view(np.uint8),
+            self.block_first,
+            self.block_size,
+            self.ctx.n_threads,
+            _threads.grain(),
+        )
+
     def _over_blocks(self, kernel, *args):
-        """``kernel`` (of ``_sums``) of the relevant rows' flags, the tied blocks (their
+        """``kernel`` (of ``_sums``) of the blocks' relevant rows, the tied blocks (their
         offsets per query, first rows and sizes) and ``args``, in threads."""
-        flag = np.ascontiguousarray(self.relevant).view(np.uint8)
         blocks = (self.block_offsets, self.block_first, self.block_size)
-        return kernel(flag, *blocks, *args, self.ctx.n_threads, _threads.grain())
+        return kernel(self._block_hits, *blocks, *args, self.ctx.n_threads, _threads.grain())
 
     def tied_precision(self):
         """Average precision's term at each support row under tie averaging (compiled)."""
@@ -200,7 +211,9 @@ class Support:
         """Under tie averaging, the rows of each query's first block holding a relevant row:
         ``(rows, n, r, j)``, per row its index, its block's size and relevant rows, and its
         1-based place in the block."""
-        block, r = self._over_blocks(_sums.first_relevant_blocks)
+        block, r = _sums.first_relevant_blocks(
+            self._block_hits, self.block_offsets, self.ctx.n_threads, _threads.grain()
+        )
         found = block >= 0
         block, r = block[found], r[found]
         size = self.block_size[block].astype(np.intp)

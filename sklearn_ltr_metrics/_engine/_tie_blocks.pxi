@@ -6,7 +6,10 @@
 #   tie_blocks           the blocks of the active rows (a new query, or a new ``greater``)
 #   widen_tied_blocks    the support: every row of every block, the active ones first
 #   block_mean           the mean over each block, as numpy's ``add.reduceat`` adds it
+#   block_hits           the relevant rows of each block (read by the three below)
 #   block_relevant       per row: its block's relevant rows, those before it, size and start
+#   tied_precision       average precision's term per row
+#   first_relevant_blocks  each query's first block holding a relevant row
 
 
 def tie_blocks(const intp[::1] offsets, const int32_t[::1] greater, int n_threads=1,
@@ -155,15 +158,37 @@ def block_mean(const double[::1] values, const int64_t[::1] block_first,
     return out_arr
 
 
+def block_hits(
+    const uint8_t[::1] relevant, const int64_t[::1] block_first,
+    const int32_t[::1] block_size, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
+):
+    """The relevant rows (``relevant`` not 0) of each block (int64): what the blocks' terms
+    below read, counted once."""
+    cdef intp nb = block_first.shape[0], b, i
+    cdef int64_t r
+    cdef int threads = _threads(n_threads, relevant.shape[0], grain)
+    hits_arr = np.empty(nb, dtype=np.int64)
+    cdef int64_t[::1] hits = hits_arr
+    with nogil:
+        for b in prange(nb, num_threads=threads, schedule="static"):
+            r = 0
+            for i in range(block_first[b], block_first[b] + block_size[b]):
+                r = r + (relevant[i] != 0)
+            hits[b] = r
+    return hits_arr
+
+
 def block_relevant(
-    const uint8_t[::1] relevant, const intp[::1] block_offsets,
+    const int64_t[::1] hits, const intp[::1] block_offsets,
     const int64_t[::1] block_first, const int32_t[::1] block_size,
     const int32_t[::1] block_start, int n_threads=1, intp grain=MIN_ROWS_PER_THREAD,
 ):
-    """Per support row: the relevant rows of its block, the relevant rows of its query before
-    its block, its block's size and its block's start rank (int64, int64, int32, int32)."""
-    cdef intp nq = block_offsets.shape[0] - 1, n = relevant.shape[0], q, b, i, lo, hi
-    cdef int64_t run, r
+    """Per support row: the relevant rows of its block (``hits``, :func:`block_hits`), the
+    relevant rows of its query before its block, its block's size and its block's start
+    rank (int64, int64, int32, int32)."""
+    cdef intp nq = block_offsets.shape[0] - 1, nb = block_first.shape[0], q, b, i, lo
+    cdef intp n = block_first[nb - 1] + block_size[nb - 1] if nb else 0  # the support rows
+    cdef int64_t run
     cdef int threads = _threads(n_threads, n, grain)
     r_arr = np.empty(n, dtype=np.int64)
     h_arr = np.empty(n, dtype=np.int64)
@@ -176,31 +201,27 @@ def block_relevant(
             run = 0
             for b in range(block_offsets[q], block_offsets[q + 1]):
                 lo = block_first[b]
-                hi = lo + block_size[b]
-                r = 0
-                for i in range(lo, hi):
-                    r = r + (relevant[i] != 0)
-                for i in range(lo, hi):
-                    r_out[i] = r
+                for i in range(lo, lo + block_size[b]):
+                    r_out[i] = hits[b]
                     h_out[i] = run
                     n_out[i] = block_size[b]
                     s_out[i] = block_start[b]
-                run = run + r
+                run = run + hits[b]
     return r_arr, h_arr, n_arr, s_arr
 
 
 def tied_precision(
-    const uint8_t[::1] relevant, const intp[::1] block_offsets,
+    const int64_t[::1] hits, const intp[::1] block_offsets,
     const int64_t[::1] block_first, const int32_t[::1] block_size,
     const int32_t[::1] block_start, const int32_t[::1] position, int n_threads=1,
     intp grain=MIN_ROWS_PER_THREAD,
 ):
     """Average precision's term at each support row under tie averaging (docs/conventions.rst):
     ``(r / n) * (h + 1 + j (r - 1) / (n - 1)) / (position + 1)`` for a row at place ``j`` of a
-    block of ``n`` rows holding ``r`` relevant ones, after ``h`` relevant rows of its query
-    (the second part only where ``n > 1``): the operations, and their order, of the numpy
+    block of ``n`` rows holding ``r`` relevant ones (``hits``), after ``h`` relevant rows of its
+    query (the second part only where ``n > 1``): the operations, and their order, of the numpy
     expression it replaces, so the same bits."""
-    cdef intp nq = block_offsets.shape[0] - 1, n = relevant.shape[0], q, b, i, lo, hi
+    cdef intp nq = block_offsets.shape[0] - 1, n = position.shape[0], q, b, i, lo
     cdef int64_t run, r, m
     cdef double numerator
     cdef int threads = _threads(n_threads, n, grain)
@@ -212,11 +233,8 @@ def tied_precision(
             for b in range(block_offsets[q], block_offsets[q + 1]):
                 lo = block_first[b]
                 m = block_size[b]
-                hi = lo + m
-                r = 0
-                for i in range(lo, hi):
-                    r = r + (relevant[i] != 0)
-                for i in range(lo, hi):
+                r = hits[b]
+                for i in range(lo, lo + m):
                     numerator = <double> (run + 1)
                     if m > 1:
                         numerator = numerator + (
@@ -228,15 +246,13 @@ def tied_precision(
 
 
 def first_relevant_blocks(
-    const uint8_t[::1] relevant, const intp[::1] block_offsets,
-    const int64_t[::1] block_first, const int32_t[::1] block_size, int n_threads=1,
+    const int64_t[::1] hits, const intp[::1] block_offsets, int n_threads=1,
     intp grain=MIN_ROWS_PER_THREAD,
 ):
     """Per query, its first block holding a relevant row (-1 if none) and the relevant rows in
-    that block (``(block, relevant)``, intp and int64)."""
-    cdef intp nq = block_offsets.shape[0] - 1, q, b, i, lo
-    cdef int64_t r
-    cdef int threads = _threads(n_threads, relevant.shape[0], grain)
+    that block (``(block, relevant)``, intp and int64; ``hits``: :func:`block_hits`)."""
+    cdef intp nq = block_offsets.shape[0] - 1, q, b
+    cdef int threads = _threads(n_threads, hits.shape[0], grain)
     block_arr = np.full(nq, -1, dtype=np.intp)
     count_arr = np.zeros(nq, dtype=np.int64)
     cdef intp[::1] block = block_arr
@@ -244,12 +260,8 @@ def first_relevant_blocks(
     with nogil:
         for q in prange(nq, num_threads=threads, schedule="static"):
             for b in range(block_offsets[q], block_offsets[q + 1]):
-                lo = block_first[b]
-                r = 0
-                for i in range(lo, lo + block_size[b]):
-                    r = r + (relevant[i] != 0)
-                if r > 0:
+                if hits[b] > 0:
                     block[q] = b
-                    count[q] = r
+                    count[q] = hits[b]
                     break
     return block_arr, count_arr

@@ -106,18 +106,18 @@ def test_tied_precision_and_first_relevant_blocks(widened):
     numerator[tied_rows] += j * (r_b[tied_rows] - 1) / (n_b[tied_rows] - 1)
     want_ap = (r_b / n_b) * numerator / (position + 1.0)
     flag = relevant.view(np.uint8)
+    hits = _sums.block_hits(flag, block_first, block_size, threads, 16)
+    np.testing.assert_array_equal(hits, np.add.reduceat(rel, block_first))
     got_ap = _sums.tied_precision(
-        flag, block_offsets, block_first, block_size, block_start, position, threads, 16
+        hits, block_offsets, block_first, block_size, block_start, position, threads, 16
     )
     assert got_ap.tobytes() == want_ap.tobytes()
     found_rel = _sums.block_relevant(
-        flag, block_offsets, block_first, block_size, block_start, threads, 16
+        hits, block_offsets, block_first, block_size, block_start, threads, 16
     )
     for a, b in zip(found_rel, (r_b, h_b, n_b, s_b), strict=True):
         np.testing.assert_array_equal(a, b)
-    block, count = _sums.first_relevant_blocks(
-        flag, block_offsets, block_first, block_size, threads, 16
-    )
+    block, count = _sums.first_relevant_blocks(hits, block_offsets, threads, 16)
     first_rows = np.flatnonzero((h_b == 0) & (r_b > 0))
     np.testing.assert_array_equal(np.unique(np.searchsorted(block_first, first_rows, "right") - 1),
                                   block[block >= 0])  # fmt: skip
