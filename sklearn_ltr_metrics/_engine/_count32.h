@@ -101,6 +101,82 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
     }
 }
 
+/* A query's ranking when no active row is level with another row in float32 (the first
+ * count's ``level`` 1 for each) and its scores are finite: then each active row's ``above``
+ * is exact (the header's comment) and a distinct rank, so the rows go to their places
+ * without the tie passes: each one's label is spread to its rank's slot (``spread``, a
+ * scratch of n doubles) and its rank marked in ``bits`` (a scratch of (n >> 6) + 1 words);
+ * then, sixteen ranks at a time, the marked ranks and their labels are packed into
+ * ``out_g`` and ``out_lab`` in rank order. Returns 1 when placed so; else 0, with the first
+ * count's ``above`` and ``level`` written as ``ltr_count_many_range_f32_512`` writes them
+ * (the caller counts the level rows again and places them). The range is found either way.
+ * For 1 <= m <= 128 active scores ``a`` with labels ``lab`` and n < 2^31 rows. */
+__attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
+    const double *q, int64_t n, const double *a, const double *lab, int64_t m, int64_t *above,
+    int64_t *level, double *low, double *high, int *nan, uint64_t *bits, double *spread,
+    int32_t *out_g, double *out_lab) {
+    float af[128] __attribute__((aligned(64))), f[LTR_CHUNK32] __attribute__((aligned(64)));
+    int32_t g32[128] __attribute__((aligned(64))), t32[128] __attribute__((aligned(64)));
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512i pos = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    uint64_t few[2] = {0, 0}, word;
+    __mmask16 level_other = 0, k;
+    __mmask8 k0, k1;
+    int64_t j, c, p, r, w;
+    int c0, cnt;
+    for (j = 0; j < m; j += 8) { /* eight at a time, the last under a mask (m <= 128) */
+        __mmask8 in = (__mmask8)(m - j >= 8 ? 0xffu : (1u << (m - j)) - 1u);
+        _mm256_store_ps(af + j, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(in, a + j)));
+    }
+    LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_RANGE_512)
+    for (j = 0; j < m; j += 16) { /* is a row level with another? */
+        k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
+        level_other |= _mm512_mask_cmpneq_epi32_mask(k, _mm512_load_si512(t32 + j), one);
+    }
+    if (level_other || *nan || !(*low > -__builtin_inf()) || !(*high < __builtin_inf())) {
+        for (j = 0; j < m; j++) {
+            above[j] = g32[j];
+            level[j] = t32[j];
+        }
+        return 0;
+    }
+    if (n < 128) { /* most queries: two words on the stack, zeroed by plain stores (a word
+                    * read back from a vector store, as memset writes it, waits for it) */
+        bits = few;
+    } else {
+        memset(bits, 0, ((n >> 6) + 1) * sizeof(uint64_t));
+    }
+    for (j = 0; j < m; j++) {
+        r = g32[j];
+        spread[r] = lab[j];
+        bits[r >> 6] |= (uint64_t)1 << (r & 63);
+    }
+    for (w = 0, p = 0; w <= (n >> 6); w++) { /* the words with a mark, sixteen ranks a step */
+        word = bits[w];
+        while (word) {
+            c = __builtin_ctzll(word) & ~15; /* the first marked step of the word */
+            k = (__mmask16)(word >> c);
+            word &= ~((uint64_t)0xffff << c);
+            c += w << 6;
+            cnt = __builtin_popcount((unsigned)k);
+            k0 = (__mmask8)(k & 0xffu);
+            k1 = (__mmask8)(k >> 8);
+            c0 = __builtin_popcount((unsigned)k0);
+            _mm512_mask_storeu_epi32(
+                out_g + p, (__mmask16)((1u << cnt) - 1u),
+                _mm512_maskz_compress_epi32(k, _mm512_add_epi32(pos, _mm512_set1_epi32((int)c))));
+            _mm512_mask_storeu_pd(
+                out_lab + p, (__mmask8)((1u << c0) - 1u),
+                _mm512_maskz_compress_pd(k0, _mm512_maskz_loadu_pd(k0, spread + c)));
+            _mm512_mask_storeu_pd(
+                out_lab + p + c0, (__mmask8)((1u << (cnt - c0)) - 1u),
+                _mm512_maskz_compress_pd(k1, _mm512_maskz_loadu_pd(k1, spread + c + 8)));
+            p += cnt;
+        }
+    }
+    return 1;
+}
+
 /* The exact count of one row ``ia`` of score ``s`` (and tie-break key ``ka``, with ``k`` not
  * NULL) that ties with another, or collides in float32: ``*above`` the rows of q[0..n) above
  * it, ``*level`` those level with it (itself included) and ``*before`` the level rows before
@@ -164,6 +240,23 @@ static inline void ltr_count_many_range_f64(const double *q, int64_t n, const do
 #endif
     ltr_range_f64(q, n, low, high, nan);
     ltr_count_many_f64(q, n, a, m, above, level);
+}
+
+/* ``ltr_rank_untied_f32_512`` where the first count runs on float32 (``set_vector_lanes``
+ * 16, 1 <= m <= 128, n < 2^31), else -1 and nothing written (the caller counts). */
+static inline int ltr_rank_untied_f64(const double *q, int64_t n, const double *a,
+                                      const double *lab, int64_t m, int64_t *above,
+                                      int64_t *level, double *low, double *high, int *nan,
+                                      uint64_t *bits, double *spread, int32_t *out_g,
+                                      double *out_lab) {
+#if LTR_WIDE
+    if (ltr_single_first && m >= 1 && m <= 128 && n < ((int64_t)1 << 31))
+        return ltr_rank_untied_f32_512(q, n, a, lab, m, above, level, low, high, nan, bits,
+                                       spread, out_g, out_lab);
+#endif
+    (void)q, (void)n, (void)a, (void)lab, (void)m, (void)above, (void)level, (void)low;
+    (void)high, (void)nan, (void)bits, (void)spread, (void)out_g, (void)out_lab;
+    return -1;
 }
 
 #if !LTR_WIDE

@@ -1,8 +1,8 @@
 /* The active rows of a query listed with what the ranking reads of them, for
- * ``_rank_support.pxi`` (issue 44): on AVX-512, the active rows that the list of the
- * support's threshold finds (eight labels compared at once) have their scores and labels
- * gathered eight at a time from the query's lines, still in cache, with the largest label
- * and whether every one is a grade, an integer in [0, limit]. The same values as the plain
+ * ``_rank_support.pxi`` (issue 44): on AVX-512, eight rows at a time, the labels compared
+ * with the support's threshold and the active rows' offsets, scores and labels packed from
+ * the registers that read them, with the largest label and whether every one is a grade, an
+ * integer in [0, limit]. The same values as the plain
  * path (``_list_active``, then a gather of each active row's score and label): the largest
  * of exact values, and an integer test that is exact below 2**63.
  */
@@ -12,33 +12,51 @@
 #include "_count.h"
 
 #if LTR_WIDE
-/* The rows i < n with ``v[i] > threshold`` (``>=``): their offsets in ``act``
- * (``ltr_list_rule_512``), then, eight listed rows at a time, their 64-bit scores ``s[i]``
- * in ``sv`` and their values in ``lv`` (gathered from the query's lines, in cache after the
- * list), ``*top`` the largest value (-inf when none), ``*grades`` whether all are grades.
- * Returns how many. */
+/* One step of ``ltr_list_values_512``: rows i..i+8 compared under ``PREDICATE``; the active
+ * ones' offsets, scores and labels packed (``compress``) from the registers just loaded and
+ * stored at ``m`` (no gather: on these machines a gather of eight costs more than the eight
+ * rows' compare, pack and store), their largest label and grade test taken under the mask. */
+#define LTR_LIST_VALUES_512(PREDICATE)                                                      \
+    for (i = 0; i < n; i += 8) {                                                            \
+        valid = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1u);             \
+        x = _mm512_maskz_loadu_pd(valid, v + i);                                            \
+        k = _mm512_mask_cmp_pd_mask(valid, x, t, PREDICATE);                                \
+        c = __builtin_popcount((unsigned)k);                                                \
+        put = (__mmask8)((1u << c) - 1u);                                                   \
+        _mm512_mask_storeu_epi64(act + m, put, _mm512_maskz_compress_epi64(k, idx));        \
+        _mm512_mask_storeu_pd(lv + m, put, _mm512_maskz_compress_pd(k, x));                 \
+        _mm512_mask_storeu_epi64(                                                           \
+            sv + m, put,                                                                    \
+            _mm512_maskz_compress_epi64(k, _mm512_maskz_loadu_epi64(valid, s + i)));        \
+        top = _mm512_mask_max_pd(top, k, top, x);                                           \
+        whole = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);            \
+        good = _mm512_mask_cmp_pd_mask(k, x, whole, _CMP_EQ_OQ);                            \
+        good = _mm512_mask_cmp_pd_mask(good, x, zero, _CMP_GE_OQ);                          \
+        good = _mm512_mask_cmp_pd_mask(good, x, lim, _CMP_LE_OQ);                           \
+        bad |= (__mmask8)(k & ~good);                                                       \
+        m += c;                                                                             \
+        idx = _mm512_add_epi64(idx, step);                                                  \
+    }
+
+/* The rows i < n with ``v[i] > threshold`` (``>=``): their offsets in ``act``, their 64-bit
+ * scores ``s[i]`` in ``sv`` and their values in ``lv``, all in one read of the query, eight
+ * rows at a time; ``*top`` the largest value (-inf when none), ``*grades`` whether all are
+ * grades. Returns how many. */
 __attribute__((target("avx512f"))) static int64_t ltr_list_values_512(
     const double *v, const int64_t *s, double threshold, int or_equal, int64_t n,
     Py_ssize_t *act, int64_t *sv, double *lv, double limit, double *top_out, int *grades) {
     const __m512d zero = _mm512_setzero_pd(), lim = _mm512_set1_pd(limit);
+    const __m512d t = _mm512_set1_pd(threshold);
+    const __m512i step = _mm512_set1_epi64(8);
+    __m512i idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     __m512d x, whole, top = _mm512_set1_pd(-__builtin_inf());
-    __m512i at;
-    __mmask8 valid, good, bad = 0;
-    int64_t i, m = ltr_list_rule_512(v, threshold, or_equal, n, act);
-    for (i = 0; i < m; i += 8) {
-        valid = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1u);
-        at = _mm512_maskz_loadu_epi64(valid, act + i);
-        _mm512_mask_storeu_epi64(sv + i, valid,
-                                 _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), valid, at,
-                                                             (const void *)s, 8));
-        x = _mm512_mask_i64gather_pd(zero, valid, at, (const void *)v, 8);
-        _mm512_mask_storeu_pd(lv + i, valid, x);
-        top = _mm512_mask_max_pd(top, valid, top, x);
-        whole = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        good = _mm512_mask_cmp_pd_mask(valid, x, whole, _CMP_EQ_OQ);
-        good = _mm512_mask_cmp_pd_mask(good, x, zero, _CMP_GE_OQ);
-        good = _mm512_mask_cmp_pd_mask(good, x, lim, _CMP_LE_OQ);
-        bad |= (__mmask8)(valid & ~good);
+    __mmask8 valid, k, put, good, bad = 0;
+    int64_t i, m = 0;
+    int c;
+    if (or_equal) {
+        LTR_LIST_VALUES_512(_CMP_GE_OQ)
+    } else {
+        LTR_LIST_VALUES_512(_CMP_GT_OQ)
     }
     *top_out = _mm512_reduce_max_pd(top);
     *grades = bad == 0;
@@ -62,6 +80,15 @@ static inline int64_t ltr_list_values(const double *v, const int64_t *s, double 
     (void)v, (void)s, (void)threshold, (void)or_equal, (void)n, (void)act, (void)sv, (void)lv;
     (void)limit, (void)top, (void)grades;
     return 0;
+}
+
+/* Ask for the lines of ``bytes`` bytes at ``p`` ahead of their read (a query's labels and
+ * scores, while the one before is ranked). */
+static inline void ltr_prefetch_lines(const void *p, int64_t bytes) {
+    const char *c = (const char *)p;
+    int64_t o;
+    for (o = 0; o < bytes; o += 64)
+        __builtin_prefetch(c + o, 0, 3);
 }
 
 /* The lowest set bit of a nonzero word (a bit scan: every x86-64 has it). */

@@ -33,6 +33,7 @@ cdef inline intp _list_active(
 cdef inline void _count_direct(
     const score_t* q, const double* kq, intp n, const intp* act, intp m,
     score_t* val, int64_t* cg, int64_t* ct, int64_t* cb, double* rng, bint listed,
+    bint counted=False,
 ) noexcept nogil:
     """For each active row: the rows above it (``cg``), the other rows level with it (``ct``)
     and the tied rows before it (``cb``: a smaller key, or an equal key earlier in input
@@ -42,7 +43,8 @@ cdef inline void _count_direct(
     found by the same read (``ltr_count_many_range_f64``, whose first count may run on
     float32: a row found level with another is counted again here, exactly, in the pass that
     finds its tied rows before it). ``listed``: ``val`` holds the active scores already
-    (:func:`_list_with_values`)."""
+    (:func:`_list_with_values`); ``counted``: ``cg`` and ``ct`` hold the first count already
+    (and ``rng`` the range: ``ltr_rank_untied_f64`` found a row level with another)."""
     cdef intp i, j, ia
     cdef score_t sa
     cdef double ka
@@ -51,7 +53,9 @@ cdef inline void _count_direct(
     if not listed:
         for j in range(m):
             val[j] = q[act[j]]
-    if score_t is double:
+    if counted:
+        pass
+    elif score_t is double:
         if rng != NULL:
             ltr_count_many_range_f64(q, n, val, m, cg, ct, &rng[0], &rng[1], &odd)
             rng[2] = odd
@@ -151,17 +155,29 @@ cdef intp _rank_query_direct(
     cdef score_t* qs = <score_t*> b.qs
     cdef const score_t* q = scores + lo
     cdef const double* kq = key + lo if key != NULL else NULL
+    cdef int placed = -1, odd = 0
     if out_lab != NULL:
         m = ltr_list_values(active.values + lo, <const int64_t*> q, active.threshold,
                             active.or_equal, n, b.act, <int64_t*> b.val, b.lv, grade_limit,
                             &b.top, &b.grades)
+        if score_t is double:
+            if check and out_row == NULL:
+                # Untied finite scores placed by the first count (most queries), else that
+                # count kept for the passes below (1) or none made (-1).
+                placed = ltr_rank_untied_f64(q, n, <const double*> b.val, b.lv, m, b.cg, b.ct,
+                                             &b.rng[0], &b.rng[1], &odd, b.bits, b.qk,
+                                             out_g, out_lab)
+                b.rng[2] = odd
+                if placed == 1:
+                    b.tied = 0
+                    return m
     else:
         m = _list_active(scores, key, active, grouped, lo, n, qs, b.qk, b.act)
     if ltr_reordered(grouped):  # the rows were read into the scratch buffers
         q = qs
         kq = b.qk if key != NULL else NULL
     _count_direct(q, kq, n, b.act, m, <score_t*> b.val, b.cg, b.ct, b.cb,
-                  b.rng if check else NULL, out_lab != NULL)
+                  b.rng if check else NULL, out_lab != NULL, placed == 0)
     if check and not _finite_range(b.rng):
         return -1
     b.tied = _place_direct(lo, n, m, b.act, b.slot, b.bits, grouped, b.cg, b.ct, b.cb,

@@ -354,6 +354,11 @@ cdef inline void _count_grades(
                    + four[3 * GRADE_COUNTS + v])
 
 
+cdef enum:
+    # Queries of at most this many rows have their rows asked for two queries ahead.
+    _PREFETCH_ROWS = 512
+
+
 cdef void _rank_queries(
     const score_t* sp, const double* kp, const double* lp, const ltr_rule* act,
     const ltr_order* gp, const intp* offsets, const intp* counts, const intp* starts, intp nq,
@@ -380,6 +385,10 @@ cdef void _rank_queries(
     with nogil, parallel(num_threads=max(n_threads, 1)):
         buf = _new_scratch(width, qwidth, sizeof(score_t))
         for q in prange(nq, schedule="dynamic", chunksize=16):
+            if listed and q + 2 < nq and offsets[q + 3] - offsets[q + 2] <= _PREFETCH_ROWS:
+                # A short query two ahead: its labels and scores asked for now.
+                ltr_prefetch_lines(lp + offsets[q + 2], (offsets[q + 3] - offsets[q + 2]) * 8)
+                ltr_prefetch_lines(sp + offsets[q + 2], (offsets[q + 3] - offsets[q + 2]) * 8)
             direct = 0 < counts[q] <= direct_max
             if qrange != NULL and not direct:
                 # No direct count reads this query: its range by a read of its own.
@@ -417,7 +426,9 @@ cdef void _rank_queries(
                 _gather_labels(lp, out_row, counts[q], lab + base, grade_limit,
                                &qtop[q], &qgrades[q])
             if qhist != NULL and qgrades[q] and qtop[q] < GRADE_COUNTS:
-                _count_grades(lab + base, counts[q], qhist + q * GRADE_COUNTS, buf.grades4)
+                # Listed rows: their labels in list order (long stored; the same counts).
+                _count_grades(buf.lv if listed and direct else lab + base, counts[q],
+                              qhist + q * GRADE_COUNTS, buf.grades4)
         _free_scratch(&buf)
 
 

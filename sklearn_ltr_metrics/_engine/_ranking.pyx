@@ -44,6 +44,10 @@ cdef extern from "_count32.h" nogil:
                                   int* nan)
     int ltr_count_tied_f64(const double* q, const double* k, int64_t n, double s, double ka,
                            int64_t ia, int64_t* above, int64_t* level, int64_t* before)
+    int ltr_rank_untied_f64(const double* q, int64_t n, const double* a, const double* lab,
+                            int64_t m, int64_t* above, int64_t* level, double* low,
+                            double* high, int* nan, uint64_t* bits, double* spread,
+                            int32_t* out_g, double* out_lab)
 
 
 cdef extern from "_list_values.h" nogil:
@@ -52,6 +56,7 @@ cdef extern from "_list_values.h" nogil:
                             int64_t n, Py_ssize_t* act, int64_t* sv, double* lv, double limit,
                             double* top, int* grades)
     int ltr_lowest_bit(uint64_t x)
+    void ltr_prefetch_lines(const void* p, int64_t bytes)
 
 #: Queries with at most this many active rows are ranked by direct counting (O(n m) compares on
 #: vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are linear in
