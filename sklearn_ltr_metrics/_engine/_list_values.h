@@ -64,6 +64,41 @@ __attribute__((target("avx512f"))) static int64_t ltr_list_values_512(
 }
 #endif
 
+#if LTR_WIDE
+/* How many of ``m`` grades ``lab`` (integers in [0, top], top < 8) hold each grade, into
+ * ``hist[0..8)``: eight labels compared with each grade at once, the matches counted. */
+__attribute__((target("avx512f"))) static void ltr_count_grades_512(const double *lab,
+                                                                    int64_t m, int top,
+                                                                    int32_t *hist) {
+    int32_t c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    __m512d x;
+    __mmask8 valid;
+    int64_t i;
+    int v;
+    for (i = 0; i < m; i += 8) {
+        valid = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1u);
+        x = _mm512_maskz_loadu_pd(valid, lab + i);
+        for (v = 0; v <= top; v++)
+            c[v] += __builtin_popcount(
+                (unsigned)_mm512_mask_cmp_pd_mask(valid, x, _mm512_set1_pd((double)v), _CMP_EQ_OQ));
+    }
+    for (v = 0; v < 8; v++)
+        hist[v] = c[v];
+}
+#endif
+
+/* ``ltr_count_grades_512`` where the CPU has AVX-512 (1), else 0 and nothing written. */
+static inline int ltr_count_grades(const double *lab, int64_t m, int top, int32_t *hist) {
+#if LTR_WIDE
+    if (ltr_widest) {
+        ltr_count_grades_512(lab, m, top, hist);
+        return 1;
+    }
+#endif
+    (void)lab, (void)m, (void)top, (void)hist;
+    return 0;
+}
+
 /* Whether ``ltr_list_values`` runs on vectors here (else the caller lists and gathers). */
 static inline int ltr_lists_values(void) { return ltr_widest; }
 

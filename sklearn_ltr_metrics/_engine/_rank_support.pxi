@@ -340,12 +340,16 @@ cdef inline void _gather_labels(
 
 
 cdef inline void _count_grades(
-    const double* lab, intp m, int32_t* hist, int32_t* four
+    const double* lab, intp m, double top, int32_t* hist, int32_t* four
 ) noexcept nogil:
     """How many of a query's ``m`` labels (grades below ``GRADE_COUNTS``, just written, in
-    cache) hold each grade, into ``hist``: counted in four tables taken in turn (``four``,
-    the thread's), so that equal grades in a row do not wait for each other's count."""
+    cache) hold each grade, into ``hist``: on vectors (``ltr_count_grades``, grades up to the
+    largest compared with eight labels at once), else counted in four tables taken in turn
+    (``four``, the thread's), so that equal grades in a row do not wait for each other's
+    count."""
     cdef intp i, v
+    if ltr_count_grades(lab, m, <int> top, hist):
+        return
     memset(four, 0, 4 * GRADE_COUNTS * sizeof(int32_t))
     for i in range(m):
         four[(i & 3) * GRADE_COUNTS + <intp> lab[i]] += 1
@@ -428,7 +432,7 @@ cdef void _rank_queries(
             if qhist != NULL and qgrades[q] and qtop[q] < GRADE_COUNTS:
                 # Listed rows: their labels in list order (long stored; the same counts).
                 _count_grades(buf.lv if listed and direct else lab + base, counts[q],
-                              qhist + q * GRADE_COUNTS, buf.grades4)
+                              qtop[q], qhist + q * GRADE_COUNTS, buf.grades4)
         _free_scratch(&buf)
 
 

@@ -57,6 +57,7 @@ cdef extern from "_list_values.h" nogil:
                             double* top, int* grades)
     int ltr_lowest_bit(uint64_t x)
     void ltr_prefetch_lines(const void* p, int64_t bytes)
+    int ltr_count_grades(const double* lab, int64_t m, int top, int32_t* hist)
 
 #: Queries with at most this many active rows are ranked by direct counting (O(n m) compares on
 #: vectors, branch-free); more are sorted and searched (O(n log m), branchy). Both are linear in
