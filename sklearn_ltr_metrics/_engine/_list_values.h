@@ -66,15 +66,35 @@ __attribute__((target("avx512f"))) static int64_t ltr_list_values_512(
 
 #if LTR_WIDE
 /* How many of ``m`` grades ``lab`` (integers in [0, top], top < 8) hold each grade, into
- * ``hist[0..8)``: eight labels compared with each grade at once, the matches counted. */
+ * ``hist[0..8)``. Up to 255 labels: each adds 1 to its grade's byte of a 64-bit counter
+ * (1 << 8 g, g read from the low bits of label + 2^52), eight labels at once, the eight
+ * lanes' counters summed at the end (no byte passes 255); more: eight labels compared with
+ * each grade at once. */
 __attribute__((target("avx512f"))) static void ltr_count_grades_512(const double *lab,
                                                                     int64_t m, int top,
                                                                     int32_t *hist) {
+    const __m512d shift = _mm512_set1_pd(4503599627370496.0); /* 2^52: the integer's bits */
+    const __m512i one = _mm512_set1_epi64(1), low = _mm512_set1_epi64(7);
+    __m512i acc = _mm512_setzero_si512(), g;
     int32_t c[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    uint64_t packed;
     __m512d x;
     __mmask8 valid;
     int64_t i;
     int v;
+    if (m <= 255) {
+        for (i = 0; i < m; i += 8) {
+            valid = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1u);
+            x = _mm512_maskz_loadu_pd(valid, lab + i);
+            g = _mm512_and_si512(_mm512_castpd_si512(_mm512_add_pd(x, shift)), low);
+            acc = _mm512_mask_add_epi64(acc, valid, acc,
+                                        _mm512_sllv_epi64(one, _mm512_slli_epi64(g, 3)));
+        }
+        packed = (uint64_t)_mm512_reduce_add_epi64(acc);
+        for (v = 0; v < 8; v++)
+            hist[v] = (int32_t)((packed >> (8 * v)) & 0xffu);
+        return;
+    }
     for (i = 0; i < m; i += 8) {
         valid = m - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (m - i)) - 1u);
         x = _mm512_maskz_loadu_pd(valid, lab + i);

@@ -206,6 +206,69 @@ def test_the_first_count_on_float32_is_exact(seed, vector_width):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("tie_order", [False, True])
+def test_listed_rows_rank_alike_untied_or_not(seed, tie_order, vector_width):
+    """Rows ranked by their labels' rule with the labels and the scores' range asked (what a
+    plain evaluate asks): the direct count lists the relevant rows with their scores and
+    labels, and a query none of whose relevant rows is level with another row in float32 is
+    placed straight from the first count (sixteen lanes). Untied scores, exact ties, scores
+    that collide only in float32, NaN and infinite scores, queries of 1 to 400 rows (past the
+    two words of ranks kept on the stack) and one of 300 relevant rows (grade counts past 255)
+    rank, gather and count grades exactly as the sorting method does, on every path."""
+    from sklearn_ltr_metrics._engine import _ranking
+
+    rng = np.random.default_rng(seed)
+    sizes = np.r_[rng.integers(1, 400, 60), 300]
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.intp)
+    n = offsets[-1]
+    labels = rng.choice([0.0, 0.0, 1.0, 2.0, 3.0, 7.0], n)
+    labels[offsets[-2] :] = rng.integers(1, 8, sizes[-1])  # 300 relevant rows
+    score = rng.standard_normal(n)
+    for q, kind in zip(rng.choice(60, 12, replace=False), range(12), strict=True):
+        rows = slice(offsets[q], offsets[q + 1])
+        if kind < 4:  # exact ties
+            score[rows] = np.round(score[rows], 1)
+        elif kind < 8:  # distinct, but level in float32
+            score[rows] = 1.0 + rng.integers(-2, 3, sizes[q]) * 2.0**-45
+        elif kind < 10:
+            score[offsets[q]] = np.nan
+        else:
+            score[offsets[q + 1] - 1] = -np.inf
+    key = rng.integers(0, 3, n).astype(np.float64) if seed == 2 else None
+    direct, sorted_ = (
+        _ranking.rank_support(
+            score,
+            (labels, 0.0, False),
+            offsets,
+            key=key,
+            tie_order=tie_order,
+            direct_max=limit,
+            grain=8,
+            labels=labels,
+            rows=False,
+            score_range=True,
+            tie_flag=True,
+            grade_counts=True,
+        )  # fmt: skip
+        for limit in (10**9, 0)
+    )
+    assert direct[9] is True  # a relevant row ties (most queries' do not)
+    starts, hist = direct[6], direct[10]
+    finite = np.logical_and.reduceat(np.isfinite(score), offsets[:-1])
+    ranked = np.repeat(finite, np.diff(starts))  # a refused query's rows are left unwritten
+    for a, b in zip(direct[:6], sorted_[:6], strict=True):
+        if a is not None:
+            np.testing.assert_array_equal(
+                a[ranked] if a.size == ranked.size else a, b[ranked] if b.size == ranked.size else b
+            )
+    np.testing.assert_array_equal(direct[6], sorted_[6])
+    np.testing.assert_array_equal(hist[finite], sorted_[10][finite])
+    for q in np.flatnonzero(finite):
+        own = direct[5][starts[q] : starts[q + 1]].astype(int)
+        np.testing.assert_array_equal(hist[q], np.bincount(own, minlength=8))
+
+
 def test_rank_support_without_rows_reads_the_same_labels():
     """rows=False (what the metric engine asks) leaves the input rows out and gathers the
     same labels, and the same 32-bit geometry, as rows=True; both give where each query's
