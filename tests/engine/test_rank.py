@@ -250,7 +250,7 @@ def test_listed_rows_rank_alike_untied_or_not(seed, tie_order, vector_width):
             score_range=True,
             tie_flag=True,
             grade_counts=True,
-        )  # fmt: skip
+        )
         for limit in (10**9, 0)
     )
     assert direct[9] is True  # a relevant row ties (most queries' do not)
