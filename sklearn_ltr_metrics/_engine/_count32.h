@@ -81,6 +81,59 @@
 
 #define LTR_CHUNK32 256
 
+/* The first count of ``ltr_rank_untied_f32_512``, one tile of ``NB`` registers of sixteen
+ * float32 active scores (``af``), its rows in two lists: the active rows themselves, each
+ * broadcast and compared with the active scores for ``above`` only (a tie among them shows
+ * as two equal counts), then the other rows (``b``, ``nb`` of them, in chunks of 256 rounded
+ * to float32 as in ``LTR_TILE32_RANGE_512``, their range taken on the way) for ``above`` and
+ * for ``level``: so ``t32`` counts the other rows level with each active score, and an active
+ * row costs one comparison instead of two. */
+#define LTR_TILE32_SPLIT_512(NB)                                                            \
+    {                                                                                       \
+        __m512 av[8], x;                                                                    \
+        __m512i g[8], t[8];                                                                 \
+        __m512d v;                                                                          \
+        const __m512i one = _mm512_set1_epi32(1);                                           \
+        int b;                                                                              \
+        int64_t c, i, rows, lanes;                                                          \
+        _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                \
+            lanes = m - 16 * b < 16 ? m - 16 * b : 16;                                      \
+            av[b] = _mm512_maskz_loadu_ps((__mmask16)((1u << lanes) - 1u), af + 16 * b);    \
+            g[b] = _mm512_setzero_si512();                                                  \
+            t[b] = _mm512_setzero_si512();                                                  \
+        }                                                                                   \
+        for (i = 0; i < m; i++) {                                                           \
+            x = _mm512_set1_ps(af[i]);                                                      \
+            _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++)                              \
+                g[b] = _mm512_mask_add_epi32(                                               \
+                    g[b], _mm512_cmp_ps_mask(x, av[b], _CMP_GT_OQ), g[b], one);             \
+        }                                                                                   \
+        for (c = 0; c < nb; c += LTR_CHUNK32) {                                             \
+            rows = nb - c < LTR_CHUNK32 ? nb - c : LTR_CHUNK32;                             \
+            for (i = 0; i < rows; i += 8) {                                                 \
+                __mmask8 valid = (__mmask8)(rows - i >= 8 ? 0xffu : (1u << (rows - i)) - 1u); \
+                v = _mm512_mask_loadu_pd(first, valid, bq + c + i);                         \
+                lo_v = _mm512_min_pd(v, lo_v);                                              \
+                hi_v = _mm512_max_pd(v, hi_v);                                              \
+                odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);                              \
+                _mm256_store_ps(f + i, _mm512_cvtpd_ps(v));                                 \
+            }                                                                               \
+            for (i = 0; i < rows; i++) {                                                    \
+                x = _mm512_set1_ps(f[i]);                                                   \
+                _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                        \
+                    g[b] = _mm512_mask_add_epi32(                                           \
+                        g[b], _mm512_cmp_ps_mask(x, av[b], _CMP_GT_OQ), g[b], one);         \
+                    t[b] = _mm512_mask_add_epi32(                                           \
+                        t[b], _mm512_cmp_ps_mask(x, av[b], _CMP_EQ_OQ), t[b], one);         \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                \
+            _mm512_storeu_si512(g32 + 16 * b, g[b]);                                        \
+            _mm512_storeu_si512(t32 + 16 * b, t[b]);                                        \
+        }                                                                                   \
+    }
+
 /* ``ltr_count_many_range_f64`` for 8 < m <= 128 active scores and n < 2^31 rows, the first
  * count on float32: exact for every active score with ``level`` 1, the rest (ties, and the
  * rare collision in float32) left for the caller to count again (the header's comment). */
@@ -101,6 +154,33 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
     }
 }
 
+/* ``ltr_rank_untied_f32_512``'s return when a row is level with another (or a score is NaN
+ * or infinite): 0, with the first count's ``above`` and ``level`` as
+ * ``ltr_count_many_range_f32_512`` writes them. ``split``: ``t32`` holds only the other rows
+ * level with each active score; the active scores level with it (itself included) are
+ * counted here, sixteen at once. */
+__attribute__((target("avx512f"))) static int ltr_untied_fallback(
+    const float *af, int64_t m, const int32_t *g32, const int32_t *t32, int split,
+    int64_t *above, int64_t *level) {
+    int64_t j, b, same;
+    __mmask16 in;
+    __m512 x;
+    for (j = 0; j < m; j++) {
+        same = 0;
+        if (split) {
+            x = _mm512_set1_ps(af[j]);
+            for (b = 0; b < m; b += 16) {
+                in = (__mmask16)(m - b >= 16 ? 0xffffu : (1u << (m - b)) - 1u);
+                same += __builtin_popcount((unsigned)_mm512_mask_cmp_ps_mask(
+                    in, x, _mm512_maskz_loadu_ps(in, af + b), _CMP_EQ_OQ));
+            }
+        }
+        above[j] = g32[j];
+        level[j] = t32[j] + same;
+    }
+    return 0;
+}
+
 /* A query's ranking when no active row is level with another row in float32 (the first
  * count's ``level`` 1 for each) and its scores are finite: then each active row's ``above``
  * is exact (the header's comment) and a distinct rank, so the rows go to their places
@@ -112,9 +192,9 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
  * (the caller counts the level rows again and places them). The range is found either way.
  * For 1 <= m <= 128 active scores ``a`` with labels ``lab`` and n < 2^31 rows. */
 __attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
-    const double *q, int64_t n, const double *a, const double *lab, int64_t m, int64_t *above,
-    int64_t *level, double *low, double *high, int *nan, uint64_t *bits, double *spread,
-    int32_t *out_g, double *out_lab) {
+    const double *q, int64_t n, const double *a, const double *lab, int64_t m,
+    const double *bq, int64_t *above, int64_t *level, double *low, double *high, int *nan,
+    uint64_t *bits, double *spread, int32_t *out_g, double *out_lab) {
     float af[128] __attribute__((aligned(64))), f[LTR_CHUNK32] __attribute__((aligned(64)));
     int32_t g32[128] __attribute__((aligned(64))), t32[128] __attribute__((aligned(64)));
     const __m512i one = _mm512_set1_epi32(1);
@@ -124,22 +204,37 @@ __attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
     __mmask8 k0, k1;
     int64_t j, c, p, r, w;
     int c0, cnt;
+    const __m512d first = _mm512_set1_pd(a[0]);
+    __m512d v, lo_v = first, hi_v = first;
+    __mmask8 odd = 0;
+    const int64_t nb = n - m;
     for (j = 0; j < m; j += 8) { /* eight at a time, the last under a mask (m <= 128) */
         __mmask8 in = (__mmask8)(m - j >= 8 ? 0xffu : (1u << (m - j)) - 1u);
-        _mm256_store_ps(af + j, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(in, a + j)));
+        v = _mm512_mask_loadu_pd(first, in, a + j);
+        lo_v = _mm512_min_pd(v, lo_v);
+        hi_v = _mm512_max_pd(v, hi_v);
+        odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);
+        _mm256_store_ps(af + j, _mm512_cvtpd_ps(v));
     }
-    LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_RANGE_512)
-    for (j = 0; j < m; j += 16) { /* is a row level with another? */
-        k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
-        level_other |= _mm512_mask_cmpneq_epi32_mask(k, _mm512_load_si512(t32 + j), one);
-    }
-    if (level_other || *nan || !(*low > -__builtin_inf()) || !(*high < __builtin_inf())) {
-        for (j = 0; j < m; j++) {
-            above[j] = g32[j];
-            level[j] = t32[j];
+    if (bq != NULL) { /* the other rows listed apart: an active row compared once */
+        LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_SPLIT_512)
+        *low = _mm512_reduce_min_pd(lo_v);
+        *high = _mm512_reduce_max_pd(hi_v);
+        *nan = odd != 0;
+        for (j = 0; j < m; j += 16) { /* is another row level with an active one? */
+            k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
+            level_other |= _mm512_mask_test_epi32_mask(k, _mm512_load_si512(t32 + j),
+                                                       _mm512_load_si512(t32 + j));
         }
-        return 0;
+    } else {
+        LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_RANGE_512)
+        for (j = 0; j < m; j += 16) { /* is a row level with another? */
+            k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
+            level_other |= _mm512_mask_cmpneq_epi32_mask(k, _mm512_load_si512(t32 + j), one);
+        }
     }
+    if (level_other || *nan || !(*low > -__builtin_inf()) || !(*high < __builtin_inf()))
+        return ltr_untied_fallback(af, m, g32, t32, bq != NULL, above, level);
     if (n < 128) { /* most queries: two words on the stack, zeroed by plain stores (a word
                     * read back from a vector store, as memset writes it, waits for it) */
         bits = few;
@@ -150,6 +245,12 @@ __attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
         r = g32[j];
         spread[r] = lab[j];
         bits[r >> 6] |= (uint64_t)1 << (r & 63);
+    }
+    if (bq != NULL) { /* two active rows level with each other: the same count, one mark */
+        for (w = 0, p = 0; w <= (n >> 6); w++)
+            p += __builtin_popcountll(bits[w]);
+        if (p != m)
+            return ltr_untied_fallback(af, m, g32, t32, 1, above, level);
     }
     for (w = 0, p = 0; w <= (n >> 6); w++) { /* the words with a mark, sixteen ranks a step */
         word = bits[w];
@@ -245,16 +346,16 @@ static inline void ltr_count_many_range_f64(const double *q, int64_t n, const do
 /* ``ltr_rank_untied_f32_512`` where the first count runs on float32 (``set_vector_lanes``
  * 16, 1 <= m <= 128, n < 2^31), else -1 and nothing written (the caller counts). */
 static inline int ltr_rank_untied_f64(const double *q, int64_t n, const double *a,
-                                      const double *lab, int64_t m, int64_t *above,
-                                      int64_t *level, double *low, double *high, int *nan,
-                                      uint64_t *bits, double *spread, int32_t *out_g,
-                                      double *out_lab) {
+                                      const double *lab, int64_t m, const double *bq,
+                                      int64_t *above, int64_t *level, double *low,
+                                      double *high, int *nan, uint64_t *bits, double *spread,
+                                      int32_t *out_g, double *out_lab) {
 #if LTR_WIDE
     if (ltr_single_first && m >= 1 && m <= 128 && n < ((int64_t)1 << 31))
-        return ltr_rank_untied_f32_512(q, n, a, lab, m, above, level, low, high, nan, bits,
-                                       spread, out_g, out_lab);
+        return ltr_rank_untied_f32_512(q, n, a, lab, m, bq, above, level, low, high, nan,
+                                       bits, spread, out_g, out_lab);
 #endif
-    (void)q, (void)n, (void)a, (void)lab, (void)m, (void)above, (void)level, (void)low;
+    (void)q, (void)n, (void)a, (void)lab, (void)m, (void)bq, (void)above, (void)level, (void)low;
     (void)high, (void)nan, (void)bits, (void)spread, (void)out_g, (void)out_lab;
     return -1;
 }

@@ -25,9 +25,14 @@
         put = (__mmask8)((1u << c) - 1u);                                                   \
         _mm512_mask_storeu_epi64(act + m, put, _mm512_maskz_compress_epi64(k, idx));        \
         _mm512_mask_storeu_pd(lv + m, put, _mm512_maskz_compress_pd(k, x));                 \
-        _mm512_mask_storeu_epi64(                                                           \
-            sv + m, put,                                                                    \
-            _mm512_maskz_compress_epi64(k, _mm512_maskz_loadu_epi64(valid, s + i)));        \
+        y = _mm512_maskz_loadu_epi64(valid, s + i);                                         \
+        _mm512_mask_storeu_epi64(sv + m, put, _mm512_maskz_compress_epi64(k, y));           \
+        if (iv != NULL) {                                                                   \
+            other = (__mmask8)(valid & ~k);                                                 \
+            _mm512_mask_storeu_epi64(                                                       \
+                iv + (i - m), (__mmask8)((1u << __builtin_popcount((unsigned)other)) - 1u), \
+                _mm512_maskz_compress_epi64(other, y));                                     \
+        }                                                                                   \
         top = _mm512_mask_max_pd(top, k, top, x);                                           \
         whole = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);            \
         good = _mm512_mask_cmp_pd_mask(k, x, whole, _CMP_EQ_OQ);                            \
@@ -41,16 +46,17 @@
 /* The rows i < n with ``v[i] > threshold`` (``>=``): their offsets in ``act``, their 64-bit
  * scores ``s[i]`` in ``sv`` and their values in ``lv``, all in one read of the query, eight
  * rows at a time; ``*top`` the largest value (-inf when none), ``*grades`` whether all are
- * grades. Returns how many. */
+ * grades; ``iv`` (or NULL) the other rows' scores, in order. Returns how many. */
 __attribute__((target("avx512f"))) static int64_t ltr_list_values_512(
     const double *v, const int64_t *s, double threshold, int or_equal, int64_t n,
-    Py_ssize_t *act, int64_t *sv, double *lv, double limit, double *top_out, int *grades) {
+    Py_ssize_t *act, int64_t *sv, double *lv, double limit, double *top_out, int *grades,
+    int64_t *iv) {
     const __m512d zero = _mm512_setzero_pd(), lim = _mm512_set1_pd(limit);
     const __m512d t = _mm512_set1_pd(threshold);
     const __m512i step = _mm512_set1_epi64(8);
-    __m512i idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    __m512i idx = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), y;
     __m512d x, whole, top = _mm512_set1_pd(-__builtin_inf());
-    __mmask8 valid, k, put, good, bad = 0;
+    __mmask8 valid, k, put, good, other, bad = 0;
     int64_t i, m = 0;
     int c;
     if (or_equal) {
@@ -126,14 +132,15 @@ static inline int ltr_lists_values(void) { return ltr_widest; }
  * nothing written. */
 static inline int64_t ltr_list_values(const double *v, const int64_t *s, double threshold,
                                       int or_equal, int64_t n, Py_ssize_t *act, int64_t *sv,
-                                      double *lv, double limit, double *top, int *grades) {
+                                      double *lv, double limit, double *top, int *grades,
+                                      int64_t *iv) {
 #if LTR_WIDE
     if (ltr_widest)
         return ltr_list_values_512(v, s, threshold, or_equal, n, act, sv, lv, limit, top,
-                                   grades);
+                                   grades, iv);
 #endif
     (void)v, (void)s, (void)threshold, (void)or_equal, (void)n, (void)act, (void)sv, (void)lv;
-    (void)limit, (void)top, (void)grades;
+    (void)limit, (void)top, (void)grades, (void)iv;
     return 0;
 }
 

@@ -156,17 +156,22 @@ cdef intp _rank_query_direct(
     cdef const score_t* q = scores + lo
     cdef const double* kq = key + lo if key != NULL else NULL
     cdef int placed = -1, odd = 0
+    cdef bint untied = score_t is double and check and out_row == NULL
+    cdef bint split = untied and b.split
     if out_lab != NULL:
+        # The other rows' scores listed too (into the query scratch, free with rows in
+        # order) when the untied placement below reads them (``b.split``).
         m = ltr_list_values(active.values + lo, <const int64_t*> q, active.threshold,
                             active.or_equal, n, b.act, <int64_t*> b.val, b.lv, grade_limit,
-                            &b.top, &b.grades)
+                            &b.top, &b.grades, <int64_t*> b.qs if split else NULL)
         if score_t is double:
-            if check and out_row == NULL:
+            if untied:
                 # Untied finite scores placed by the first count (most queries), else that
                 # count kept for the passes below (1) or none made (-1).
-                placed = ltr_rank_untied_f64(q, n, <const double*> b.val, b.lv, m, b.cg, b.ct,
-                                             &b.rng[0], &b.rng[1], &odd, b.bits, b.qk,
-                                             out_g, out_lab)
+                placed = ltr_rank_untied_f64(q, n, <const double*> b.val, b.lv, m,
+                                             <const double*> b.qs if split else NULL, b.cg,
+                                             b.ct, &b.rng[0],
+                                             &b.rng[1], &odd, b.bits, b.qk, out_g, out_lab)
                 b.rng[2] = odd
                 if placed == 1:
                     b.tied = 0

@@ -40,12 +40,14 @@ cdef struct _Scratch:
     int32_t grades4[4 * GRADE_COUNTS]  # a query's grade counts, four tables taken in turn
     double rng[3]  # a query's smallest and largest score, and 1.0 when one is NaN
     int odd  # whether a query's range found a NaN (the thread's own: see _rank_queries)
+    int split  # whether the direct count lists a query's other rows apart (_SPLIT_SHARE)
 
 
 cdef _Scratch _new_scratch(intp width, intp qwidth, size_t score_size) noexcept nogil:
     """A thread's :class:`_Scratch` for queries of at most ``qwidth`` rows, ``width - 1``
     of them active."""
     cdef _Scratch b
+    b.split = 0
     b.val = malloc(width * score_size)
     b.sv = malloc(width * score_size)
     b.kv = <double*> malloc(width * sizeof(double))
@@ -361,6 +363,10 @@ cdef inline void _count_grades(
 cdef enum:
     # Queries of at most this many rows have their rows asked for two queries ahead.
     _PREFETCH_ROWS = 512
+    # A query whose active rows are at least one in this many of its rows is counted with its
+    # other rows listed apart (``ltr_rank_untied_f64``): web rows (40 of 100 relevant) 12 %
+    # faster, the methodology's shape (28 of 1,400) 8 % slower, so not there.
+    _SPLIT_SHARE = 8
 
 
 cdef void _rank_queries(
@@ -409,6 +415,9 @@ cdef void _rank_queries(
             # Input rows go to the output, or to this thread's buffer when only labels are kept.
             out_row = row + base if row != NULL else (NULL if listed and direct else buf.rowbuf)
             if direct:
+                # Active rows at least 1 in _SPLIT_SHARE of the query's: listing the others
+                # apart (so that an active row is compared once) costs less than it saves.
+                buf.split = counts[q] * _SPLIT_SHARE >= offsets[q + 1] - offsets[q]
                 _rank_query_direct(
                     sp, kp, act, gp, offsets[q], offsets[q + 1], &buf,
                     out_row, g + base, t + base, before + base if before != NULL else NULL,

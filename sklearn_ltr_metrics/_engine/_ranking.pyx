@@ -45,16 +45,16 @@ cdef extern from "_count32.h" nogil:
     int ltr_count_tied_f64(const double* q, const double* k, int64_t n, double s, double ka,
                            int64_t ia, int64_t* above, int64_t* level, int64_t* before)
     int ltr_rank_untied_f64(const double* q, int64_t n, const double* a, const double* lab,
-                            int64_t m, int64_t* above, int64_t* level, double* low,
-                            double* high, int* nan, uint64_t* bits, double* spread,
-                            int32_t* out_g, double* out_lab)
+                            int64_t m, const double* bq, int64_t* above, int64_t* level,
+                            double* low, double* high, int* nan, uint64_t* bits,
+                            double* spread, int32_t* out_g, double* out_lab)
 
 
 cdef extern from "_list_values.h" nogil:
     int ltr_lists_values()
     int64_t ltr_list_values(const double* v, const int64_t* s, double threshold, int or_equal,
                             int64_t n, Py_ssize_t* act, int64_t* sv, double* lv, double limit,
-                            double* top, int* grades)
+                            double* top, int* grades, int64_t* iv)
     int ltr_lowest_bit(uint64_t x)
     void ltr_prefetch_lines(const void* p, int64_t bytes)
     int ltr_count_grades(const double* lab, int64_t m, int top, int32_t* hist)
