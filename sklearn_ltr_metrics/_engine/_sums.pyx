@@ -150,15 +150,25 @@ cdef extern from *:
 cdef intp _AHEAD = 8
 
 
-cdef inline void _ask_ahead(const Terms* t, intp row) noexcept nogil:
-    """Ask for the cache lines of the arrays ``t`` reads at ``row`` (a query's first)."""
-    ltr_prefetch_line(t.pos + row)
-    if t.labels != NULL:
-        ltr_prefetch_line(t.labels + row)
-    if t.flag != NULL:
-        ltr_prefetch_line(t.flag + row)
-    if t.term != NULL:
-        ltr_prefetch_line(t.term + row)
+cdef enum:
+    # Rows of a pair asked for ahead at most (its first ones: the rest, if read, follow).
+    _AHEAD_ROWS = 16
+
+
+cdef inline void _ask_ahead(const Terms* t, intp row, intp end) noexcept nogil:
+    """Ask for the cache lines of the arrays ``t`` reads at rows ``row..end`` (a pair's rows:
+    its query's first ones up to its cut-off), at most ``_AHEAD_ROWS`` of them."""
+    cdef intp i
+    end = min(end, row + _AHEAD_ROWS)
+    for i in range(row, end, 16):  # a line of positions holds 16
+        ltr_prefetch_line(t.pos + i)
+        if t.flag != NULL:
+            ltr_prefetch_line(t.flag + i)
+    for i in range(row, end, 8):  # a line of labels or terms holds 8
+        if t.labels != NULL:
+            ltr_prefetch_line(t.labels + i)
+        if t.term != NULL:
+            ltr_prefetch_line(t.term + i)
 
 
 cdef const double* _doubles(values) except? NULL:
@@ -366,8 +376,11 @@ def support_sums(
     cdef intp n = position.shape[0], nq = offsets.shape[0] - 1, q, p, lo
     cdef const intp[::1] pq
     cdef const int64_t[::1] cut
-    out_arr = np.zeros(n if pair_query is None else len(pair_query), dtype=np.float64)
-    if n == 0 or out_arr.shape[0] == 0:
+    if n == 0:  # no rows: every sum is 0
+        return np.zeros(0 if pair_query is None else len(pair_query), dtype=np.float64)
+    # Every pair (or row) is written below: no zeros to write first.
+    out_arr = np.empty(n if pair_query is None else len(pair_query), dtype=np.float64)
+    if out_arr.shape[0] == 0:
         return out_arr
     cdef double[::1] out = out_arr
     cdef Terms t = _terms(what, position, flag, term, labels, gain_of, discount)
@@ -381,8 +394,9 @@ def support_sums(
     cdef intp n_pairs = pq.shape[0]
     with nogil:
         for p in prange(n_pairs, num_threads=threads, schedule="dynamic", chunksize=256):
-            if p + _AHEAD < n_pairs:  # the first rows of a later pair's query: asked ahead
-                _ask_ahead(&t, offsets[pq[p + _AHEAD]])
+            if p + _AHEAD < n_pairs:  # the rows of a later pair: asked ahead
+                lo = offsets[pq[p + _AHEAD]]
+                _ask_ahead(&t, lo, min(offsets[pq[p + _AHEAD] + 1], lo + max(cut[p + _AHEAD], 1)))
             q = pq[p]
             lo = offsets[q]
             out[p] = _add_rows(&t, lo, _cutoff_end(t.pos, lo, offsets[q + 1], cut[p]), NULL)
