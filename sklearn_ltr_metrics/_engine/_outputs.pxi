@@ -6,7 +6,7 @@
 #: sixth of ``evaluate`` on 10M web rows, 40 % of them relevant), the pages of the last call's
 #: array are not. An array is written again only when nothing else holds it (nor a view of
 #: it); arrays from 4 to 64 MB are kept (smaller ones cost little, larger ones would hold much
-#: memory between calls): at most 128 MB in all.
+#: memory between calls): at most 192 MB in all (ranks, tie counts, labels).
 cdef dict _KEPT = {}
 cdef intp _KEEP_MIN = 1 << 22, _KEEP_MAX = 1 << 26
 
@@ -43,15 +43,20 @@ cdef object _starts_of(counts_arr):
 
 
 cdef tuple _support_outputs(
-    intp total, intp nq, bint rows, bint tie_order, bint with_labels, bint with_range
+    intp total, intp nq, bint rows, bint tie_order, bint with_labels, bint with_range,
+    bint zeroed_ties=True,
 ):
     """The arrays :func:`rank_support` writes, for ``total`` active rows of ``nq`` queries:
     ``(row, g, t, before, labels, largest label of each query, all its labels grades, range
-    of each query's scores)``, each empty where not asked for."""
+    of each query's scores)``, each empty where not asked for. ``zeroed_ties`` False: the tie
+    counts are the last call's pages (``_written``), which the caller zeroes query by query
+    in its threads."""
     row_arr = np.empty(total if rows else 0, dtype=np.intp)
-    # Tie counts come zeroed (calloc) and only tied rows write theirs: with few ties their
-    # pages are never touched (issue 44: 8 of the 20 bytes a support row wrote).
-    g_arr, t_arr = _written("g", total, np.int32), np.zeros(total, dtype=np.int32)
+    # Tie counts come zeroed and only tied rows write theirs (issue 44: 8 of the 20 bytes a
+    # support row wrote): zeroed by calloc (whose pages, when new, cost nothing untouched,
+    # and when the allocator reuses its own, a memset on one thread), or by the caller.
+    g_arr = _written("g", total, np.int32)
+    t_arr = np.zeros(total, dtype=np.int32) if zeroed_ties else _written("tied", total, np.int32)
     before_arr = np.zeros(total if tie_order else 0, dtype=np.int32)
     lab_arr = _written("labels", total if with_labels else 0, np.float64)
     qtop_arr = np.full(nq if with_labels else 0, -np.inf)

@@ -395,6 +395,8 @@ cdef void _rank_queries(
     with nogil, parallel(num_threads=max(n_threads, 1)):
         buf = _new_scratch(width, qwidth, sizeof(score_t))
         for q in prange(nq, schedule="dynamic", chunksize=16):
+            if counts[q] > 0:  # the tie counts come unwritten (rank_support): zeroed here
+                memset(t + starts[q], 0, counts[q] * sizeof(rank_t))
             if listed and q + 2 < nq and offsets[q + 3] - offsets[q + 2] <= _PREFETCH_ROWS:
                 # A short query two ahead: its labels and scores asked for now.
                 ltr_prefetch_lines(lp + offsets[q + 2], (offsets[q + 3] - offsets[q + 2]) * 8)
@@ -503,7 +505,8 @@ def rank_support(
     total = starts_arr[nq]
     score_range = score_range and score_t is double and grouped is None
     row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
-        _support_outputs(total, nq, rows, tie_order, labels is not None, score_range)
+        _support_outputs(total, nq, rows, tie_order, labels is not None, score_range,
+                         zeroed_ties=False)
     )
     qtied_arr, qhist_arr = _query_flags(nq, grade_counts and labels is not None)
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
