@@ -505,9 +505,8 @@ def rank_support(
     total = starts_arr[nq]
     score_range = score_range and score_t is double and grouped is None
     row_arr, g_arr, t_arr, before_arr, lab_arr, qtop_arr, qgrades_arr, qrange_arr = (
-        _support_outputs(total, nq, rows, tie_order, labels is not None, score_range,
-                         zeroed_ties=False)
-    )
+        _support_outputs(total, nq, rows, tie_order, labels is not None, score_range, False)
+    )  # the tie counts unwritten: zeroed query by query (_rank_queries)
     qtied_arr, qhist_arr = _query_flags(nq, grade_counts and labels is not None)
     key_arr = None if key is None else np.ascontiguousarray(key, dtype=np.float64)
     labels_arr = None if labels is None else np.ascontiguousarray(labels, dtype=np.float64)
