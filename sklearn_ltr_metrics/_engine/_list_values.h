@@ -147,10 +147,14 @@ static inline int64_t ltr_list_values(const double *v, const int64_t *s, double 
 /* Ask for the lines of ``bytes`` bytes at ``p`` ahead of their read (a query's labels and
  * scores, while the one before is ranked). */
 static inline void ltr_prefetch_lines(const void *p, int64_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
     const char *c = (const char *)p;
     int64_t o;
     for (o = 0; o < bytes; o += 64)
         __builtin_prefetch(c + o, 0, 3);
+#else
+    (void)p, (void)bytes; /* a hint only: nothing where the compiler has none */
+#endif
 }
 
 /* The lowest set bit of a nonzero word (a bit scan: every x86-64 has it). */
