@@ -27,68 +27,18 @@
 
 #if LTR_WIDE
 
-/* The first count of ``ltr_count_many_range_f32_512``, one tile of ``NB`` registers of sixteen
- * float32 active scores (``af``). The query is read in chunks of 256 rows: each chunk's rows,
- * eight at a time, give the range (as in ``LTR_TILE_RANGE_512``) and are rounded to float32
- * into ``f``, from where each is broadcast by a load (a broadcast from a register would take
- * the port the comparisons need) and compared with every active score. Counts in int32 lanes. */
-#define LTR_TILE32_RANGE_512(NB)                                                            \
-    {                                                                                       \
-        __m512 av[8], x;                                                                    \
-        __m512i g[8], t[8];                                                                 \
-        __m512d v, lo_v, hi_v;                                                              \
-        const __m512i one = _mm512_set1_epi32(1);                                           \
-        const __m512d first = _mm512_set1_pd(q[0]);                                         \
-        __mmask8 odd = 0;                                                                   \
-        int b;                                                                              \
-        int64_t c, i, rows, lanes;                                                          \
-        lo_v = first;                                                                       \
-        hi_v = first;                                                                       \
-        _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                \
-            lanes = m - 16 * b < 16 ? m - 16 * b : 16;                                      \
-            av[b] = _mm512_maskz_loadu_ps((__mmask16)((1u << lanes) - 1u), af + 16 * b);    \
-            g[b] = _mm512_setzero_si512();                                                  \
-            t[b] = _mm512_setzero_si512();                                                  \
-        }                                                                                   \
-        for (c = 0; c < n; c += LTR_CHUNK32) {                                              \
-            rows = n - c < LTR_CHUNK32 ? n - c : LTR_CHUNK32;                               \
-            for (i = 0; i < rows; i += 8) {                                                 \
-                __mmask8 valid = (__mmask8)(rows - i >= 8 ? 0xffu : (1u << (rows - i)) - 1u); \
-                v = _mm512_mask_loadu_pd(first, valid, q + c + i);                          \
-                lo_v = _mm512_min_pd(v, lo_v);                                              \
-                hi_v = _mm512_max_pd(v, hi_v);                                              \
-                odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);                              \
-                _mm256_store_ps(f + i, _mm512_cvtpd_ps(v));                                 \
-            }                                                                               \
-            for (i = 0; i < rows; i++) {                                                    \
-                x = _mm512_set1_ps(f[i]);                                                   \
-                _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                        \
-                    g[b] = _mm512_mask_add_epi32(                                           \
-                        g[b], _mm512_cmp_ps_mask(x, av[b], _CMP_GT_OQ), g[b], one);         \
-                    t[b] = _mm512_mask_add_epi32(                                           \
-                        t[b], _mm512_cmp_ps_mask(x, av[b], _CMP_EQ_OQ), t[b], one);         \
-                }                                                                           \
-            }                                                                               \
-        }                                                                                   \
-        _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++) {                                \
-            _mm512_storeu_si512(g32 + 16 * b, g[b]);                                        \
-            _mm512_storeu_si512(t32 + 16 * b, t[b]);                                        \
-        }                                                                                   \
-        *low = _mm512_reduce_min_pd(lo_v);                                                  \
-        *high = _mm512_reduce_max_pd(hi_v);                                                 \
-        *nan = odd != 0;                                                                    \
-    }
-
 #define LTR_CHUNK32 256
 
-/* The first count of ``ltr_rank_untied_f32_512``, one tile of ``NB`` registers of sixteen
- * float32 active scores (``af``), its rows in two lists: the active rows themselves, each
- * broadcast and compared with the active scores for ``above`` only (a tie among them shows
- * as two equal counts), then the other rows (``b``, ``nb`` of them, in chunks of 256 rounded
- * to float32 as in ``LTR_TILE32_RANGE_512``, their range taken on the way) for ``above`` and
- * for ``level``: so ``t32`` counts the other rows level with each active score, and an active
- * row costs one comparison instead of two. */
-#define LTR_TILE32_SPLIT_512(NB)                                                            \
+/* The first count, one tile of ``NB`` registers of sixteen float32 active scores (``af``),
+ * over the rows ``ROWS[0..NROWS)``: read in chunks of 256 rows, each chunk's rows, eight at a
+ * time, widen the range (``lo_v``, ``hi_v`` and ``odd``, the caller's, as in
+ * ``LTR_TILE_RANGE_512``) and are rounded to float32 into ``f``, from where each is broadcast
+ * by a load (a broadcast from a register would take the port the comparisons need) and
+ * compared with every active score, for ``above`` (``g32``) and ``level`` (``t32``). Counts in
+ * int32 lanes. ``APART`` (1): the active rows themselves come first, each broadcast from
+ * ``af`` and compared for ``above`` only (a tie among them shows as two equal counts), and
+ * ``ROWS`` are the other rows: an active row costs one comparison instead of two. */
+#define LTR_TILE32_512(NB, ROWS, NROWS, APART)                                              \
     {                                                                                       \
         __m512 av[8], x;                                                                    \
         __m512i g[8], t[8];                                                                 \
@@ -102,17 +52,17 @@
             g[b] = _mm512_setzero_si512();                                                  \
             t[b] = _mm512_setzero_si512();                                                  \
         }                                                                                   \
-        for (i = 0; i < m; i++) {                                                           \
+        for (i = 0; (APART) && i < m; i++) {                                                \
             x = _mm512_set1_ps(af[i]);                                                      \
             _Pragma("GCC unroll 8") for (b = 0; b < (NB); b++)                              \
                 g[b] = _mm512_mask_add_epi32(                                               \
                     g[b], _mm512_cmp_ps_mask(x, av[b], _CMP_GT_OQ), g[b], one);             \
         }                                                                                   \
-        for (c = 0; c < nb; c += LTR_CHUNK32) {                                             \
-            rows = nb - c < LTR_CHUNK32 ? nb - c : LTR_CHUNK32;                             \
+        for (c = 0; c < (NROWS); c += LTR_CHUNK32) {                                        \
+            rows = (NROWS) - c < LTR_CHUNK32 ? (NROWS) - c : LTR_CHUNK32;                   \
             for (i = 0; i < rows; i += 8) {                                                 \
                 __mmask8 valid = (__mmask8)(rows - i >= 8 ? 0xffu : (1u << (rows - i)) - 1u); \
-                v = _mm512_mask_loadu_pd(first, valid, bq + c + i);                         \
+                v = _mm512_mask_loadu_pd(first, valid, (ROWS) + c + i);                     \
                 lo_v = _mm512_min_pd(v, lo_v);                                              \
                 hi_v = _mm512_max_pd(v, hi_v);                                              \
                 odd |= _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q);                              \
@@ -133,6 +83,10 @@
             _mm512_storeu_si512(t32 + 16 * b, t[b]);                                        \
         }                                                                                   \
     }
+/* Every row of the query ``q`` compared with the active scores. */
+#define LTR_TILE32_RANGE_512(NB) LTR_TILE32_512(NB, q, n, 0)
+/* The active rows apart, then the ``nb`` other rows ``bq`` (``ltr_rank_untied_f32_512``). */
+#define LTR_TILE32_SPLIT_512(NB) LTR_TILE32_512(NB, bq, nb, 1)
 
 /* ``ltr_count_many_range_f64`` for 8 < m <= 128 active scores and n < 2^31 rows, the first
  * count on float32: exact for every active score with ``level`` 1, the rest (ties, and the
@@ -142,12 +96,18 @@ __attribute__((target("avx512f"))) static void ltr_count_many_range_f32_512(
     double *low, double *high, int *nan) {
     float af[128] __attribute__((aligned(64))), f[LTR_CHUNK32] __attribute__((aligned(64)));
     int32_t g32[128] __attribute__((aligned(64))), t32[128] __attribute__((aligned(64)));
+    const __m512d first = _mm512_set1_pd(q[0]);
+    __m512d lo_v = first, hi_v = first;
+    __mmask8 odd = 0;
     int64_t j;
     for (j = 0; j < m; j += 8) { /* eight at a time, the last under a mask (m <= 128) */
         __mmask8 in = (__mmask8)(m - j >= 8 ? 0xffu : (1u << (m - j)) - 1u);
         _mm256_store_ps(af + j, _mm512_cvtpd_ps(_mm512_maskz_loadu_pd(in, a + j)));
     }
     LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_RANGE_512)
+    *low = _mm512_reduce_min_pd(lo_v);
+    *high = _mm512_reduce_max_pd(hi_v);
+    *nan = odd != 0;
     for (j = 0; j < m; j++) {
         above[j] = g32[j];
         level[j] = t32[j];
@@ -218,20 +178,16 @@ __attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
     }
     if (bq != NULL) { /* the other rows listed apart: an active row compared once */
         LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_SPLIT_512)
-        *low = _mm512_reduce_min_pd(lo_v);
-        *high = _mm512_reduce_max_pd(hi_v);
-        *nan = odd != 0;
-        for (j = 0; j < m; j += 16) { /* is another row level with an active one? */
-            k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
-            level_other |= _mm512_mask_test_epi32_mask(k, _mm512_load_si512(t32 + j),
-                                                       _mm512_load_si512(t32 + j));
-        }
     } else {
         LTR_SWITCH_NB((int)((m + 15) / 16), LTR_TILE32_RANGE_512)
-        for (j = 0; j < m; j += 16) { /* is a row level with another? */
-            k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
-            level_other |= _mm512_mask_cmpneq_epi32_mask(k, _mm512_load_si512(t32 + j), one);
-        }
+    }
+    *low = _mm512_reduce_min_pd(lo_v);
+    *high = _mm512_reduce_max_pd(hi_v);
+    *nan = odd != 0;
+    for (j = 0; j < m; j += 16) { /* is a row level with another (apart: another row)? */
+        k = (__mmask16)(m - j >= 16 ? 0xffffu : (1u << (m - j)) - 1u);
+        level_other |= _mm512_mask_cmpneq_epi32_mask(k, _mm512_load_si512(t32 + j),
+                                                     bq != NULL ? _mm512_setzero_si512() : one);
     }
     if (level_other || *nan || !(*low > -__builtin_inf()) || !(*high < __builtin_inf()))
         return ltr_untied_fallback(af, m, g32, t32, bq != NULL, above, level);
