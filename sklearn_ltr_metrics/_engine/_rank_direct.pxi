@@ -4,6 +4,8 @@
 #
 #   _rank_query_direct           one query: list, count, place
 #     _list_active               the active rows (``ltr_list_values``: with their scores and labels)
+#     ltr_rank_untied_f64        no active row level with another: counted and placed at once
+#                                (``_count32.h``), else its count kept for the steps below
 #     _count_direct              the rows above and level with each, the tied rows before it
 #     _place_direct, _put_ranked each in rank order (a bitmap of the ranks)
 

@@ -345,8 +345,8 @@ cdef inline void _count_grades(
     const double* lab, intp m, double top, int32_t* hist, int32_t* four
 ) noexcept nogil:
     """How many of a query's ``m`` labels (grades below ``GRADE_COUNTS``, just written, in
-    cache) hold each grade, into ``hist``: on vectors (``ltr_count_grades``, grades up to the
-    largest compared with eight labels at once), else counted in four tables taken in turn
+    cache) hold each grade, into ``hist``: on vectors (``ltr_count_grades``: each label adds
+    one to its grade's byte of a 64-bit counter), else counted in four tables taken in turn
     (``four``, the thread's), so that equal grades in a row do not wait for each other's
     count."""
     cdef intp i, v
