@@ -472,6 +472,50 @@ __attribute__((target("avx512f"))) static int64_t ltr_count_rule_512(
 }
 #endif
 
+#if LTR_WIDE
+/* ``ltr_range_f64`` of the rows of runs r0..r1 (run r is rows bounds[r]..bounds[r + 1]) and
+ * each run's rows above 0 in ``counts[r]``, in one read of them, eight rows at a time: the
+ * labels' check and their relevant rows per query (``_range.pxi``). */
+__attribute__((target("avx512f"))) static void ltr_range_count_runs_512(
+    const double *v, const Py_ssize_t *bounds, int64_t r0, int64_t r1, Py_ssize_t *counts,
+    double *low, double *high, int *nan) {
+    const __m512d zero = _mm512_setzero_pd();
+    __m512d x, lo_v = _mm512_set1_pd(__builtin_inf()), hi_v = _mm512_set1_pd(-__builtin_inf());
+    __mmask8 valid, odd = 0;
+    int64_t r, i, end, c;
+    for (r = r0; r < r1; r++) {
+        c = 0;
+        end = bounds[r + 1];
+        for (i = bounds[r]; i < end; i += 8) {
+            valid = end - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (end - i)) - 1u);
+            x = _mm512_maskz_loadu_pd(valid, v + i);
+            lo_v = _mm512_mask_min_pd(lo_v, valid, x, lo_v);
+            hi_v = _mm512_mask_max_pd(hi_v, valid, x, hi_v);
+            odd |= _mm512_mask_cmp_pd_mask(valid, x, x, _CMP_UNORD_Q);
+            c += __builtin_popcount((unsigned)_mm512_mask_cmp_pd_mask(valid, x, zero, _CMP_GT_OQ));
+        }
+        counts[r] = c;
+    }
+    *low = _mm512_reduce_min_pd(lo_v);
+    *high = _mm512_reduce_max_pd(hi_v);
+    *nan = odd != 0;
+}
+#endif
+
+/* ``ltr_range_count_runs_512`` where the CPU has AVX-512 (1), else 0 and nothing written. */
+static inline int ltr_range_count_runs(const double *v, const Py_ssize_t *bounds, int64_t r0,
+                                       int64_t r1, Py_ssize_t *counts, double *low,
+                                       double *high, int *nan) {
+#if LTR_WIDE
+    if (ltr_widest) {
+        ltr_range_count_runs_512(v, bounds, r0, r1, counts, low, high, nan);
+        return 1;
+    }
+#endif
+    (void)v, (void)bounds, (void)r0, (void)r1, (void)counts, (void)low, (void)high, (void)nan;
+    return 0;
+}
+
 static inline int64_t ltr_count_active(const ltr_rule *rule, int64_t lo, int64_t n) {
     int64_t i, m = 0;
 #if LTR_WIDE

@@ -74,8 +74,14 @@ def range_and_counts(const double[::1] values, const intp[::1] starts, int n_thr
                     b = b + 1
                 lo = bounds[r]
                 hi = bounds[b]
-                if hi > lo:
+                # On AVX-512 the block's range and counts in one read (else two: the range
+                # from memory, the counts from the cache).
+                if ltr_range_count_runs(&values[0], &bounds[0], r, b, &counts[0],
+                                        &block[c, 0], &block[c, 1], &seen[c]):
+                    r = b
+                elif hi > lo:
                     ltr_range_f64(&values[lo], hi - lo, &block[c, 0], &block[c, 1], &seen[c])
+                if hi > lo:
                     nan[c] = nan[c] | seen[c]
                     low[c] = min(low[c], block[c, 0])
                     high[c] = max(high[c], block[c, 1])

@@ -28,6 +28,8 @@ include "_rows.pxi"
 cdef extern from "_count.h" nogil:
     int ltr_set_lanes(int lanes)
     void ltr_range_f64(const double* q, int64_t n, double* low, double* high, int* nan)
+    int ltr_range_count_runs(const double* v, const Py_ssize_t* bounds, int64_t r0, int64_t r1,
+                             Py_ssize_t* counts, double* low, double* high, int* nan)
 
 
 def set_vector_lanes(int lanes=8):
