@@ -202,12 +202,6 @@ __attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
         spread[r] = lab[j];
         bits[r >> 6] |= (uint64_t)1 << (r & 63);
     }
-    if (bq != NULL) { /* two active rows level with each other: the same count, one mark */
-        for (w = 0, p = 0; w <= (n >> 6); w++)
-            p += __builtin_popcountll(bits[w]);
-        if (p != m)
-            return ltr_untied_fallback(af, m, g32, t32, 1, above, level);
-    }
     for (w = 0, p = 0; w <= (n >> 6); w++) { /* the words with a mark, sixteen ranks a step */
         word = bits[w];
         while (word) {
@@ -231,6 +225,11 @@ __attribute__((target("avx512f"))) static int ltr_rank_untied_f32_512(
             p += cnt;
         }
     }
+    /* Fewer marks than rows: two active rows level with each other (the other rows listed
+     * apart count only above) marked the same rank; the rows written so far are rewritten
+     * by the caller's placement. */
+    if (p != m)
+        return ltr_untied_fallback(af, m, g32, t32, bq != NULL, above, level);
     return 1;
 }
 

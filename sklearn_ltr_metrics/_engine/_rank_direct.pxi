@@ -55,10 +55,10 @@ cdef inline void _count_direct(
     if not listed:
         for j in range(m):
             val[j] = q[act[j]]
-    if counted:
-        pass
-    elif score_t is double:
-        if rng != NULL:
+    if score_t is double:
+        if counted:
+            pass  # the first count and the range are in cg, ct and rng already
+        elif rng != NULL:
             ltr_count_many_range_f64(q, n, val, m, cg, ct, &rng[0], &rng[1], &odd)
             rng[2] = odd
         else:
